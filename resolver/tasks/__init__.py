@@ -1,0 +1,53 @@
+"""Task registry: every module in this package that defines a `@register`ed Task.
+
+Adding a task means adding one module here (and its vocabulary file under
+`vocab/`); discovery imports every module of the package, so no list to edit.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from resolver.errors import UserError, choices_text
+from resolver.tasks.base import Param, Task, TestCase
+
+_REGISTRY: dict[str, Task] = {}
+_DISCOVERED = False
+_NOT_TASKS = {"base", "vocab"}
+
+
+def register(cls: type[Task]) -> type[Task]:
+    """Class decorator: instantiate the task and file it under its name."""
+    if not cls.name:
+        raise TypeError(f"{cls.__name__} has no name")
+    if cls.name in _REGISTRY and type(_REGISTRY[cls.name]) is not cls:
+        raise TypeError(f"two tasks are named {cls.name!r}")
+    _REGISTRY[cls.name] = cls()
+    return cls
+
+
+def _discover() -> None:
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    for info in pkgutil.iter_modules(__path__):
+        if info.name not in _NOT_TASKS and not info.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{info.name}")
+    _DISCOVERED = True
+
+
+def get_task(name: str) -> Task:
+    """The registered task called `name`, or a UserError listing the valid names."""
+    _discover()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UserError(f"unknown generator {name!r}; valid generators: {choices_text(_REGISTRY)}")
+
+
+def task_names() -> list[str]:
+    _discover()
+    return sorted(_REGISTRY)
+
+
+__all__ = ["Param", "Task", "TestCase", "register", "get_task", "task_names"]

@@ -1,0 +1,183 @@
+"""The generator pattern every task follows.
+
+A task is one module in `resolver/tasks/` defining a subclass of `Task` decorated
+with `@register`. It declares:
+
+* `params`: a tuple of `Param` — the self-validating parameter schema;
+* `generate(params, rng)`: a pure function of the validated parameters and an
+  injected `random.Random`, returning one `TestCase`. Cases are drawn one after
+  another from the same rng, so a smaller count is always a prefix of a larger one;
+* `description_for(params)` / `answer_format_for(params)`: the task text that
+  templates put around the problem;
+* `answer_kind`: how answers are canonicalised (see resolver.answers).
+
+`count` is not a generator parameter: the runner decides how many cases to draw.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+from resolver.errors import UserError, choices_text
+
+_REQUIRED = object()
+
+# The answer kinds resolver.answers knows how to canonicalise.
+ANSWER_KINDS = ("choice", "integer", "literal", "text", "list", "number")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One generator parameter: its type, default, allowed range or choices."""
+
+    name: str
+    kind: type = int
+    default: Any = _REQUIRED
+    low: float | None = None
+    high: float | None = None
+    choices: tuple | None = None
+    doc: str = ""
+
+    @property
+    def required(self) -> bool:
+        return self.default is _REQUIRED
+
+    def allowed(self) -> str:
+        """Human description of the valid values, for error messages and docs."""
+        if self.choices is not None:
+            return "one of " + choices_text(self.choices)
+        kind = self.kind.__name__
+        if self.low is not None and self.high is not None:
+            return f"{kind} from {self.low} to {self.high}"
+        if self.low is not None:
+            return f"{kind} >= {self.low}"
+        if self.high is not None:
+            return f"{kind} <= {self.high}"
+        return kind
+
+    def check(self, value: Any, task: str) -> Any:
+        """Return `value` coerced to this parameter's type, or raise UserError."""
+        where = f"task {task!r} parameter {self.name!r}"
+        coerced = _coerce(value, self.kind)
+        if coerced is None:
+            raise UserError(f"{where}: {value!r} is not valid; expected {self.allowed()}")
+        if self.choices is not None and coerced not in self.choices:
+            raise UserError(f"{where}: {value!r} is not valid; expected {self.allowed()}")
+        if (self.low is not None and coerced < self.low) or (
+            self.high is not None and coerced > self.high
+        ):
+            raise UserError(f"{where}: {value!r} is out of range; expected {self.allowed()}")
+        return coerced
+
+
+def _coerce(value: Any, kind: type) -> Any:
+    """Strict coercion: ints stay ints (3.0 is accepted as 3), no silent truncation."""
+    if isinstance(value, bool) and kind is not bool:
+        return None
+    if kind is int:
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        return None
+    if kind is float:
+        return float(value) if isinstance(value, (int, float)) else None
+    if kind is bool:
+        return value if isinstance(value, bool) else None
+    if kind is str:
+        return value if isinstance(value, str) else None
+    return value if isinstance(value, kind) else None
+
+
+@dataclass
+class TestCase:
+    """One generated problem, with the fields the runner record carries."""
+
+    __test__ = False  # not a pytest test class
+
+    input: str
+    target: str
+    response_enum: list[str] | None = None
+    guess_chance: float = 0.0
+    genresult: dict = field(default_factory=dict)
+
+
+class Task:
+    """Base class of every generator; subclasses set the class attributes."""
+
+    name: str = ""
+    params: tuple[Param, ...] = ()
+    description: str = ""
+    answer_format: str = ""
+    answer_kind: str = "text"
+
+    # ---- schema -------------------------------------------------------
+    def param_names(self) -> list[str]:
+        return [p.name for p in self.params]
+
+    def validate(self, params: dict) -> dict:
+        """Check names, types and ranges; fill defaults. Raises UserError."""
+        known = {p.name: p for p in self.params}
+        unknown = set(params) - set(known) - {"count"}
+        if unknown:
+            raise UserError(
+                f"task {self.name!r}: unknown parameter {sorted(unknown)[0]!r}; "
+                f"valid parameters: {choices_text(known)}"
+            )
+        out = {}
+        for p in self.params:
+            if p.name in params:
+                out[p.name] = p.check(params[p.name], self.name)
+            elif p.required:
+                raise UserError(
+                    f"task {self.name!r}: parameter {p.name!r} is required ({p.allowed()})"
+                )
+            else:
+                out[p.name] = p.default
+        self.check_consistency(out)
+        return out
+
+    def check_consistency(self, params: dict) -> None:
+        """Cross-parameter rules (e.g. min <= max); raise UserError. Override."""
+
+    # ---- generation ---------------------------------------------------
+    def generate(self, params: dict, rng: random.Random) -> TestCase:
+        raise NotImplementedError  # every registered task overrides this
+
+    def generate_cases(self, params: dict, rng: random.Random, count: int) -> list[TestCase]:
+        """`count` cases drawn in sequence (count-invariant by construction)."""
+        return list(self.iter_cases(params, rng, count))
+
+    def iter_cases(self, params: dict, rng: random.Random, count: int) -> Iterator[TestCase]:
+        for _ in range(count):
+            yield self.generate(params, rng)
+
+    # ---- text around the problem ------------------------------------------
+    def description_for(self, params: dict) -> str:
+        return self.description
+
+    def answer_format_for(self, params: dict) -> str:
+        return self.answer_format
+
+    def example_params(self) -> dict:
+        """Parameters for the worked examples of multishot templates (defaults)."""
+        return self.validate({p.name: p.default for p in self.params if not p.required}
+                             | self.example_overrides())
+
+    def example_overrides(self) -> dict:
+        """Values for required parameters when building worked examples. Override."""
+        return {}
+
+    # ---- grading hooks (defaults live in resolver.answers) ----------------
+    def extract(self, text: str, response_enum: Sequence[str] | None) -> str | None:
+        """Canonical answer from the text after `Final Answer:`, or None."""
+        from resolver.answers import extract_by_kind
+
+        return extract_by_kind(self.answer_kind, text, response_enum)
+
+    def matches(self, extracted: str, target: str) -> bool:
+        """Is a canonical answer equal to the target? Override for tolerant tasks."""
+        from resolver.answers import canonical_target
+
+        return extracted == canonical_target(self.answer_kind, target)
