@@ -1,0 +1,270 @@
+"""Plumbing shared by every analyze.py subcommand.
+
+Opening a dataset and its PointsDB, the flags most subcommands share (--filters,
+--format, --output-dir, --mode, dimensions that accept "none"), writing a result to
+stdout or to a descriptively named file, and rendering markdown tables.  The
+computations themselves live in the other modules of this package and never print.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from resolver.errors import UserError, choices_text
+
+MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
+DEFAULT_MODE = "C_P"
+NONE_DIMENSION = "none"
+
+
+# --------------------------------------------------------------------------- datasets
+
+def evaluate_command(dataset_path) -> str:
+    """The command that builds the PointsDB of a dataset (named in error messages)."""
+    return f"python evaluate.py --dataset {dataset_path}"
+
+
+def open_dataset(path):
+    """Load a dataset file and open its PointsDB read-only -> (Dataset, PointsDB).
+
+    A missing dataset file or a missing database is a one-line UserError; the latter
+    names the evaluate.py command that builds it.
+    """
+    if path is None:
+        raise UserError("a dataset file is required, e.g. data/r12.json")
+    dataset_file = Path(path)
+    if not dataset_file.is_file():
+        raise UserError(f"dataset file not found: {path}; pass a dataset config such as data/r12.json")
+    from resolver.datasets import load_dataset
+    from resolver.pointsdb import open_pointsdb
+
+    dataset = load_dataset(dataset_file)
+    if not Path(dataset.db_path).exists():
+        raise UserError(f"PointsDB {dataset.db_path} does not exist; build it with: {evaluate_command(path)}")
+    return dataset, open_pointsdb(dataset.db_path, read_only=True)
+
+
+def load_filters(text):
+    """Parse a --filters value (JSON text, dict or None) with the PointsDB parser."""
+    from resolver.pointsdb import parse_filters
+
+    if text is None or (isinstance(text, str) and not text.strip()):
+        return parse_filters({})
+    return parse_filters(text)
+
+
+def parse_dimension(text, allow_none: bool = True):
+    """A group/facet/split dimension: validated name, or None for "none"."""
+    from resolver.pointsdb import validate_dimension
+
+    if text is None:
+        return None
+    if allow_none and str(text).strip().lower() == NONE_DIMENSION:
+        return None
+    return validate_dimension(str(text).strip())
+
+
+def require_rows(frame, what: str = "points", filters_text=None):
+    """Raise a UserError when a selection is empty (instead of printing nothing)."""
+    if frame is None or len(frame) == 0:
+        hint = f" match --filters {filters_text}" if filters_text else " are in the database"
+        raise UserError(f"no {what}{hint}; list what exists with: analyze.py evals / analyze.py tasks")
+    return frame
+
+
+# ------------------------------------------------------------------------------ flags
+
+def add_dataset_arg(parser, required: bool = True):
+    """The positional dataset path (optional where e.g. --hf-id can replace it)."""
+    if required:
+        parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json")
+    else:
+        parser.add_argument("dataset", nargs="?", default=None, help="dataset config JSON, e.g. data/r12.json")
+
+
+def add_filters_arg(parser):
+    parser.add_argument(
+        "--filters", default=None, metavar="JSON",
+        help='standard filter JSON, e.g. \'{"eval_id": ["a1b2c3"], "base_task": "arithmetic"}\'',
+    )
+
+
+def add_format_arg(parser, choices: Sequence[str], default: str):
+    parser.add_argument("--format", choices=list(choices), default=default,
+                        help=f"output format: {', '.join(choices)} (default {default})")
+
+
+def add_output_dir_arg(parser, default=None, required: bool = False):
+    """--output-dir; with default None, text goes to stdout and images to the current directory."""
+    if required:
+        help_text = "directory for output files (required)"
+    elif default is None:
+        help_text = "directory for output files (default: text to stdout, images to .)"
+    else:
+        help_text = f"directory for output files (default {default})"
+    parser.add_argument("--output-dir", default=None if required else default, required=required, help=help_text)
+
+
+def add_mode_arg(parser, choices: Sequence[str] = MODES, default: str = DEFAULT_MODE):
+    parser.add_argument("--mode", choices=list(choices), default=default,
+                        help=f"statistical mode: {', '.join(choices)} (default {default}); see docs/analyze.md")
+
+
+def add_width_arg(parser, default: int):
+    parser.add_argument("--width", type=positive_int, default=default, help=f"PNG width in pixels (default {default})")
+
+
+def add_dimension_arg(parser, flag: str, default, help_text: str, action: str | None = None):
+    """A dimension flag (--group-by, --facet-by, --split-by); 'none' turns it off."""
+    kwargs = {"default": default, "metavar": "DIM", "help": f"{help_text} (default {default or 'none'}; 'none' disables)"}
+    if action:
+        kwargs["action"] = action
+    parser.add_argument(flag, **kwargs)
+
+
+def positive_int(text) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+# ----------------------------------------------------------------------------- output
+
+def slug(value) -> str:
+    """A filesystem-safe piece of a file name."""
+    text = re.sub(r"[^A-Za-z0-9._+-]+", "_", str(value)).strip("_.")
+    return text or "all"
+
+
+def output_name(*parts, ext: str) -> str:
+    """Descriptive file name from non-empty parts: scores_easy.png, cluster_eval_id_by_base_task.md."""
+    pieces = [slug(p) for p in parts if p not in (None, "")]
+    return "_".join(pieces) + "." + ext.lstrip(".")
+
+
+def write_output(name: str, content, output_dir=None, stream=None) -> Path | None:
+    """Write text, bytes or a matplotlib figure.
+
+    With output_dir None, text goes to stdout (or `stream`) and None is returned;
+    bytes and figures always need a file, so they go to ./<name>.  Otherwise the file
+    <output_dir>/<name> is written (directories created) and its path returned; the
+    path is also announced on stderr so piping stdout stays clean.
+    """
+    is_text = isinstance(content, str)
+    if output_dir is None and is_text:
+        out = stream or sys.stdout
+        out.write(content if content.endswith("\n") else content + "\n")
+        out.flush()
+        return None
+    target = Path(output_dir or ".") / name
+    return write_file(target, content)
+
+
+def write_file(target, content) -> Path:
+    """Write content to an explicit path (for --output FILE)."""
+    target = Path(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            target.write_text(content if content.endswith("\n") else content + "\n", encoding="utf-8")
+        elif isinstance(content, (bytes, bytearray)):
+            target.write_bytes(bytes(content))
+        else:
+            save_figure(content, target)
+    except OSError as exc:
+        raise UserError(f"cannot write {target}: {exc.strerror or exc}")
+    sys.stderr.write(f"wrote {target}\n")
+    return target
+
+
+def save_figure(figure, target) -> None:
+    """Save a matplotlib figure as PNG and release its memory."""
+    import matplotlib.pyplot as plt
+
+    figure.savefig(target, format="png", dpi=figure.get_dpi())
+    plt.close(figure)
+
+
+def to_json(data) -> str:
+    """JSON text with every number unrounded; NaN/inf become null (valid JSON)."""
+    return json.dumps(_json_safe(data), indent=2, ensure_ascii=False)
+
+
+def _json_safe(value):
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        try:
+            value = value.item()  # numpy scalars
+        except (ValueError, AttributeError):
+            value = value.tolist()
+            return _json_safe(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "tolist"):
+        return _json_safe(value.tolist())
+    return value
+
+
+# --------------------------------------------------------------------------- markdown
+
+def markdown_escape(value) -> str:
+    """A table cell: pipes escaped, newlines flattened."""
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(rows: Iterable[Sequence], headers: Sequence[str], align: Sequence[str] | None = None) -> str:
+    """A GitHub markdown table. align items: 'l', 'r' or 'c' per column."""
+    align = list(align or ["l"] * len(headers))
+    marks = {"l": "---", "r": "---:", "c": ":---:"}
+    lines = ["| " + " | ".join(markdown_escape(h) for h in headers) + " |",
+             "|" + "|".join(marks.get(a, "---") for a in align) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join(markdown_escape(c) for c in row) + " |")
+    return "\n".join(lines)
+
+
+def frame_to_markdown(frame, columns=None, floats: int = 4) -> str:
+    """Render a DataFrame as a markdown table; floats rounded for reading only."""
+    columns = list(columns or frame.columns)
+    numeric = {c for c in columns if str(frame[c].dtype).startswith(("float", "int", "uint", "Int", "Float"))}
+
+    def cell(value, col):
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "—"
+        if isinstance(value, float):
+            return f"{value:.{floats}f}"
+        if isinstance(value, (list, tuple)):
+            return ", ".join(map(str, value))
+        return value
+
+    rows = [[cell(v, c) for v, c in zip(rec, columns)] for rec in frame[columns].itertuples(index=False, name=None)]
+    return markdown_table(rows, columns, ["r" if c in numeric else "l" for c in columns])
+
+
+def plain_table(rows: Sequence[Sequence], headers: Sequence[str]) -> str:
+    """A fixed-width text table for terminals (evals --format table)."""
+    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def check_choice(value, valid, what: str):
+    """UserError naming the valid choices when value is not one of them."""
+    if value not in valid:
+        raise UserError(f"unknown {what} {value!r}; valid: {choices_text(valid)}")
+    return value
