@@ -1,0 +1,301 @@
+"""Datasets (data/<name>.json) and cohorts (evals.json), as described in seed 002.
+
+A *cohort* is one model's directory holding an ``evals.json`` (which evaluations
+exist and how to find their run folders) next to the raw run folders. A *dataset*
+names a DB file, a cache directory, an experiment config and a list of cohorts, each
+optionally narrowed by cohort-level filters (``{"tags": "leaderboard"}``).
+
+Paths inside a dataset file are relative to the dataset file. Globs inside an
+``evals.json`` are tried relative to the cohort directory first and then relative
+to each of its ancestors (so the seed's repository-relative form
+``data/r12/Model/*_slug_*/*`` works whatever the current directory is), and last
+relative to the current directory; the first base that matches anything wins.
+"""
+from __future__ import annotations
+
+import glob as globlib
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from resolver.errors import UserError, choices_text
+
+DENSITIES = ("normal", "lowdef", "corner")
+# Fields a cohort-level filter may test (seed 002 shows tags and sampler).
+EVAL_FILTER_KEYS = ("eval_id", "model", "template", "sampler", "label", "groups", "tags", "hf_id")
+
+
+def eval_id(model: str, template: str, sampler: str) -> str:
+    """The 6-character id of an evaluation triple: sha256("model|template|sampler")[:6]."""
+    return hashlib.sha256(f"{model}|{template}|{sampler}".encode("utf-8")).hexdigest()[:6]
+
+
+def facets_from_groups(groups) -> dict:
+    """Decompose ``["arch:moe", "size:large"]`` into ``{"arch": "moe", "size": "large"}``.
+
+    Only ``key:value`` items become facets (split at the first colon); a plain tag
+    stays in ``groups`` only. When a key repeats, the last value wins.
+    """
+    facets = {}
+    for item in groups or ():
+        if isinstance(item, str) and ":" in item:
+            key, value = item.split(":", 1)
+            if key:
+                facets[key] = value
+    return facets
+
+
+@dataclass(frozen=True)
+class EvalSpec:
+    """One evaluation of a cohort: the identity triple plus its metadata."""
+
+    eval_id: str
+    model: str
+    template: str
+    sampler: str
+    label: str
+    groups: tuple
+    facets: dict
+    tags: tuple
+    hf_id: str | None
+    cohort: str            # the cohort directory as named (relative to the dataset file when loaded from one)
+    glob: str              # evaluate.glob exactly as written in evals.json
+    cohort_dir: Path | None = None   # absolute cohort directory, used to resolve `glob`
+    source: str = ""       # "<evals.json path>[index]" for error messages
+
+    def as_row(self) -> dict:
+        """The row written to the PointsDB ``evals`` table."""
+        return {
+            "eval_id": self.eval_id, "model": self.model, "template": self.template,
+            "sampler": self.sampler, "label": self.label, "groups": list(self.groups),
+            "facets": json.dumps(self.facets, sort_keys=True), "tags": list(self.tags),
+            "hf_id": self.hf_id, "cohort": self.cohort,
+        }
+
+
+@dataclass(frozen=True)
+class Cohort:
+    """A dataset's reference to one cohort: its evals.json and the cohort-level filters."""
+
+    path: Path             # absolute path of the evals.json
+    name: str              # cohort directory as written in the dataset (relative to it)
+    filters: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A parsed data/<name>.json with its cohorts' selected evals."""
+
+    name: str
+    path: Path
+    db_path: Path
+    cache_dir: Path
+    config_path: Path | None
+    density: str
+    cohorts: list
+    evals: list
+
+
+# ---------------------------------------------------------------- loading helpers
+
+def _read_json(path: Path, what: str):
+    if not path.is_file():
+        raise UserError(f"{what} not found: {path}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{what} {path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    except UnicodeDecodeError:
+        raise UserError(f"{what} {path} is not UTF-8 text")
+
+
+def _string_list(value, where: str, key: str) -> tuple:
+    """Accept a string or a list of strings; anything else is a user error."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise UserError(f"{where}: '{key}' must be a string or a list of strings, got {json.dumps(value)}")
+
+
+def _required_str(obj: dict, key: str, where: str) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str) or not value:
+        raise UserError(f"{where}: '{key}' must be a non-empty string")
+    return value
+
+
+def _parse_eval_entry(entry, where: str, cohort: str, cohort_dir: Path) -> EvalSpec:
+    if not isinstance(entry, dict):
+        raise UserError(f"{where}: each eval must be a JSON object with keys evaluate, filters, label, groups")
+    evaluate = entry.get("evaluate")
+    if not isinstance(evaluate, dict):
+        raise UserError(f"{where}: 'evaluate' must be an object like {{\"glob\": \"<pattern>\"}}")
+    pattern = _required_str(evaluate, "glob", f"{where}.evaluate")
+    filters = entry.get("filters")
+    if not isinstance(filters, dict):
+        raise UserError(f"{where}: 'filters' must be an object with model, template and sampler")
+    model = _required_str(filters, "model", f"{where}.filters")
+    template = _required_str(filters, "template", f"{where}.filters")
+    sampler = _required_str(filters, "sampler", f"{where}.filters")
+    groups = _string_list(entry.get("groups"), where, "groups")
+    label = entry.get("label") or model
+    if not isinstance(label, str):
+        raise UserError(f"{where}: 'label' must be a string")
+    hf_id = entry.get("hf_id")
+    if hf_id is not None and not isinstance(hf_id, str):
+        raise UserError(f"{where}: 'hf_id' must be a string")
+    return EvalSpec(
+        eval_id=eval_id(model, template, sampler), model=model, template=template,
+        sampler=sampler, label=label, groups=groups, facets=facets_from_groups(groups),
+        tags=_string_list(entry.get("tags"), where, "tags"), hf_id=hf_id or None,
+        cohort=cohort, glob=pattern, cohort_dir=cohort_dir, source=where,
+    )
+
+
+def load_evals(evals_json_path, cohort: str | None = None) -> list:
+    """Parse a cohort's evals.json into EvalSpecs (UserError names the file and the entry)."""
+    path = Path(evals_json_path)
+    if path.is_dir():
+        path = path / "evals.json"
+    data = _read_json(path, "evals.json")
+    if not isinstance(data, list):
+        raise UserError(f"{path}: expected a JSON array of evals, got {type(data).__name__}")
+    cohort_dir = path.resolve().parent
+    name = cohort if cohort is not None else str(path.parent)
+    specs = [_parse_eval_entry(entry, f"{path}[{i}]", name, cohort_dir) for i, entry in enumerate(data)]
+    _reject_duplicates(specs)
+    return specs
+
+
+def _reject_duplicates(specs) -> None:
+    seen = {}
+    for spec in specs:
+        if spec.eval_id in seen:
+            raise UserError(
+                f"{spec.source}: duplicate eval {spec.model}|{spec.template}|{spec.sampler} "
+                f"(eval_id {spec.eval_id}) also defined at {seen[spec.eval_id]}")
+        seen[spec.eval_id] = spec.source
+
+
+# ---------------------------------------------------------------- cohort filters
+
+def check_eval_filters(filters, where: str) -> dict:
+    """Validate cohort-level filters: keys among EVAL_FILTER_KEYS, values str or list of str."""
+    if filters is None:
+        return {}
+    if not isinstance(filters, dict):
+        raise UserError(f"{where}: 'filters' must be an object, e.g. {{\"tags\": \"leaderboard\"}}")
+    for key, value in filters.items():
+        if key not in EVAL_FILTER_KEYS:
+            raise UserError(f"{where}: unknown filter key '{key}'; valid: {choices_text(EVAL_FILTER_KEYS)}")
+        _string_list(value, where, key)
+    return dict(filters)
+
+
+def eval_matches(spec: EvalSpec, filters: dict) -> bool:
+    """True when the eval passes every filter (AND across keys, OR across listed values).
+
+    For list fields (tags, groups) a value matches when the eval carries it; for the
+    other fields a value matches by equality.
+    """
+    for key, wanted in filters.items():
+        wanted = _string_list(wanted, "filters", key)
+        have = getattr(spec, key)
+        have = set(have) if isinstance(have, tuple) else {have}
+        if not have.intersection(wanted):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- datasets
+
+def _dataset_path(obj: dict, key: str, base: Path, where: str, required: bool) -> Path | None:
+    value = obj.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise UserError(f"{where}: '{key}' must be a path (relative to the dataset file)")
+    return (base / value).resolve()
+
+
+def _parse_cohort(entry, where: str, base: Path) -> Cohort:
+    if isinstance(entry, str):
+        entry = {"path": entry}
+    if not isinstance(entry, dict):
+        raise UserError(f"{where}: each cohort must be an object like {{\"path\": \"r12/Model/evals.json\"}}")
+    raw = _required_str(entry, "path", where)
+    path = (base / raw).resolve()
+    if path.is_dir():
+        path = path / "evals.json"
+    name = str(Path(raw).parent) if raw.endswith(".json") else raw.rstrip("/")
+    return Cohort(path=path, name=name, filters=check_eval_filters(entry.get("filters"), where))
+
+
+def load_dataset(path) -> Dataset:
+    """Parse data/<name>.json and the evals of its cohorts (cohort filters applied)."""
+    path = Path(path)
+    data = _read_json(path, "dataset file")
+    where = str(path)
+    if not isinstance(data, dict):
+        raise UserError(f"{where}: expected a JSON object with keys name, db, cache, config, cohorts")
+    base = path.resolve().parent
+    cohorts_raw = data.get("cohorts")
+    if not isinstance(cohorts_raw, list):
+        raise UserError(f"{where}: 'cohorts' must be a list of {{\"path\": ..., \"filters\": ...}} objects")
+    density = data.get("density", "normal")
+    if density not in DENSITIES:
+        raise UserError(f"{where}: 'density' must be one of {choices_text(DENSITIES)}, got {json.dumps(density)}")
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name:
+        raise UserError(f"{where}: 'name' must be a non-empty string")
+    cohorts = [_parse_cohort(c, f"{where}: cohorts[{i}]", base) for i, c in enumerate(cohorts_raw)]
+    evals = []
+    for cohort in cohorts:
+        evals.extend(s for s in load_evals(cohort.path, cohort.name) if eval_matches(s, cohort.filters))
+    _reject_duplicates(evals)
+    cache = _dataset_path(data, "cache", base, where, required=False) or (base / f".cache-{name}").resolve()
+    return Dataset(
+        name=name, path=path.resolve(), db_path=_dataset_path(data, "db", base, where, required=True),
+        cache_dir=cache, config_path=_dataset_path(data, "config", base, where, required=False),
+        density=density, cohorts=cohorts, evals=evals,
+    )
+
+
+# ---------------------------------------------------------------- finding an eval's files
+
+def _glob_bases(spec: EvalSpec) -> list:
+    if Path(spec.glob).is_absolute():
+        return [Path("/")]
+    bases = []
+    if spec.cohort_dir is not None:
+        bases.append(spec.cohort_dir)
+        bases.extend(spec.cohort_dir.parents)
+    bases.append(Path.cwd())
+    return bases
+
+
+def _ndjson_under(match: Path):
+    if match.is_dir():
+        return sorted(p for p in match.rglob("*.ndjson") if p.is_file())
+    if match.is_file() and match.name.endswith(".ndjson"):
+        return [match]
+    return []
+
+
+def eval_files(spec: EvalSpec) -> list:
+    """The NDJSON files of an eval: its glob's matches (files, or *.ndjson under folders).
+
+    Returns absolute paths, sorted and de-duplicated; an empty list when the glob
+    matches nothing (callers warn, naming the eval).
+    """
+    for base in _glob_bases(spec):
+        pattern = spec.glob if Path(spec.glob).is_absolute() else str(base / spec.glob)
+        matches = sorted(globlib.glob(pattern, recursive=True))
+        files = {f.resolve() for m in matches for f in _ndjson_under(Path(m))}
+        if files:
+            return sorted(files)
+    return []
