@@ -1,0 +1,54 @@
+"""Colours and styling shared by the web apps.
+
+Scores and accuracies use one red -> yellow -> green scale everywhere (the same direction as
+analyze.py's PNGs) so a colour means the same thing in every app.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from plotly.colors import sample_colorscale
+
+ASSETS_DIR = Path(__file__).resolve().parent / "assets"
+
+SCORE_SCALE = "RdYlGn"          # plotly's ColorBrewer diverging scale: 0 red, 0.5 yellow, 1 green
+MISSING_COLOUR = "#e6e6e6"
+BEST_OUTLINE = "#1f4e9c"
+TRUNCATION_COLOUR = "#6b6b6b"
+TOKEN_COLOUR = "#7b52ab"
+EVAL_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f")
+
+
+def score_colour(value) -> str:
+    """Background colour for a score in [0, 1] (clipped); grey for missing / NaN."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING_COLOUR
+    clipped = min(max(float(value), 0.0), 1.0)
+    return sample_colorscale(SCORE_SCALE, [clipped], colortype="rgb")[0]
+
+
+def text_colour_on(background: str) -> str:
+    """Black or white text, whichever reads better on the given rgb()/hex background."""
+    r, g, b = _rgb(background)
+    luminance = 0.299 * r + 0.587 * g + 0.114 * b
+    return "#111111" if luminance > 140 else "#ffffff"
+
+
+def _rgb(colour: str) -> tuple[float, float, float]:
+    colour = colour.strip()
+    if colour.startswith("#"):
+        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    inside = colour[colour.index("(") + 1:colour.index(")")]
+    return tuple(float(x) for x in inside.split(",")[:3])
+
+
+def eval_colour(index: int) -> str:
+    """A distinct line colour for the index-th eval shown side by side."""
+    return EVAL_PALETTE[index % len(EVAL_PALETTE)]
+
+
+def with_alpha(colour: str, alpha: float) -> str:
+    r, g, b = _rgb(colour)
+    return f"rgba({int(r)},{int(g)},{int(b)},{alpha})"

@@ -1,0 +1,176 @@
+"""Browser-test harness: Debian's headless Chromium driven by Selenium 4, and Dash servers on loopback.
+
+Used by tests/test_web_*.py and resolver/web/screenshots.py's test twin. Chromium and chromedriver
+come from the system (/usr/bin); tests skip with a clear reason only when they are absent.
+"""
+from __future__ import annotations
+
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+CHROMEDRIVER_CANDIDATES = ("/usr/bin/chromedriver",)
+
+# Flags for a root, headless, offline machine: no sandbox (root), no GPU, no phoning home.
+CHROMIUM_FLAGS = (
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage", "--disable-extensions", "--window-size=1400,1000",
+)
+
+
+def _first_existing(candidates) -> str | None:
+    for path in candidates:
+        if Path(path).exists():
+            return path
+    return None
+
+
+def browser_missing_reason() -> str | None:
+    """Why browser tests cannot run here, or None when Chromium and chromedriver are present."""
+    if _first_existing(CHROMIUM_CANDIDATES) is None:
+        return "chromium not installed (apt-get install chromium chromium-driver; tests/run.sh does it as root)"
+    if _first_existing(CHROMEDRIVER_CANDIDATES) is None:
+        return "chromedriver not installed (apt-get install chromium-driver)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium not installed (pip install -r tests/requirements.txt)"
+    return None
+
+
+def free_port() -> int:
+    """A currently free TCP port on 127.0.0.1."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class DashServer:
+    """Serve a Dash app's Flask server on 127.0.0.1 in a background thread (werkzeug, threaded)."""
+
+    def __init__(self, app, port: int | None = None):
+        import logging
+
+        from werkzeug.serving import make_server
+
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no request log in test output
+        self.port = port or free_port()
+        self._server = make_server("127.0.0.1", self.port, app.server, threaded=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def url(self, path: str = "/") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._server.shutdown()
+        self._thread.join(timeout=10)
+
+
+class Browser:
+    """One headless Chromium session with helpers for waiting on Dash pages and reading the console."""
+
+    def __init__(self, width: int = 1400, height: int = 1000):
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        self._profile = tempfile.mkdtemp(prefix="rs-chromium-")
+        options = webdriver.ChromeOptions()
+        options.binary_location = _first_existing(CHROMIUM_CANDIDATES)
+        for flag in CHROMIUM_FLAGS:
+            options.add_argument(flag)
+        options.add_argument(f"--window-size={width},{height}")
+        options.add_argument(f"--user-data-dir={self._profile}")
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        service = Service(executable_path=_first_existing(CHROMEDRIVER_CANDIDATES))
+        self.driver = webdriver.Chrome(service=service, options=options)
+        self.driver.set_page_load_timeout(30)
+
+    def close(self):
+        try:
+            self.driver.quit()
+        finally:
+            shutil.rmtree(self._profile, ignore_errors=True)
+
+    # --- navigation and waiting -------------------------------------------------------------
+    def open(self, url: str, ready_selector: str = "#react-entry-point *", timeout: float = 20):
+        self.driver.get(url)
+        return self.wait_for(ready_selector, timeout=timeout)
+
+    def wait_for(self, selector: str, timeout: float = 15):
+        """Wait until an element matching the CSS selector is present; return it."""
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support import expected_conditions as ec
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        return WebDriverWait(self.driver, timeout).until(
+            ec.presence_of_element_located((By.CSS_SELECTOR, selector)))
+
+    def wait_until(self, predicate, timeout: float = 15, message: str = "condition"):
+        """Poll predicate(driver) until it returns something truthy; return that value."""
+        deadline = time.monotonic() + timeout
+        last_error = None
+        while time.monotonic() < deadline:
+            try:
+                value = predicate(self.driver)
+                if value:
+                    return value
+            except Exception as exc:  # stale elements while Dash re-renders
+                last_error = exc
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {message}" + (f" (last error: {last_error})" if last_error else ""))
+
+    def wait_idle(self, timeout: float = 15):
+        """Wait until Dash has no callback in flight (its loading marker is gone)."""
+        self.wait_until(lambda d: not d.find_elements("css selector", "[data-dash-is-loading='true']")
+                        and d.execute_script("return document.readyState") == "complete",
+                        timeout=timeout, message="Dash callbacks to finish")
+
+    def find(self, selector: str):
+        return self.driver.find_element("css selector", selector)
+
+    def find_all(self, selector: str):
+        return self.driver.find_elements("css selector", selector)
+
+    def text(self, selector: str) -> str:
+        return self.find(selector).text
+
+    def click(self, selector: str):
+        self.find(selector).click()
+
+    # --- Dash components ----------------------------------------------------------------------
+    def select_dropdown(self, component_id: str, option_text: str):
+        """Open a dcc.Dropdown and pick the option whose visible text is option_text."""
+        self.click(f"#{component_id}")
+        def option(d):
+            for el in d.find_elements("css selector", f"#{component_id} [role='option'], .dash-dropdown-option, [role='option']"):
+                if el.text.strip() == option_text:
+                    return el
+            return None
+        self.wait_until(option, message=f"option {option_text!r} in #{component_id}").click()
+
+    def figure(self, graph_id: str) -> dict:
+        """The plotly figure currently drawn in a dcc.Graph (data + layout) as JSON-able dict."""
+        return self.driver.execute_script(
+            "const el = document.querySelector(arguments[0] + ' .js-plotly-plot');"
+            "if (!el || !el.data) return null;"
+            "return {data: el.data.map(t => Object.assign({}, t, {})), layout: el.layout};",
+            f"#{graph_id}")
+
+    # --- diagnostics --------------------------------------------------------------------------
+    def console_errors(self) -> list[str]:
+        """Browser console entries at SEVERE level since the last call (favicon 404s ignored)."""
+        entries = self.driver.get_log("browser")
+        return [e["message"] for e in entries
+                if e.get("level") == "SEVERE" and "favicon.ico" not in e.get("message", "")]
+
+    def screenshot(self, path: str | Path):
+        self.driver.save_screenshot(str(path))
