@@ -1,0 +1,136 @@
+"""Effective capacity: how large a problem a model still solves, and at what budget.
+
+Two views (mutually exclusive on the command line):
+
+* **frontier** -- accuracy against a size parameter (``params.num_rows`` by default)
+  with a fitted logistic in log-size,
+  ``accuracy(x) = 1 / (1 + exp(slope * (ln x - ln x50)))``,
+  fitted by ``scipy.optimize.curve_fit`` to the guess-corrected accuracy of each size,
+  weighted by its Wilson margin. ``x50`` is the size at which accuracy falls to 50%.
+  Log-size because difficulty knobs grow geometrically (10, 20, 40, 80 rows) and the
+  curve is then symmetric.
+* **peak** -- for every ``manifold.target_tokens`` budget: the mean size at that
+  budget, its accuracy, the *effective capacity* = accuracy x size (the amount of
+  problem handled correctly), and whether accuracy is still above ``threshold``.
+  ``capacity`` = the largest size whose accuracy stays above the threshold; the
+  *peak* is the budget where effective capacity is highest -- beyond it, longer
+  inputs cost more accuracy than they add size.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import OptimizeWarning, curve_fit
+
+from resolver.errors import UserError
+from resolver.stats import add_statistics
+
+DEFAULT_SIZE_PARAM = "params.num_rows"
+DEFAULT_THRESHOLD = 0.5
+TARGET_DIM = "manifold.target_tokens"
+MIN_FIT_SIZES = 3          # a logistic has two parameters; fit only with 3+ sizes
+MIN_SIGMA = 0.01           # floor on the weight denominators (0-width intervals at 0 / 1)
+
+
+def logistic(log_size, log_x50, slope):
+    """Falling logistic in log-size: 1 at small sizes, 0.5 at x50, 0 at large sizes."""
+    return 1.0 / (1.0 + np.exp(np.clip(slope * (log_size - log_x50), -500, 500)))
+
+
+def fit_logistic(sizes: Sequence[float], accuracy: Sequence[float],
+                 sigma: Sequence[float] | None = None) -> dict:
+    """Fit `logistic` to (size, accuracy); returns x50, slope, their standard errors, r2.
+
+    Sizes must be positive. With fewer than MIN_FIT_SIZES distinct sizes, or when
+    the optimiser fails, the result has ``fitted: False`` and NaN numbers.
+    """
+    x = np.asarray(sizes, dtype=float)
+    y = np.clip(np.asarray(accuracy, dtype=float), 0.0, 1.0)
+    failed = {"fitted": False, "x50": math.nan, "slope": math.nan, "x50_low": math.nan,
+              "x50_high": math.nan, "r2": math.nan}
+    if len(np.unique(x)) < MIN_FIT_SIZES or np.any(x <= 0):
+        return failed
+    lx = np.log(x)
+    weights = None if sigma is None else np.maximum(np.asarray(sigma, dtype=float), MIN_SIGMA)
+    guess_mid = _crossing_guess(lx, y)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OptimizeWarning)
+            popt, pcov = curve_fit(logistic, lx, y, p0=[guess_mid, 2.0], sigma=weights,
+                                   bounds=([lx.min() - 5, 0.0], [lx.max() + 5, 100.0]), maxfev=5000)
+    except (RuntimeError, ValueError):
+        return failed
+    se = np.sqrt(np.clip(np.diag(pcov), 0, None)) if np.all(np.isfinite(pcov)) else [math.nan, math.nan]
+    residual = y - logistic(lx, *popt)
+    total = np.sum((y - y.mean()) ** 2)
+    return {"fitted": True, "x50": float(np.exp(popt[0])), "slope": float(popt[1]),
+            "x50_low": float(np.exp(popt[0] - 1.96 * se[0])), "x50_high": float(np.exp(popt[0] + 1.96 * se[0])),
+            "r2": float(1 - np.sum(residual ** 2) / total) if total > 0 else math.nan}
+
+
+def _crossing_guess(log_size: np.ndarray, accuracy: np.ndarray) -> float:
+    """Starting point: the log-size whose accuracy is closest to one half."""
+    return float(log_size[np.argmin(np.abs(accuracy - 0.5))])
+
+
+def _series_key(group_by: str | None, facet_by: str | None) -> list[str]:
+    return [d for d in ("eval_id", facet_by, group_by) if d]
+
+
+def frontier(db, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
+             facet_by: str | None = None, mode: str = "C_P") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(accuracy per size, one fit per series). A series = eval x facet x group value."""
+    keys = list(dict.fromkeys(_series_key(group_by, facet_by)))
+    agg = db.aggregate(filters, by=[*keys, size_param])
+    agg = agg[agg[size_param].notna()]
+    if agg.empty:
+        raise UserError(f"no points have {size_param}; choose the size with --size-param (e.g. params.length)")
+    if not pd.api.types.is_numeric_dtype(agg[size_param]):
+        raise UserError(f"{size_param} is not numeric; --size-param needs a numeric parameter")
+    curve = add_statistics(agg, mode)
+    fits = []
+    for key, part in curve.groupby(keys, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        fit = fit_logistic(part[size_param], part["center"], part["margin"])
+        fits.append({**dict(zip(keys, key)), "sizes": int(part[size_param].nunique()), **fit})
+    return curve, pd.DataFrame(fits)
+
+
+def peak(db, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
+         facet_by: str | None = None, mode: str = "C_P",
+         threshold: float = DEFAULT_THRESHOLD) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per-budget table, per-series summary with capacity and peak budget)."""
+    keys = list(dict.fromkeys(_series_key(group_by, facet_by)))
+    points = db.points(filters, columns=[*keys, TARGET_DIM, size_param, "correct", "incorrect",
+                                         "invalid", "truncated", "guess_sum"])
+    points = points[points[TARGET_DIM].notna() & points[size_param].notna()]
+    if points.empty:
+        raise UserError(f"no points have both {TARGET_DIM} and {size_param}; --peak needs calibrated "
+                        "(mode: calibrate) tasks, and --size-param names their size")
+    return peak_from_points(points, keys, size_param, mode, threshold)
+
+
+def peak_from_points(points: pd.DataFrame, keys: list[str], size_param: str, mode: str,
+                     threshold: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The computation behind `peak`, on a points frame with the needed columns."""
+    counters = ["correct", "incorrect", "invalid", "truncated", "guess_sum"]
+    grouped = points.groupby([*keys, TARGET_DIM], sort=True)
+    table = grouped[counters].sum().join(grouped[size_param].mean().rename("size")).reset_index()
+    table = add_statistics(table, mode)
+    table["effective_capacity"] = table["center"] * table["size"]
+    table["above_threshold"] = table["center"] >= threshold
+    summary = []
+    for key, part in table.groupby(keys, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        best = part.loc[part["effective_capacity"].idxmax()]
+        above = part[part["above_threshold"]]
+        summary.append({**dict(zip(keys, key)),
+                        "peak_target_tokens": best[TARGET_DIM], "peak_effective_capacity": best["effective_capacity"],
+                        "peak_accuracy": best["center"],
+                        "capacity": float(above["size"].max()) if len(above) else 0.0,
+                        "threshold": threshold})
+    return table, pd.DataFrame(summary)

@@ -1,0 +1,52 @@
+"""The logistic capacity fit recovers known midpoints; the peak table by hand."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from scipy.stats import binomtest
+
+from resolver.analysis.capacity import fit_logistic, logistic, peak_from_points
+
+
+@pytest.mark.parametrize("x50, slope", [(60.0, 3.0), (200.0, 1.5), (25.0, 6.0)])
+def test_fit_recovers_the_midpoint_of_sampled_logistic_data(x50, slope):
+    rng = np.random.default_rng(11)
+    sizes = np.geomspace(5, 800, 12)
+    truth = 1 / (1 + (sizes / x50) ** slope)          # the same curve written independently
+    trials = 400
+    correct = rng.binomial(trials, truth)
+    fit = fit_logistic(sizes, correct / trials, sigma=np.sqrt(truth * (1 - truth) / trials) + 1e-3)
+    assert fit["fitted"]
+    assert fit["x50"] == pytest.approx(x50, rel=0.08)
+    assert fit["slope"] == pytest.approx(slope, rel=0.2)
+    assert fit["x50_low"] < fit["x50"] < fit["x50_high"]
+    assert fit["r2"] > 0.95
+
+
+def test_logistic_is_one_half_at_the_midpoint():
+    assert logistic(np.log(40.0), np.log(40.0), 3.0) == pytest.approx(0.5)
+
+
+def test_too_few_sizes_is_not_fitted():
+    assert not fit_logistic([10, 20], [0.9, 0.1])["fitted"]
+    assert not fit_logistic([0, 10, 20], [1, 0.9, 0.1])["fitted"]
+
+
+def test_peak_from_points_by_hand():
+    # three budgets for one eval; no guessing; accuracy = correct / (correct + incorrect)
+    points = pd.DataFrame({
+        "eval_id": ["e"] * 3, "manifold.target_tokens": [1000, 2000, 4000],
+        "params.num_rows": [10, 20, 40],
+        "correct": [90, 60, 10], "incorrect": [10, 40, 90], "invalid": [0, 0, 0],
+        "truncated": [0, 0, 0], "guess_sum": [0.0, 0.0, 0.0],
+    })
+    table, summary = peak_from_points(points, ["eval_id"], "params.num_rows", "C_I", 0.5)
+    # C_I with g = 0 is the plain Wilson interval: its midpoint, from scipy
+    mids = [sum(binomtest(c, 100).proportion_ci(method="wilson")) / 2 for c in (90, 60, 10)]
+    assert table["center"].to_numpy() == pytest.approx(mids, rel=1e-4)  # z = 1.96 vs exact
+    assert table["effective_capacity"].to_numpy() == pytest.approx(np.array(mids) * [10, 20, 40], rel=1e-4)
+    row = summary.iloc[0]
+    assert row["peak_target_tokens"] == 2000
+    assert row["capacity"] == 20.0
