@@ -15,9 +15,10 @@ Multishot templates put worked examples before the question in one of two ways:
   ``"Final Answer: {target}"``) rendered with the example's target;
 * the ``{examples}`` placeholder: the same examples as plain text.
 
-Examples come from the task's own generator at `task.example_params()` with an rng
-seeded from the task name, so every prompt of a task shows the same examples on
-every machine.
+Examples come from the task's own generator with an rng seeded from the task name,
+at the step's parameters with the task's `example_overrides()` applied (same
+answer format as the question, usually a smaller size), so every prompt of a step
+shows the same examples on every machine.
 
 Sampler file (JSON object): request parameters. OpenAI-standard ones go at the top
 level of the request; engine extras (``top_k``, ``min_p``, ``repetition_penalty``,
@@ -205,11 +206,28 @@ def _example_seed(task_name: str) -> int:
     return int(hashlib.sha256(f"examples:{task_name}".encode()).hexdigest()[-8:], 16)
 
 
-@lru_cache(maxsize=256)
-def _examples(task, shots: int) -> tuple:
-    """`shots` worked examples for a task: fixed params, fixed seed, cached."""
+def example_params(task, params: dict) -> dict:
+    """Parameters of the worked examples: the step's own (same format, same kind of
+    problem) with the task's `example_overrides()` applied (usually smaller sizes).
+    If the overrides clash with the step's other values, the step's params are used."""
+    from resolver.errors import UserError as _Invalid
+
+    try:
+        return task.validate({**params, **task.example_overrides()})
+    except _Invalid:
+        return task.validate(params)
+
+
+@lru_cache(maxsize=1024)
+def _examples_cached(task, frozen_params: str, shots: int) -> tuple:
     rng = random.Random(_example_seed(task.name))
-    return tuple(task.generate_cases(task.example_params(), rng, shots))
+    return tuple(task.generate_cases(json.loads(frozen_params), rng, shots))
+
+
+def _examples(task, params: dict, shots: int) -> tuple:
+    """`shots` worked examples: fixed seed per task name, cached per parameter set."""
+    chosen = example_params(task, params)
+    return _examples_cached(task, json.dumps(chosen, sort_keys=True), shots)
 
 
 def _fill(text: str, values: dict) -> str:
@@ -226,7 +244,7 @@ def _examples_text(template: Template, examples) -> str:
 
 def render_messages(template: Template, task, params: dict, case) -> list[dict]:
     """Chat messages for one test case (params: the step's validated generator params)."""
-    examples = _examples(task, template.shots) if template.uses_examples else ()
+    examples = _examples(task, params, template.shots) if template.uses_examples else ()
     values = {
         "task_description": task.description_for(params),
         "answer_format": task.answer_format_for(params),

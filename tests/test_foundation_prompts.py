@@ -62,7 +62,7 @@ def test_multishot_turns_are_deterministic_examples(repo):
     # independent reconstruction of the documented example source
     import hashlib
     seed = int(hashlib.sha256(b"examples:echo").hexdigest()[-8:], 16)
-    expected = ECHO.generate_cases(ECHO.example_params(), random.Random(seed), 3)
+    expected = ECHO.generate_cases({"size": 10}, random.Random(seed), 3)
     assert [m["content"] for m in msgs[1:-1:2]] == [c.input for c in expected]
     assert [m["content"] for m in msgs[2:-1:2]] == [f"Final Answer: {c.target}" for c in expected]
 
