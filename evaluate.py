@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""evaluate.py: turn runner NDJSON into a PointsDB (see docs/evaluate.md)."""
+from __future__ import annotations
+
+import sys
+
+from resolver.cli import ArgParser, run_main
+from resolver.errors import UserError
+
+
+def build_parser() -> ArgParser:
+    parser = ArgParser(prog="evaluate.py", description="Process raw NDJSON results into the PointsDB DuckDB database.")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--dataset", help="dataset config JSON (processes all its evals), e.g. data/r12.json")
+    source.add_argument("--interview", help="NDJSON path, glob or comma-separated list (folders: their *.ndjson)")
+    parser.add_argument("--parallel", type=int, default=16, help="worker processes scanning files (default 16)")
+    parser.add_argument("--offline", action="store_true", help="re-grade stored answers with the current grader (interview mode only)")
+    parser.add_argument("--inplace", action="store_true", help="write re-graded records back to the NDJSON files (requires --offline)")
+    parser.add_argument("--db", help="interview mode: also write a PointsDB to this file (default: summary only)")
+    parser.add_argument("--quiet", action="store_true", help="less output: no progress bar, no per-eval lines")
+    return parser
+
+
+def check_args(args) -> None:
+    if args.parallel < 1:
+        raise UserError(f"--parallel must be at least 1, got {args.parallel}")
+    if args.inplace and not args.offline:
+        raise UserError("--inplace requires --offline (it writes the re-graded records back)")
+    if args.dataset and args.offline:
+        raise UserError("--offline works with --interview only; re-grade files, then rebuild the dataset")
+    if args.dataset and args.db:
+        raise UserError("--db is for --interview; a dataset names its database in its 'db' key")
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    check_args(args)
+    from resolver import ingest
+
+    if args.dataset:
+        report = ingest.evaluate_dataset(args.dataset, parallel=args.parallel, quiet=args.quiet)
+    else:
+        report = ingest.evaluate_interview(args.interview, db_path=args.db, parallel=args.parallel,
+                                           quiet=args.quiet, offline=args.offline, inplace=args.inplace)
+    for line in report.warnings + ingest.problem_lines(report):
+        sys.stderr.write(f"evaluate.py: warning: {line}\n")
+    lines = ingest.summary_lines(report)
+    for line in lines if not args.quiet else lines[-1:]:
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    run_main(main)
