@@ -1,0 +1,264 @@
+"""The data.py actions: push, pull, status and prune over a scope (see resolver/scopes.py).
+
+* push: pack each item (skipped when its content equals the manifest's entry), upload
+  the blobs the remote lacks, then record the item in the manifest (one atomic
+  manifest update per item, so an interrupted push keeps what it finished).
+* pull: for each manifest entry in scope, skip it when the local copy already has
+  the recorded content; otherwise take the blob from the cache or download it
+  (resumable), verify its sha256, and unpack it atomically into place.
+* status: one row per item: local state, whether the remote and the cache hold the blob.
+* prune: delete cached blobs (and stale partial files) the manifest does not reference.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from resolver import blobs
+from resolver.blobs import CorruptBlob, UnsafeArchive
+from resolver.errors import UserError
+from resolver.manifest import Entry, Manifest, update_manifest
+from resolver.remotes import DEFAULT_REMOTE, RemoteError, part_path
+from resolver.scopes import Item, Scope, local_items, manifest_items
+
+CACHE_DIR = ".blobs"
+
+# Local states reported by `status` (docs/data.md explains each).
+PRESENT, MODIFIED, MISSING, REMOTE_ONLY, LOCAL_ONLY = "present", "modified", "missing", "remote-only", "local-only"
+
+
+def cache_dir(manifest: Manifest) -> Path:
+    return manifest.data_dir / CACHE_DIR
+
+
+@dataclass
+class Outcome:
+    """What an action did to one item (for the summary table)."""
+
+    key: str
+    action: str
+    size: int = 0
+    detail: str = ""
+
+
+def local_matches(path: Path, entry: Entry, quiet: bool = True) -> bool | None:
+    """None when `path` is absent; else whether its content equals the manifest entry.
+
+    File count and byte total are compared first (cheap); only when they agree is
+    the content hash computed.
+    """
+    if not path.exists():
+        return None
+    try:
+        if blobs.tree_summary(path) != (entry.files, entry.bytes):
+            return False
+        return blobs.content_hash(path, quiet) == entry.content
+    except UserError:
+        return False
+
+
+# ---------------------------------------------------------------- push
+
+def push(scope: Scope, manifest: Manifest, remote, quiet: bool = True) -> list:
+    """Publish the scope's local items; returns one Outcome per item."""
+    items = local_items(scope, manifest.data_dir, require_db=scope.name == "dataset")
+    if not items:
+        raise UserError(f"nothing to push for {scope.label}: no run folders or DB files found locally")
+    outcomes = []
+    for item in tqdm(items, desc="push", unit="item", disable=quiet or None, leave=False):
+        outcomes.append(_push_item(item, manifest, remote, quiet))
+    _remember_remote(manifest, remote)
+    return outcomes
+
+
+def _push_item(item: Item, manifest: Manifest, remote, quiet: bool) -> Outcome:
+    wal = item.path.with_name(item.path.name + ".wal")
+    if item.kind == "dbs" and wal.exists():
+        raise UserError(f"{item.path} has an unmerged write-ahead log ({wal.name}); let evaluate.py "
+                        f"finish (or open and close the DB once) before pushing it")
+    known = manifest.entries(item.kind).get(item.key)
+    if known is not None and local_matches(item.path, known, quiet):
+        entry = known
+        if not remote.has(entry.blob):
+            entry = _ensure_cached(item, entry, manifest, quiet)
+            remote.push(entry.blob, blobs.blob_path(cache_dir(manifest), entry.blob), quiet)
+            action = "uploaded"
+        else:
+            action = "unchanged"
+    else:
+        result = blobs.pack(item.path, cache_dir(manifest), quiet)
+        entry = Entry(blob=result.blob, content=result.content, size=result.size,
+                      bytes=result.bytes, files=result.files)
+        uploaded = not remote.has(entry.blob)
+        if uploaded:
+            remote.push(entry.blob, blobs.blob_path(cache_dir(manifest), entry.blob), quiet)
+        action = "published" if known is None else "updated"
+    _record(manifest, item, entry)
+    return Outcome(item.key, action, entry.size, f"blob {blobs.short(entry.blob)}")
+
+
+def _ensure_cached(item: Item, entry: Entry, manifest: Manifest, quiet: bool) -> Entry:
+    """The entry's blob in the cache, re-packing when needed (same content, maybe new blob name)."""
+    if blobs.blob_path(cache_dir(manifest), entry.blob).is_file():
+        return entry
+    result = blobs.pack(item.path, cache_dir(manifest), quiet)
+    return Entry(blob=result.blob, content=result.content, size=result.size, bytes=result.bytes,
+                 files=result.files, cohort=entry.cohort, eval_ids=entry.eval_ids, datasets=entry.datasets)
+
+
+def _record(manifest: Manifest, item: Item, entry: Entry) -> None:
+    """Write the item's entry into the manifest file (locked, atomic) and the in-memory copy."""
+    if item.kind == "runs":
+        entry.cohort, entry.eval_ids = item.cohort, sorted(item.eval_ids)
+    else:
+        entry.datasets = sorted(set(entry.datasets) | set(item.datasets))
+    with update_manifest(manifest.path) as fresh:
+        fresh.entries(item.kind)[item.key] = entry
+    manifest.entries(item.kind)[item.key] = entry
+
+
+def _remember_remote(manifest: Manifest, remote) -> None:
+    """The first push to a non-default remote records it, so that pulls find it."""
+    if manifest.remote or remote.url == DEFAULT_REMOTE:
+        return
+    with update_manifest(manifest.path) as fresh:
+        if not fresh.remote:
+            fresh.remote = remote.url
+    manifest.remote = manifest.remote or remote.url
+
+
+# ---------------------------------------------------------------- pull
+
+def pull(scope: Scope, manifest: Manifest, remote, force: bool = False, quiet: bool = True) -> list:
+    """Fetch and unpack the scope's manifest entries; returns one Outcome per item.
+
+    A failure on one item (network, corrupt blob) does not stop the others: it is
+    reported as an Outcome with action "failed", and the caller exits non-zero.
+    """
+    items = manifest_items(scope, manifest)
+    if not items:
+        raise UserError(f"the manifest {manifest.path} has nothing for {scope.label}; "
+                        f"has it been pushed? (python data.py push {scope.name} ...)")
+    outcomes = []
+    for item in tqdm(items, desc="pull", unit="item", disable=quiet or None, leave=False):
+        entry = manifest.entries(item.kind)[item.key]
+        try:
+            outcomes.append(_pull_item(item, entry, manifest, remote, force, quiet))
+        except (RemoteError, CorruptBlob, UnsafeArchive) as exc:
+            outcomes.append(Outcome(item.key, "failed", entry.size, str(exc)))
+    return outcomes
+
+
+def _pull_item(item: Item, entry: Entry, manifest: Manifest, remote, force: bool, quiet: bool) -> Outcome:
+    state = local_matches(item.path, entry, quiet)
+    if state:
+        return Outcome(item.key, "present", entry.size)
+    if state is False and not force:
+        return Outcome(item.key, "skipped", entry.size, "local copy differs from the manifest; --force replaces it")
+    blob_file = fetch_blob(entry.blob, manifest, remote, quiet)
+    try:
+        blobs.unpack(blob_file, entry.blob, item.path, quiet, replace=force, origin=f"cache {blob_file}")
+    except CorruptBlob:
+        # The cached copy went bad on disk (it is deleted by now): fetch once more.
+        blob_file = fetch_blob(entry.blob, manifest, remote, quiet)
+        blobs.unpack(blob_file, entry.blob, item.path, quiet, replace=force, origin=str(remote))
+    return Outcome(item.key, "pulled" if state is None else "replaced", entry.size)
+
+
+def fetch_blob(blob: str, manifest: Manifest, remote, quiet: bool = True) -> Path:
+    """The blob in the local cache, downloading it (resumably) when absent; hash verified."""
+    final = blobs.blob_path(cache_dir(manifest), blob)
+    if final.is_file():
+        return final
+    for attempt in (1, 2):
+        remote.fetch(blob, final, quiet)
+        try:
+            blobs.verify_blob(final, blob, quiet, origin=str(remote))
+            return final
+        except CorruptBlob:
+            if attempt == 2:
+                raise
+            tqdm.write(f"warning: blob {blobs.short(blob)} from {remote} failed its hash check; downloading again")
+    return final
+
+
+# ---------------------------------------------------------------- status
+
+@dataclass
+class StatusRow:
+    key: str
+    kind: str
+    eval_ids: list
+    state: str
+    remote: str
+    cached: bool
+    size: int
+    files: int
+
+
+def status(scope: Scope, manifest: Manifest, remote, check_remote: bool = True, quiet: bool = True) -> list:
+    """One StatusRow per item in the scope, from the manifest and the local disk."""
+    known = {(i.kind, i.key): i for i in manifest_items(scope, manifest)}
+    local = {(i.kind, i.key): i for i in local_items(scope, manifest.data_dir)}
+    rows = []
+    for kind, key in sorted(set(known) | set(local)):
+        entry = manifest.entries(kind).get(key)
+        item = known.get((kind, key)) or local[(kind, key)]
+        rows.append(_status_row(item, entry, manifest, remote, check_remote, quiet))
+    return rows
+
+
+def _status_row(item: Item, entry: Entry | None, manifest: Manifest, remote, check_remote: bool,
+                quiet: bool) -> StatusRow:
+    if entry is None:
+        files, size = blobs.tree_summary(item.path)
+        return StatusRow(item.key, item.kind, item.eval_ids, LOCAL_ONLY, "-", False, size, files)
+    on_remote = _remote_state(remote, entry.blob) if check_remote else "?"
+    cached = blobs.blob_path(cache_dir(manifest), entry.blob).is_file()
+    match = local_matches(item.path, entry, quiet)
+    if match is None:
+        state = REMOTE_ONLY if (on_remote != "no" or cached) else MISSING
+    else:
+        state = PRESENT if match else MODIFIED
+    return StatusRow(item.key, item.kind, entry.eval_ids if item.kind == "runs" else entry.datasets,
+                     state, on_remote, cached, entry.size, entry.files)
+
+
+def _remote_state(remote, blob: str) -> str:
+    try:
+        return "yes" if remote.has(blob) else "no"
+    except UserError:
+        return "unreachable"
+
+
+# ---------------------------------------------------------------- prune
+
+def prune(manifest: Manifest, dry_run: bool = False) -> tuple:
+    """Delete cached blobs the manifest does not reference, and stale temp files.
+
+    Partial downloads (.part) of referenced blobs are kept so a pull can resume.
+    Returns (files removed, bytes freed).
+    """
+    root = cache_dir(manifest)
+    if not root.is_dir():
+        return 0, 0
+    keep = manifest.referenced_blobs()
+    removed = freed = 0
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or path.name.startswith(".manifest"):
+            continue
+        blob = path.name[:64]
+        if blob in keep and (path.name.endswith(blobs.BLOB_SUFFIX) or path == part_path(blobs.blob_path(root, blob))):
+            continue
+        freed += path.stat().st_size
+        removed += 1
+        if not dry_run:
+            path.unlink()
+    if not dry_run:
+        for folder in sorted(root.glob("??"), reverse=True):
+            if folder.is_dir() and not any(folder.iterdir()):
+                os.rmdir(folder)
+    return removed, freed
