@@ -1,0 +1,91 @@
+"""Failure inspection (probe.py failure; also the explorer's point inspection).
+
+``failure_report(db, point_ids)`` reads the raw records of the points and returns the
+failed samples (incorrect, invalid or truncated) with the raw answer, the extracted
+and the reference answers, plus a breakdown of failures by the generator's
+``genresult`` fields: for every field value, how many samples had it and how many of
+those failed -- which generator choices fail most.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from resolver.probe.traces import full_text, load_points, outcome_name, point_records, sample_index
+
+#: genresult values longer than this are summarised (whole problems are not facets).
+MAX_VALUE_CHARS = 80
+
+
+@dataclass
+class FailureReport:
+    points: pd.DataFrame                     # the point rows (id, eval_id, task, counters...)
+    failures: list = field(default_factory=list)   # dicts, see _failure_row
+    samples: int = 0                         # answered samples read
+    breakdown: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+
+def _failure_row(point, record: dict) -> dict:
+    usage = record.get("usage") or {}
+    return {
+        "point_id": int(point["id"]), "eval_id": point["eval_id"], "task": point["task"],
+        "key": record.get("key"), "sample_index": sample_index(record),
+        "outcome": outcome_name(record), "truncated": bool(record.get("is_truncated")),
+        "target": record.get("target"), "extracted": record.get("extracted_answer"),
+        "normalized": record.get("normalized_answer"), "answer": full_text(record),
+        "completion_tokens": usage.get("completion_tokens"), "genresult": record.get("genresult") or {},
+    }
+
+
+def _facet_values(value) -> list[str]:
+    """A genresult value as facet values: list items one by one, everything as short text."""
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for item in items:
+        text = item if isinstance(item, str) else json.dumps(item, sort_keys=True)
+        out.append(text if len(text) <= MAX_VALUE_CHARS else text[:MAX_VALUE_CHARS - 1] + "…")
+    return list(dict.fromkeys(out))
+
+
+def genresult_breakdown(observations: list[tuple[dict, bool]]) -> pd.DataFrame:
+    """Rows field, value, samples, failures, failure_rate from (genresult, failed) pairs.
+
+    Fields whose every value is unique (e.g. the problem text itself) say nothing
+    about which choices fail, so they are left out. Sorted by field, then failures.
+    """
+    counts: dict[tuple[str, str], list[int]] = {}
+    for genresult, failed in observations:
+        if not isinstance(genresult, dict):
+            continue
+        for name, value in genresult.items():
+            for text in _facet_values(value):
+                cell = counts.setdefault((name, text), [0, 0])
+                cell[0] += 1
+                cell[1] += int(failed)
+    frame = pd.DataFrame([(f, v, n, k) for (f, v), (n, k) in counts.items()],
+                         columns=["field", "value", "samples", "failures"])
+    if frame.empty:
+        return frame.assign(failure_rate=pd.Series(dtype=float))
+    informative = frame.groupby("field")["samples"].transform("max") > 1
+    frame = frame[informative].copy()
+    frame["failure_rate"] = frame["failures"] / frame["samples"]
+    return frame.sort_values(["field", "failures", "failure_rate", "value"],
+                             ascending=[True, False, False, True]).reset_index(drop=True)
+
+
+def failure_report(db, point_ids, limit: int | None = None) -> FailureReport:
+    """Failed samples of the points (at most `limit` listed) and the genresult breakdown."""
+    points = load_points(db, point_ids)
+    report = FailureReport(points=points)
+    observations = []
+    for _, point in points.iterrows():
+        for record in point_records(point, db.path.parent):
+            failed = not record.get("is_correct")
+            report.samples += 1
+            observations.append((record.get("genresult"), failed))
+            if failed and (limit is None or len(report.failures) < limit):
+                report.failures.append(_failure_row(point, record))
+    report.breakdown = genresult_breakdown(observations)
+    return report

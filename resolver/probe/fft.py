@@ -1,0 +1,79 @@
+"""Frequency analysis of prompt token sequences (probe.py fft).
+
+Each prompt, rendered as sent and tokenised, is a sequence of token ids. Its
+magnitude spectrum (mean removed, ``numpy.fft.rfft``) shows structure that repeats
+at a fixed distance in tokens: a table row of 12 tokens puts a peak at 1/12
+cycles/token. Spectra of different lengths are resampled onto one grid of
+``bins`` frequencies in [0, 0.5] cycles/token, scaled by 1/length (so long and short
+prompts weigh alike), and averaged over the samples of a point, then over the points
+sharing a value of the view's group_by dimension.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from resolver.analysis.surface import TaskView, view_points
+from resolver.probe.tokens import render_prompt
+from resolver.probe.traces import point_records
+
+FFT_BINS = 256
+FREQUENCIES = np.linspace(0.0, 0.5, FFT_BINS)
+
+
+def token_spectrum(ids: Sequence[int], bins: int = FFT_BINS) -> np.ndarray:
+    """Magnitude spectrum of a token-id sequence on `bins` frequencies from 0 to 0.5 cycles/token."""
+    x = np.asarray(ids, dtype=float)
+    grid = np.linspace(0.0, 0.5, bins)
+    if x.size < 2:
+        return np.zeros(bins)
+    magnitude = np.abs(np.fft.rfft(x - x.mean())) / x.size
+    freqs = np.fft.rfftfreq(x.size)
+    return np.interp(grid, freqs, magnitude)
+
+
+def mean_spectrum(sequences: Sequence[Sequence[int]], bins: int = FFT_BINS) -> np.ndarray:
+    """Average of the spectra of several sequences (zeros when there are none)."""
+    spectra = [token_spectrum(s, bins) for s in sequences if len(s) >= 2]
+    return np.mean(spectra, axis=0) if spectra else np.zeros(bins)
+
+
+def point_spectrum(point, db_dir, tokenizer) -> tuple[np.ndarray, int]:
+    """(mean spectrum over the point's samples, number of samples) from its raw NDJSON."""
+    sequences = [tokenizer.encode(render_prompt(r.get("messages"), tokenizer)) for r in point_records(point, db_dir)]
+    return mean_spectrum(sequences), len(sequences)
+
+
+def fft_table(points: pd.DataFrame, views: list[TaskView], db_dir, tokenizers: dict,
+              progress: bool = True) -> pd.DataFrame:
+    """One row per (view, eval, group_by value): spectrum (array), points, samples.
+
+    `points` must have id, eval_id, model, template, sampler, base_task, params,
+    sources and the views' dimension columns; `tokenizers` maps eval_id -> tokenizer.
+    """
+    cache: dict[int, tuple[np.ndarray, int]] = {}
+    needed = pd.concat([view_points(points, v) for v in views]) if views else points.iloc[0:0]
+    for _, point in tqdm(needed.drop_duplicates("id").iterrows(), total=needed["id"].nunique(),
+                         desc="fft points", disable=not progress, file=None):
+        cache[int(point["id"])] = point_spectrum(point, db_dir, tokenizers[point["eval_id"]])
+    rows = []
+    for view in views:
+        dim = view.dims[0]
+        part = view_points(points, view)
+        for (eval_id, value), group in part.groupby(["eval_id", dim], sort=True):
+            spectra = [cache[int(i)] for i in group["id"]]
+            weights = np.array([n for _, n in spectra], dtype=float)
+            stacked = np.array([s for s, _ in spectra])
+            spectrum = (weights @ stacked / weights.sum()) if weights.sum() > 0 else np.zeros(FFT_BINS)
+            rows.append({"base_task": view.base_task, "view": view.view, "dimension": dim,
+                         "eval_id": eval_id, "value": value, "points": len(group),
+                         "samples": int(weights.sum()), "spectrum": spectrum})
+    return pd.DataFrame(rows)
+
+
+def dominant_frequency(spectrum: np.ndarray, skip_bins: int = 2) -> float:
+    """Frequency (cycles/token) of the largest peak, ignoring the lowest bins (slow drift)."""
+    return float(FREQUENCIES[skip_bins + int(np.argmax(spectrum[skip_bins:]))])

@@ -1,0 +1,83 @@
+"""Tokenizers for probe.py: a Hugging Face tokenizer (hub id or local path) or UTF-8 bytes.
+
+``load_tokenizer(spec)`` returns an object with ``encode(text) -> list[int]`` and a
+``name``. ``spec``: ``"bytes"`` (token ids = UTF-8 bytes, always available offline),
+a local directory / tokenizer.json, or a hub id (uses the local cache first and the
+hub when reachable). A tokenizer that cannot be loaded is a UserError naming it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from resolver.errors import UserError
+
+BYTES = "bytes"
+
+
+class ByteTokenizer:
+    """Token ids are the UTF-8 bytes: no download, no vocabulary, still periodic where text is."""
+
+    name = BYTES
+    chat_template = None
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
+        return list(text.encode("utf-8", "surrogatepass"))
+
+
+class HFTokenizer:
+    """A transformers tokenizer wrapped to the small interface probe.py needs."""
+
+    def __init__(self, name: str, tokenizer):
+        self.name = name
+        self._tok = tokenizer
+        self.chat_template = getattr(tokenizer, "chat_template", None)
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
+        return list(self._tok.encode(text, add_special_tokens=add_special_tokens))
+
+    def render_chat(self, messages) -> str:
+        return self._tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
+
+def load_tokenizer(spec: str | None):
+    """The tokenizer for `spec` (see the module docstring); None -> bytes."""
+    if not spec or spec == BYTES:
+        return ByteTokenizer()
+    path = Path(spec)
+    if path.is_file() and path.suffix == ".json":
+        from tokenizers import Tokenizer
+
+        try:
+            return _RawTokenizer(str(path), Tokenizer.from_file(str(path)))
+        except Exception as exc:  # tokenizers raises its own exception types
+            raise UserError(f"cannot load tokenizer file {spec}: {exc}")
+    try:
+        from transformers import AutoTokenizer
+
+        return HFTokenizer(spec, AutoTokenizer.from_pretrained(spec))
+    except Exception as exc:  # network, missing files, bad repo id: all mean "cannot load"
+        raise UserError(f"cannot load tokenizer {spec!r} ({type(exc).__name__}); pass a local path "
+                        "with --tokenizer, or --tokenizer bytes")
+
+
+class _RawTokenizer:
+    """A bare tokenizer.json (tokenizers library)."""
+
+    chat_template = None
+
+    def __init__(self, name: str, tokenizer):
+        self.name = name
+        self._tok = tokenizer
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
+        return list(self._tok.encode(text, add_special_tokens=add_special_tokens).ids)
+
+
+def render_prompt(messages, tokenizer) -> str:
+    """The prompt as sent: the tokenizer's chat template when it has one, else the contents."""
+    if getattr(tokenizer, "chat_template", None) and hasattr(tokenizer, "render_chat"):
+        try:
+            return tokenizer.render_chat(messages)
+        except Exception:  # a template that rejects these roles: fall back to plain text
+            pass
+    return "\n\n".join(str(m.get("content", "")) for m in messages or [] if isinstance(m, dict))

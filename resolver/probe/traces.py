@@ -1,0 +1,104 @@
+"""Reading the raw runner records behind PointsDB points.
+
+A point row names its NDJSON ``sources`` (relative to the PointsDB's directory, or
+absolute). The records of the point are those lines with the point's identity:
+model, template, sampler, base_task and params (without ``count``). Each sample
+index is returned once, as evaluate.py counts it.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pandas as pd
+
+from resolver.errors import UserError
+
+OUTCOME_NAMES = ("correct", "incorrect", "invalid", "truncated")
+POINT_COLUMNS = ["id", "eval_id", "model", "template", "sampler", "base_task", "task",
+                 "params", "manifold", "sources", "correct", "incorrect", "invalid", "truncated"]
+
+
+def load_points(db, point_ids) -> pd.DataFrame:
+    """The PointsDB rows of the given ids, in the order given; unknown ids are a UserError."""
+    ids = [int(p) for p in point_ids]
+    placeholders = ", ".join("?" for _ in ids)
+    frame = db.query(f"SELECT {', '.join(POINT_COLUMNS)} FROM points WHERE id IN ({placeholders})", ids)
+    found = set(frame["id"].tolist())
+    missing = [p for p in ids if p not in found]
+    if missing:
+        raise UserError(f"point id {missing[0]} is not in {db.path}; list point ids with: "
+                        "python analyze.py points <dataset> --filters ...")
+    frame["params"] = [json.loads(p) if isinstance(p, str) else (p or {}) for p in frame["params"]]
+    frame["manifold"] = [json.loads(m) if isinstance(m, str) else (m or {}) for m in frame["manifold"]]
+    order = {p: i for i, p in enumerate(ids)}
+    return frame.sort_values("id", key=lambda s: s.map(order)).reset_index(drop=True)
+
+
+def source_paths(point, db_dir) -> list[Path]:
+    """Absolute paths of a point's NDJSON sources (relative ones are under the DB's directory)."""
+    base = Path(db_dir)
+    return [Path(s) if os.path.isabs(s) else base / s for s in (point["sources"] or [])]
+
+
+def _matches(record: dict, point) -> bool:
+    if not isinstance(record, dict):
+        return False
+    if (record.get("model"), record.get("template"), record.get("sampler"), record.get("base_task")) != \
+            (point["model"], point["template"], point["sampler"], point["base_task"]):
+        return False
+    params = record.get("params")
+    if not isinstance(params, dict):
+        return False
+    return {k: v for k, v in params.items() if k != "count"} == point["params"]
+
+
+def sample_index(record: dict) -> int:
+    key = record.get("key")
+    tail = key.rsplit("-", 1)[-1] if isinstance(key, str) else ""
+    return int(tail) if tail.isdigit() else -1
+
+
+def outcome_name(record: dict) -> str:
+    """correct / incorrect / invalid / truncated, with truncation first (as evaluate.py)."""
+    if record.get("is_truncated"):
+        return "truncated"
+    if record.get("is_correct"):
+        return "correct"
+    return "incorrect" if record.get("is_valid") else "invalid"
+
+
+def point_records(point, db_dir) -> Iterator[dict]:
+    """The answered records of one point, each sample index once, in sample order."""
+    seen: dict[int, dict] = {}
+    for path in source_paths(point, db_dir):
+        if not path.is_file():
+            raise UserError(f"NDJSON source {path} of point {point['id']} is missing; "
+                            "restore the run folder (data.py pull) or re-run evaluate.py")
+        with open(path, "rb") as handle:
+            for raw in handle:
+                record = _parse(raw)
+                if record is None or not _matches(record, point):
+                    continue
+                if record.get("answer") is None and record.get("usage") is None:
+                    continue  # offline record: never sent
+                seen.setdefault(sample_index(record), record)
+    for index in sorted(seen):
+        yield seen[index]
+
+
+def _parse(raw: bytes):
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None  # a torn or malformed line: evaluate.py already reported it
+
+
+def full_text(record: dict) -> str:
+    """The whole generated text: reasoning (when the server split it off) then the answer."""
+    reasoning = record.get("reasoning")
+    answer = record.get("answer")
+    parts = [p for p in (reasoning, answer) if isinstance(p, str) and p]
+    return "\n".join(parts)
