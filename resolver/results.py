@@ -1,0 +1,112 @@
+"""Run folders and the NDJSON runner records (seed 004): naming, writing, reading.
+
+Writing appends one JSON object per line and flushes after every record, so a
+crash loses nothing already written; a file whose last line was cut off by a
+crash gets a fresh line before the next record instead of a glued one. Reading
+yields line numbers and reports malformed lines instead of raising.
+"""
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Iterator
+
+# The record's fields, in the order the runner writes them (seed 004 + manifold).
+RECORD_FIELDS = (
+    "task", "version", "base_task", "key", "input", "target", "response_enum", "genresult",
+    "messages", "answer", "usage", "timings", "step", "params", "model", "template", "sampler",
+    "guess_chance", "normalized_answer", "extracted_answer", "is_valid", "is_correct",
+    "is_truncated", "manifold",
+)
+OPTIONAL_FIELDS = ("reasoning",)
+RECORD_VERSION = 1
+
+_UNSAFE = re.compile(r'[/\\:*?"<>|\s]+')
+
+
+def safe_name(text: str) -> str:
+    """A string usable as one path component: separators and blanks become '_'."""
+    return _UNSAFE.sub("_", str(text)).strip(".") or "_"
+
+
+def run_folder_name(config_name: str, model: str, template: str, sampler: str,
+                    when: datetime) -> str:
+    """`<YYYY-MM-DD_HH-MM-SS>_<config>_<model>_<template>_<sampler>`, filesystem-safe."""
+    parts = [when.strftime("%Y-%m-%d_%H-%M-%S"), config_name, model, template, sampler]
+    return "_".join(safe_name(p) for p in parts)
+
+
+def new_run_folder(output, config_name, model, template, sampler, when: datetime | None = None) -> Path:
+    """Create a fresh run folder under `output`; a second run in the same second gets '-2', '-3'..."""
+    base = run_folder_name(config_name, model, template, sampler, when or datetime.now())
+    root = Path(output)
+    root.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 1000):
+        folder = root / (base if n == 1 else f"{base}-{n}")
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"too many run folders named {base!r} in {root}")
+
+
+def step_file(folder, step_name: str) -> Path:
+    return Path(folder) / f"{safe_name(step_name)}.ndjson"
+
+
+class RecordWriter:
+    """Append records to one NDJSON file, flushing after each one."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        needs_newline = self.path.exists() and self.path.stat().st_size > 0 and not _ends_with_newline(self.path)
+        self._fh = open(self.path, "a", encoding="utf-8")
+        if needs_newline:  # the previous writer died mid-line
+            self._fh.write("\n")
+        self.written = 0
+
+    def write(self, record: dict) -> None:
+        self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._fh.flush()
+        self.written += 1
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+
+    def __enter__(self) -> "RecordWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        fh.seek(-1, 2)
+        return fh.read(1) == b"\n"
+
+
+def iter_records(path) -> Iterator[tuple[int, dict | None, str | None]]:
+    """(line number, record, None) for good lines; (line number, None, problem) for bad ones.
+
+    Blank lines are skipped. A problem reads "<path>:<line>: <what is wrong>".
+    """
+    with open(path, "r", encoding="utf-8", errors="replace") as fh:
+        for line_no, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                cut = "" if line.endswith("\n") else " (truncated last line?)"
+                yield line_no, None, f"{path}:{line_no}: malformed JSON{cut}: {exc.msg}"
+                continue
+            if not isinstance(record, dict):
+                yield line_no, None, f"{path}:{line_no}: not a JSON object"
+                continue
+            yield line_no, record, None

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""runner.py: generate an experiment's prompts and run them against a model.
+
+    python runner.py --config configs/r12.yaml --template templates/zeroshot-nosys.json \\
+        --sampler samplers/greedy-max.json --model your-model --apibase http://localhost:3333
+    python runner.py ... --offline 1          # write the prompts only, no model
+    python runner.py ... --mode write-batch   # requests for `vllm run-batch`
+    python runner.py ... --mode read-batch --batch out.ndjson
+
+Reference: docs/runner.md (flags) and docs/configs.md (configs, templates, samplers).
+"""
+from __future__ import annotations
+
+import argparse
+
+from resolver.cli import ArgParser, run_main
+from resolver.errors import UserError
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def build_parser() -> ArgParser:
+    p = ArgParser(prog="runner.py", description="Unified experiment runner (ReasonScape).")
+    p.add_argument("--config", required=True, help="YAML experiment configuration file")
+    p.add_argument("--template", required=True, help="prompt template file (templates/*.json)")
+    p.add_argument("--sampler", required=True, help="sampler parameters file (samplers/*.json)")
+    p.add_argument("--model", required=True, help="model name sent to the server and recorded")
+    p.add_argument("--mode", choices=("api", "write-batch", "read-batch"), default=None,
+                   help="api (default), write-batch or read-batch")
+    p.add_argument("--apibase", help="API base URL, e.g. http://localhost:3333 (api mode only; /v1 added if missing)")
+    p.add_argument("--apikey", default=None, help="API key (default: $OPENAI_API_KEY)")
+    p.add_argument("--batch", help="vLLM run-batch output file to import (read-batch mode)")
+    p.add_argument("--precision", help="precision level from the config (default: the first defined)")
+    p.add_argument("--seed", type=int, default=42, help="random seed added to every step's seed (default 42)")
+    p.add_argument("--density", default="normal", choices=("normal", "lowdef", "corner"),
+                   help="grid sampling density: normal (default), lowdef, corner")
+    p.add_argument("--degree", type=int, default=None,
+                   help="run only grid entries of this degree (0 easy, 1 medium, 2 hard) plus untagged ones")
+    p.add_argument("--parallel", type=positive_int, default=16, help="requests in flight (api mode, default 16)")
+    p.add_argument("--threads", type=positive_int, default=1, help="steps in flight (default 1)")
+    p.add_argument("--timeout", type=float, default=3600.0, help="request timeout in seconds (default 3600)")
+    p.add_argument("--cache", default="cache/", help="response cache: a file or a directory (default cache/)")
+    p.add_argument("--task", action="append", default=[], dest="tasks", metavar="TASK",
+                   help="run only this config task (repeatable)")
+    p.add_argument("--output", default="results/", help="output base directory (default results/)")
+    order = p.add_mutually_exclusive_group()
+    order.add_argument("--shuffle", dest="shuffle", action="store_true", default=True,
+                       help="shuffle step order (the default; accepted for old command lines)")
+    order.add_argument("--no-shuffle", dest="shuffle", action="store_false", help="run steps in config order")
+    p.add_argument("--quiet", action="store_true", help="no per-step output or progress bars (errors still shown)")
+    p.add_argument("--tokenizer", help="HuggingFace tokenizer id or local directory (needed for calibrate tasks)")
+    p.add_argument("--offline", type=positive_int, default=None, metavar="ROUNDS",
+                   help="write ROUNDS rounds of prompts per step without calling a model")
+    return p
+
+
+def options_from_args(args):
+    from resolver.experiment import RunOptions
+
+    values = vars(args)
+    mode_given = values["mode"] is not None
+    values["mode"] = values["mode"] or "api"
+    return RunOptions(**values, mode_given=mode_given).validate()
+
+
+def dispatch(opts) -> int:
+    """Run the chosen mode. Modes not in this build say so in one line."""
+    if opts.offline is not None:
+        from resolver.offline import run_offline
+
+        run_offline(opts)
+        return 0
+    raise UserError(f"--mode {opts.mode} is not available in this build yet; "
+                    f"use --offline ROUNDS to generate the prompts without a model")
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    return dispatch(options_from_args(args))
+
+
+if __name__ == "__main__":
+    run_main(main)
