@@ -147,15 +147,28 @@ class Browser:
         self.find(selector).click()
 
     # --- Dash components ----------------------------------------------------------------------
-    def select_dropdown(self, component_id: str, option_text: str):
-        """Open a dcc.Dropdown and pick the option whose visible text is option_text."""
-        self.click(f"#{component_id}")
+    def choose(self, option_text: str, scope: str = "body"):
+        """Click the radio / checkbox option with this visible text inside `scope` (CSS)."""
         def option(d):
-            for el in d.find_elements("css selector", f"#{component_id} [role='option'], .dash-dropdown-option, [role='option']"):
+            for el in d.find_elements("css selector", f"{scope} [role='option']"):
                 if el.text.strip() == option_text:
                     return el
             return None
-        self.wait_until(option, message=f"option {option_text!r} in #{component_id}").click()
+        self.wait_until(option, message=f"option {option_text!r} in {scope}").click()
+
+    def select_dropdown(self, component_id: str, option_text: str, close: bool = True):
+        """Open a dcc.Dropdown (Dash 4 markup) and pick the option whose text is option_text."""
+        from selenium.webdriver.common.keys import Keys
+
+        self.click(f"#{component_id}")
+        def option(d):
+            for el in d.find_elements("css selector", ".dash-dropdown-option"):
+                if el.text.strip() == option_text:
+                    return el
+            return None
+        self.wait_until(option, message=f"option {option_text!r} of #{component_id}").click()
+        if close and self.find(f"#{component_id}").get_attribute("aria-expanded") == "true":
+            self.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
 
     def figure(self, graph_id: str) -> dict:
         """The plotly figure currently drawn in a dcc.Graph (data + layout) as JSON-able dict."""

@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+"""leaderboard.py: browse ReasonScore rankings of a dataset in the browser (default :8050)."""
+from resolver.cli import ArgParser, run_main
+
+
+def main(argv=None):
+    from resolver.web.data import check_group_by, open_app_dataset
+    from resolver.web.leaderboard import build_app
+    from resolver.web.server import add_server_args, check_port, normalize_base_pathname, serve
+
+    parser = ArgParser(prog="leaderboard.py", description="Interactive ReasonScore rankings with heat-map cells.")
+    parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json")
+    parser.add_argument("--group-by", default="base_task",
+                        help="aggregation dimension, fixed at start-up (default base_task; e.g. manifold.target_tokens)")
+    add_server_args(parser, default_port=8050)
+    args = parser.parse_args(argv)
+    check_port(args.port)
+    normalize_base_pathname(args.url_base_pathname)
+    dataset, db = open_app_dataset(args.dataset)
+    group_by = check_group_by(db, args.group_by)
+    app = build_app(dataset, db, group_by, args.url_base_pathname)
+    serve(app, args, "leaderboard.py")
+
+
+if __name__ == "__main__":
+    run_main(main)

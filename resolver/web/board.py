@@ -1,0 +1,122 @@
+"""The leaderboard's data: ReasonScore results for any manifold / group selection, from memory.
+
+At start-up the PointsDB is aggregated once by (eval, degree, manifold id, group). A
+selection (which manifold entries, which groups) sums those counters and hands them to
+the same computation as `analyze.py scores` (resolver.analysis.scores): the numbers in
+the leaderboard are the numbers of the markdown table. Results are cached per selection.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from resolver.analysis import scores
+
+MANIFOLD_COLUMN = "manifold.id"
+OVERALL = "overall"
+
+
+@dataclass
+class BoardView:
+    """One selection's results: ranked entries (seed-001 JSON shape) + tier-pooled cells."""
+
+    results: list                      # summarize_scores output, ranked by ReasonScore
+    pooled: dict                       # {(eval_id, group): task dict} with tiers pooled
+    columns: dict                      # {tier: [groups]} and OVERALL: all groups
+    best: dict = field(default_factory=dict)
+
+
+class Board:
+    def __init__(self, db, group_by: str = "base_task"):
+        self.group_by = group_by
+        by = ("eval_id", scores.DEGREE_COLUMN, MANIFOLD_COLUMN, group_by)
+        self.agg = db.aggregate(None, by=by)
+        self.expected = db.expected() if group_by == "base_task" else None
+        self.evals = db.evals()
+        self.groups = list(dict.fromkeys(self.agg[group_by].tolist()))
+        self.manifolds = sorted({str(m) for m in self.agg[MANIFOLD_COLUMN].dropna()})
+        degrees = sorted({int(d) for d in self.agg[scores.DEGREE_COLUMN].dropna()})
+        self.tiers = [scores.tier_name(d) for d in degrees] or [scores.NO_TIER]
+
+    @lru_cache(maxsize=128)
+    def view(self, manifolds: tuple = (), groups: tuple = ()) -> BoardView:
+        """Scores over the chosen manifold ids and groups (empty tuple = all)."""
+        agg = self.agg
+        if manifolds:
+            agg = agg[agg[MANIFOLD_COLUMN].astype(str).isin(manifolds)]
+        if groups:
+            agg = agg[agg[self.group_by].astype(str).isin([str(g) for g in groups])]
+        if agg.empty:
+            return BoardView([], {}, {OVERALL: []})
+        # Expected point counts describe whole tasks; with a manifold subset they no longer apply.
+        expected = None if manifolds else self.expected
+        by_tier = self._sum(agg, ("eval_id", scores.DEGREE_COLUMN, self.group_by))
+        cells = scores.score_cells(by_tier, self.group_by, expected)
+        results = scores.summarize_scores(cells, self.evals, sort="score")
+        pooled_cells = scores.score_cells(self._sum(agg, ("eval_id", self.group_by)), self.group_by, expected)
+        pooled = {(r["eval_id"], r["group"]): scores._task_entry(r) for r in pooled_cells.to_dict("records")}
+        columns = scores.score_table_columns(results)
+        columns[OVERALL] = [g for g in self.groups if any(g in c for c in columns.values())]
+        return BoardView(results, pooled, columns)
+
+    @staticmethod
+    def _sum(agg: pd.DataFrame, by) -> pd.DataFrame:
+        numeric = [c for c in agg.columns if c not in (MANIFOLD_COLUMN, scores.DEGREE_COLUMN, "eval_id")
+                   and pd.api.types.is_numeric_dtype(agg[c])]
+        numeric = [c for c in numeric if c not in by]
+        summed = agg.groupby(list(by), dropna=False, sort=False)[numeric].sum().reset_index()
+        return summed
+
+
+def rows_for(view: BoardView, tier: str, sort: str, eval_ids=None) -> list:
+    """Table rows for a tier (or OVERALL), sorted by 'score' or 'ratio', restricted to eval_ids.
+
+    Each row: {eval_id, label, groups, score, incomplete, tokens, ratio, cells: {group: task|None}}.
+    Evals without data in the tier are left out.
+    """
+    rows = []
+    for entry in view.results:
+        if eval_ids is not None and entry["eval_id"] not in eval_ids:
+            continue
+        if tier == OVERALL:
+            summary, cells = entry, {g: view.pooled.get((entry["eval_id"], g)) for g in view.columns[OVERALL]}
+        elif tier in entry["tiers"]:
+            summary = entry["tiers"][tier]
+            cells = {g: summary["tasks"].get(g) for g in view.columns.get(tier, [])}
+        else:
+            continue
+        rows.append({"eval_id": entry["eval_id"], "label": entry["label"], "model": entry["model"],
+                     "groups": entry.get("groups", []), "score": summary["reasonscore"],
+                     "incomplete": summary["any_incomplete"], "tokens": summary["completion_tokens_mean"],
+                     "ratio": summary["score_per_token"], "cells": cells})
+    key = "ratio" if sort == "ratio" else "score"
+    rows.sort(key=lambda r: (-_finite(r[key]), -_finite(r["score"]), r["eval_id"]))
+    for rank, row in enumerate(rows, start=1):
+        row["rank"] = rank
+    return rows
+
+
+def best_values(rows: list) -> dict:
+    """The best value of every column over the rows: highest score / ratio / cell center, fewest tokens."""
+    best = {"score": _max(r["score"] for r in rows), "ratio": _max(r["ratio"] for r in rows),
+            "tokens": -_max(-r["tokens"] for r in rows if _is_number(r["tokens"])) if rows else math.nan}
+    groups = {g for r in rows for g in r["cells"]}
+    best["cells"] = {g: _max(r["cells"][g]["center"] for r in rows if r["cells"].get(g)) for g in groups}
+    return best
+
+
+def _is_number(value) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def _max(values) -> float:
+    values = [v for v in values if _is_number(v)]
+    return max(values) if values else math.nan
+
+
+def _finite(value) -> float:
+    return value if _is_number(value) and np.isfinite(value) else -math.inf

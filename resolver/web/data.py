@@ -1,0 +1,80 @@
+"""Opening a dataset for a web app: read-only PointsDB, validated dimensions, eval metadata.
+
+The apps load everything they need once at start-up (small aggregated frames) and answer
+callbacks from memory; only the explorer's point inspection goes back to the database,
+through `LockedDB` because one DuckDB connection must not be used by two request threads
+at once.
+"""
+from __future__ import annotations
+
+import threading
+
+import pandas as pd
+
+from resolver.errors import UserError, choices_text
+
+
+def open_app_dataset(path):
+    """(Dataset, PointsDB) for a dataset file; one-line UserError for a bad path or a missing DB."""
+    from resolver.analysis.common import open_dataset
+
+    return open_dataset(path)
+
+
+def check_group_by(db, group_by: str) -> str:
+    """Validate a --group-by dimension and make sure the points actually carry it."""
+    from resolver.pointsdb import validate_dimension
+
+    name = validate_dimension(group_by)
+    if not db.dimension_values(name):
+        raise UserError(f"--group-by {group_by}: no point in the database has a value for it; "
+                        "valid: base_task, or a params./manifold./facets. key the points carry "
+                        "(list them with: analyze.py tasks)")
+    return name
+
+
+def eval_facets(evals: pd.DataFrame) -> dict:
+    """{facet key: sorted values} over the evals (family, arch, size, quant ...)."""
+    facets: dict = {}
+    for value in evals["facets"]:
+        for key, item in (value or {}).items():
+            facets.setdefault(key, set()).add(str(item))
+    return {key: sorted(values) for key, values in sorted(facets.items())}
+
+
+def eval_matches_facets(facets: dict, selected: dict) -> bool:
+    """True when the eval has, for every facet key with a selection, one of the selected values."""
+    for key, values in selected.items():
+        if values and str((facets or {}).get(key)) not in set(values):
+            return False
+    return True
+
+
+def eval_labels(evals: pd.DataFrame) -> dict:
+    """{eval_id: display label} (label, else model), unique even when labels repeat."""
+    labels, seen = {}, {}
+    for row in evals.itertuples(index=False):
+        label = row.label or row.model
+        seen[label] = seen.get(label, 0) + 1
+        labels[row.eval_id] = label
+    return {eid: (lab if seen[lab] == 1 else f"{lab} [{eid}]") for eid, lab in labels.items()}
+
+
+def check_eval_ids(evals: pd.DataFrame, wanted) -> list:
+    known = set(evals["eval_id"])
+    bad = [e for e in wanted if e not in known]
+    if bad:
+        raise UserError(f"unknown eval_id {bad[0]!r}; valid: {choices_text(known)}")
+    return list(wanted)
+
+
+class LockedDB:
+    """Serialises access to one read-only DuckDB connection across Flask's request threads."""
+
+    def __init__(self, db):
+        self.db = db
+        self._lock = threading.Lock()
+
+    def call(self, method: str, *args, **kwargs):
+        with self._lock:
+            return getattr(self.db, method)(*args, **kwargs)

@@ -1,0 +1,150 @@
+"""A small, hand-made dataset for the web-app tests, built end to end through evaluate.py.
+
+Run folders of runner-format NDJSON records are written by this module (not by the code
+under test) for a dozen evals with known traits, then the real `evaluate.py --dataset`
+builds the PointsDB. The traits the tests look for:
+
+* "Alpha-8B" is the strongest, "Gamma-2B" the weakest;
+* "Beta-30B-A3B" truncates 25% of its deep arithmetic samples (hatch + [-.ZZ] in the cell);
+* "Gamma-2B" never ran boolean (its boolean cells are "—" and its score has "*");
+* "Delta-14B" ran only half of the deep arithmetic points ((N/M) and "*");
+* seven "Filler-N" evals make two pages of ten.
+"""
+from __future__ import annotations
+
+import json
+import random
+import textwrap
+from pathlib import Path
+
+CONFIG = textwrap.dedent("""\
+    name: webtest
+    precision:
+      low: {count: 8, maxrounds: 1, target_margin: 0.25}
+    tasks:
+      - name: arithmetic
+        label: Arithmetic
+        generator: arithmetic
+        mode: grid
+        manifolds:
+          - id: shallow
+            degree: 0
+            grid: {length: [4, 8], max_depth: 1}
+          - id: deep
+            degree: 1
+            grid: {length: [4, 8, 16], max_depth: [2, 3]}
+        views:
+          - view: depth_length
+            group_by: [params.max_depth, params.length]
+          - view: length
+            group_by: [params.length]
+      - name: boolean
+        label: Boolean
+        generator: boolean
+        mode: grid
+        manifolds:
+          - id: short
+            degree: 0
+            grid: {length: 4, max_depth: 1}
+          - id: long
+            degree: 1
+            grid: {length: [8, 12], max_depth: 3}
+        views:
+          - view: length
+            group_by: [params.length]
+    """)
+
+TEMPLATE, SAMPLER = "zeroshot", "greedy"
+SAMPLES = 8
+
+# model -> (skill, mean completion tokens, groups, special trait)
+EVALS = {
+    "Alpha-8B": (0.95, 600, ["family:alpha", "arch:dense", "size:small"], None),
+    "Alpha-8B-Q4": (0.85, 650, ["family:alpha", "arch:dense", "size:small", "quant:q4"], None),
+    "Beta-30B-A3B": (0.75, 2400, ["family:beta", "arch:moe", "size:mid"], "truncates"),
+    "Gamma-2B": (0.30, 400, ["family:gamma", "arch:dense", "size:tiny"], "no_boolean"),
+    "Delta-14B": (0.65, 1200, ["family:delta", "arch:dense", "size:mid"], "incomplete"),
+}
+for _i in range(7):
+    EVALS[f"Filler-{_i + 1}"] = (0.40 + 0.05 * _i, 900 + 100 * _i, ["family:filler", "arch:dense", "size:small"], None)
+
+
+def _difficulty(params: dict) -> float:
+    return 0.05 * params.get("max_depth", 1) + 0.01 * params.get("length", 4)
+
+
+def _records(model: str, step, rng: random.Random):
+    skill, tokens, _, trait = EVALS[model]
+    guess = 0.5 if step.base_task == "boolean" else 0.0
+    p_correct = max(0.02, min(0.98, skill - _difficulty(step.params)))
+    for index in range(SAMPLES):
+        truncated = trait == "truncates" and step.manifold.get("id") == "deep" and index % 4 == 0
+        correct = (not truncated) and rng.random() < p_correct
+        target = "True" if step.base_task == "boolean" else str(17 + step.params["length"])
+        answer = f"Working it out step by step.\nFinal Answer: {target if correct else 'wrong-' + str(index)}"
+        completion = int(tokens * (0.6 + 0.8 * rng.random())) * (3 if truncated else 1)
+        yield {
+            "task": step.name, "version": 1, "base_task": step.base_task, "key": f"{step.name}-{index}",
+            "input": f"problem {step.name} #{index}", "target": target, "response_enum": None,
+            "genresult": {"operator_mix": "plus" if index % 2 else "times"},
+            "messages": [{"role": "user", "content": f"problem {step.name} #{index}"}],
+            "answer": None if truncated else answer,
+            "usage": {"prompt_tokens": 120 + step.params["length"] * 6, "completion_tokens": completion},
+            "timings": {"termination_reason": "length" if truncated else "stop",
+                        "finish_reason": "length" if truncated else "stop"},
+            "step": step.index, "params": dict(step.params, count=SAMPLES), "model": model,
+            "template": TEMPLATE, "sampler": SAMPLER, "guess_chance": guess,
+            "normalized_answer": None if truncated else (target if correct else f"wrong-{index}"),
+            "extracted_answer": None if truncated else (target if correct else f"wrong-{index}"),
+            "is_valid": not truncated, "is_correct": bool(correct), "is_truncated": bool(truncated),
+            "manifold": step.manifold,
+        }
+
+
+def _steps_for(model: str, steps):
+    trait = EVALS[model][3]
+    chosen = []
+    deep_seen = 0
+    for step in steps:
+        if trait == "no_boolean" and step.base_task == "boolean":
+            continue
+        if trait == "incomplete" and step.manifold.get("id") == "deep":
+            deep_seen += 1
+            if deep_seen % 2 == 0:
+                continue
+        chosen.append(step)
+    return chosen
+
+
+def build_web_dataset(root: Path, run_script) -> Path:
+    """Write config, cohorts and run folders under root, run evaluate.py; return the dataset file."""
+    from resolver.manifold import expand_steps, load_config
+
+    root = Path(root)
+    (root / "configs").mkdir(parents=True, exist_ok=True)
+    config_path = root / "configs" / "webtest.yaml"
+    config_path.write_text(CONFIG)
+    steps = expand_steps(load_config(config_path), density="normal")
+    data = root / "data"
+    cohorts = []
+    for n, model in enumerate(EVALS):
+        rng = random.Random(1000 + n)
+        cohort = data / "webtest" / model
+        run = cohort / f"2026-01-01_00-00-00_webtest_{model}_{TEMPLATE}_{SAMPLER}"
+        run.mkdir(parents=True, exist_ok=True)
+        for step in _steps_for(model, steps):
+            with open(run / f"{step.name}.ndjson", "w", encoding="utf-8") as out:
+                for record in _records(model, step, rng):
+                    out.write(json.dumps(record) + "\n")
+        _, _, groups, _ = EVALS[model]
+        (cohort / "evals.json").write_text(json.dumps([{
+            "evaluate": {"glob": f"*_{model}_{TEMPLATE}_{SAMPLER}/*"},
+            "filters": {"model": model, "template": TEMPLATE, "sampler": SAMPLER},
+            "label": f"{model} (test)", "groups": groups, "tags": ["leaderboard"], "hf_id": None,
+        }], indent=1))
+        cohorts.append({"path": f"webtest/{model}/evals.json"})
+    dataset = data / "webtest.json"
+    dataset.write_text(json.dumps({"name": "webtest", "db": "pointsdb-webtest.db", "cache": "webtest/.cache",
+                                   "config": "../configs/webtest.yaml", "cohorts": cohorts}, indent=1))
+    run_script("evaluate.py", "--dataset", dataset, "--parallel", "2", "--quiet", check=True)
+    return dataset
