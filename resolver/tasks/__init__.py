@@ -12,6 +12,7 @@ from resolver.errors import UserError, choices_text
 from resolver.tasks.base import Param, Task, TestCase
 
 _REGISTRY: dict[str, Task] = {}
+_BROKEN: dict[str, str] = {}  # module name -> why it failed to import
 _DISCOVERED = False
 _NOT_TASKS = {"base", "vocab"}
 
@@ -32,7 +33,12 @@ def _discover() -> None:
         return
     for info in pkgutil.iter_modules(__path__):
         if info.name not in _NOT_TASKS and not info.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{info.name}")
+            # One broken task module must not take every other task down with it;
+            # its error is shown when that task is asked for.
+            try:
+                importlib.import_module(f"{__name__}.{info.name}")
+            except Exception as exc:  # noqa: BLE001 - reported by get_task
+                _BROKEN[info.name] = f"{type(exc).__name__}: {exc}"
     _DISCOVERED = True
 
 
@@ -42,7 +48,10 @@ def get_task(name: str) -> Task:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise UserError(f"unknown generator {name!r}; valid generators: {choices_text(_REGISTRY)}")
+        if name in _BROKEN:
+            raise UserError(f"generator {name!r} failed to load (resolver/tasks/{name}.py: "
+                            f"{_BROKEN[name]})") from None
+        raise UserError(f"unknown generator {name!r}; valid generators: {choices_text(_REGISTRY)}") from None
 
 
 def task_names() -> list[str]:

@@ -95,6 +95,7 @@ class Boolean(Task):
     answer_kind = "literal"
     description = ("Evaluate the boolean expression. NOT applies first, then AND, then XOR, then OR; "
                    "operators of equal rank go left to right, and parentheses come first.")
+    answer_format = "Final Answer: TRUE or FALSE"  # per format: see answer_format_for
     params = (
         Param("length", int, 6, low=2, high=200, doc="number of literals"),
         Param("max_depth", int, 2, low=1, high=20, doc="deepest parenthesis nesting allowed"),
