@@ -268,3 +268,72 @@ def check_choice(value, valid, what: str):
     if value not in valid:
         raise UserError(f"unknown {what} {value!r}; valid: {choices_text(valid)}")
     return value
+
+
+# -------------------------------------------------------------------- selections
+
+MAX_LISTED_VALUES = 40
+
+
+def _listed(values) -> str:
+    values = [str(v) for v in values]
+    shown = ", ".join(values[:MAX_LISTED_VALUES])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > MAX_LISTED_VALUES else "") or "(none)"
+
+
+def explain_empty_selection(db, filters, filters_text=None) -> str:
+    """Why a selection is empty: the first filter value that matches nothing, with the
+    valid values, or that the values exist but not together."""
+    for key, values in filters.items.items():
+        if key == "groups":
+            known = sorted({tag for groups in db.evals()["groups"] for tag in (groups if groups is not None else [])})
+            for tags in values:
+                unknown = [t for t in tags if t not in known]
+                if unknown:
+                    return f"filter 'groups' tag '{unknown[0]}' matches no eval; valid: {_listed(known)}"
+            continue
+        known = db.dimension_values(key)
+        known_text = {str(v) for v in known} | {json.dumps(v) for v in known}
+        unknown = [v for v in values if str(v) not in known_text]
+        if unknown:
+            return f"filter '{key}' value {json.dumps(unknown[0])} matches nothing; valid: {_listed(known)}"
+    shown = filters_text if isinstance(filters_text, str) else json.dumps(filters.items)
+    return f"no points match --filters {shown} (each value exists, but not in combination)"
+
+
+def select_or_explain(frame, db, filters, filters_text=None):
+    """Return the frame, or raise a UserError explaining an empty selection."""
+    if frame is not None and len(frame) > 0:
+        return frame
+    if not filters:
+        raise UserError(f"the PointsDB {db.path} has no points; build it with: python evaluate.py --dataset <dataset.json>")
+    raise UserError(explain_empty_selection(db, filters, filters_text))
+
+
+def eval_labels(db) -> dict:
+    """{eval_id: label} (label falls back to the model name) for display."""
+    evals = db.evals()
+    return {row["eval_id"]: (row.get("label") or row.get("model") or row["eval_id"]) for row in evals.to_dict("records")}
+
+
+def unique_dims(*dims) -> list:
+    """The non-None dimensions, each once, in order (for PointsDB.aggregate(by=...))."""
+    return list(dict.fromkeys(d for d in dims if d))
+
+
+def split_frames(frame, split):
+    """[(value, part)] per split value, or [(None, frame)] without a split."""
+    if split is None:
+        return [(None, frame)]
+    return [(value.item() if hasattr(value, "item") else value, part)
+            for value, part in frame.groupby(split, sort=False, dropna=False)]
+
+
+def sectioned_markdown(frame, facet, title: str, floats: int = 4) -> str:
+    """A titled markdown document with one table per facet value (or one table)."""
+    parts = [f"# {title}"]
+    for value, part in split_frames(frame, facet):
+        if facet:
+            parts += ["", f"## {facet} = {value}"]
+        parts += ["", frame_to_markdown(part.drop(columns=[facet] if facet else []), floats=floats)]
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,146 @@
+"""Clusters of statistically indistinguishable series (analyze.py cluster).
+
+Within one facet, every series (eval by default) has an interval [center - margin,
+center + margin]. Two series whose intervals overlap cannot be told apart; the
+clusters are the maximal cliques of that overlap graph, so a series may belong to
+several clusters (spec 04).
+
+Intervals on a line have the Helly property: a set of pairwise-overlapping intervals
+shares a common point. So every clique is "the intervals containing some x", and the
+maximal cliques are found by sweeping x over the lower ends — exact, O(n^2), and no
+general clique search is needed.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from resolver import stats
+
+
+def interval_cliques(lows, highs) -> list:
+    """Maximal cliques of the overlap graph of closed intervals, best (highest) first.
+
+    Returns lists of indices into the inputs; members of each clique are ordered by
+    their interval midpoint, highest first. Touching intervals (low == high) overlap.
+    """
+    n = len(lows)
+    cliques = []
+    for x in sorted(set(lows), reverse=True):
+        members = frozenset(i for i in range(n) if lows[i] <= x <= highs[i])
+        if members and not any(members <= kept for kept, _ in cliques):
+            cliques = [(kept, at) for kept, at in cliques if not kept <= members]
+            cliques.append((members, x))
+    mid = [(lows[i] + highs[i]) / 2 for i in range(n)]
+    ordered = sorted(cliques, key=lambda item: -item[1])
+    return [sorted(members, key=lambda i: (-mid[i], i)) for members, _ in ordered]
+
+
+def facet_clusters(frame: pd.DataFrame, series: str) -> list:
+    """Clusters of one facet's rows (columns: series, center, margin), best first.
+
+    Each cluster is {"rank", "members": [{series value, center, margin, low, high}],
+    "low", "high"} where low/high bound the region all members share.
+    """
+    frame = frame.reset_index(drop=True)
+    lows = (frame["center"] - frame["margin"]).tolist()
+    highs = (frame["center"] + frame["margin"]).tolist()
+    clusters = []
+    for rank, members in enumerate(interval_cliques(lows, highs), start=1):
+        rows = [{"name": frame[series].iloc[i], "center": float(frame["center"].iloc[i]),
+                 "margin": float(frame["margin"].iloc[i]), "low": lows[i], "high": highs[i]} for i in members]
+        clusters.append({"rank": rank, "members": rows,
+                         "low": max(r["low"] for r in rows), "high": min(r["high"] for r in rows)})
+    return clusters
+
+
+def compute_clusters(agg: pd.DataFrame, series: str, facet: str | None, mode: str = stats.DEFAULT_MODE) -> list:
+    """Clusters for every facet of an aggregated table (one row per series x facet).
+
+    Returns [{"facet": value or None, "series": [rows sorted best first], "clusters": [...]}];
+    facet None pools everything into one section.
+    """
+    frame = stats.add_statistics(agg, mode=mode)
+    sections = []
+    groups = [(None, frame)] if facet is None else frame.groupby(facet, sort=False)
+    for value, part in groups:
+        part = part.sort_values(["center", series], ascending=[False, True], kind="stable")
+        sections.append({"facet": _plain(value), "series": _series_rows(part, series),
+                         "clusters": facet_clusters(part, series)})
+    return sections
+
+
+def _series_rows(part: pd.DataFrame, series: str) -> list:
+    rows = []
+    for record in part.to_dict("records"):
+        rows.append({"name": _plain(record[series]), "center": float(record["center"]), "margin": float(record["margin"]),
+                     "points": int(record["points"]), "samples": float(record["samples"]),
+                     "truncated_ratio": float(record["truncated_ratio"])})
+    return rows
+
+
+def _plain(value):
+    """numpy scalars -> Python values so results serialise and compare simply."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def memberships(clusters: list) -> dict:
+    """{series value: [cluster ranks it belongs to]} for one facet."""
+    result = {}
+    for cluster in clusters:
+        for member in cluster["members"]:
+            result.setdefault(member["name"], []).append(cluster["rank"])
+    return result
+
+
+def best_positions(sections: list) -> dict:
+    """{facet: {series: best (lowest) cluster rank}} — what `rank` sums."""
+    return {section["facet"]: {name: min(ranks) for name, ranks in memberships(section["clusters"]).items()}
+            for section in sections}
+
+
+# ------------------------------------------------------------------- rendering
+
+def namer(series: str, labels: dict):
+    """Display name of a series value: evals by label and id, others as they are."""
+    if series == "eval_id":
+        return lambda name: f"{labels.get(name, name)} [{name}]"
+    return str
+
+
+def cluster_title(series, facet, split, value, mode) -> str:
+    text = f"Clusters of {series}" + (f" by {facet}" if facet else " (all pooled)")
+    return text + (f" — {split} = {value}" if split else "") + f" (mode {mode})"
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def cluster_markdown(sections: list, series: str, facet, title: str, labels: dict) -> str:
+    """Per facet: clusters best first, then each series with its clusters."""
+    from resolver.analysis.common import markdown_table
+
+    name = namer(series, labels)
+    parts = [f"# {title}", "",
+             "Series whose 95% intervals overlap are indistinguishable; clusters are the maximal groups of mutually "
+             "overlapping series, best first. A series may belong to several clusters."]
+    for section in sections:
+        if facet:
+            parts += ["", f"## {facet} = {section['facet']}"]
+        rows = [[c["rank"], ", ".join(name(m["name"]) for m in c["members"]), f"{_fmt(c['low'])} - {_fmt(c['high'])}"]
+                for c in section["clusters"]]
+        parts += ["", markdown_table(rows, ["Cluster", "Members (best first)", "Shared range"], ["r", "l", "l"])]
+        member_of = memberships(section["clusters"])
+        rows = [[name(s["name"]), _fmt(s["center"]), _fmt(s["margin"]), s["points"],
+                 ", ".join(map(str, member_of.get(s["name"], [])))] for s in section["series"]]
+        parts += ["", markdown_table(rows, [series, "center", "margin", "points", "clusters"], ["l", "r", "r", "r", "l"])]
+    return "\n".join(parts) + "\n"
+
+
+def cluster_json(sections: list, series, facet, split, value, mode, labels: dict) -> dict:
+    for section in sections:
+        for row in section["series"] + [m for c in section["clusters"] for m in c["members"]]:
+            if series == "eval_id":
+                row["label"] = labels.get(row["name"], row["name"])
+    return {"group_by": series, "facet_by": facet, "split_by": split, "split_value": value, "mode": mode,
+            "facets": sections}

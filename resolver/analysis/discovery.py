@@ -1,0 +1,138 @@
+"""What is in a dataset (analyze.py evals and tasks): evals with their metadata and
+point counts, base tasks with their config views and point counts."""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from resolver.errors import UserError
+
+EVAL_FIELDS = ("eval_id", "label", "model", "template", "sampler", "groups", "hf_id", "points", "samples")
+
+
+def compile_search(pattern: str | None):
+    """Case-insensitive regex for --search; a bad pattern is a one-line UserError."""
+    if not pattern:
+        return None
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error as exc:
+        raise UserError(f"--search is not a valid regular expression ({exc}): {pattern!r}")
+
+
+def parse_tag_list(text: str | None) -> list:
+    """'size:small,arch:moe' -> ['size:small', 'arch:moe'] (items must be key:value)."""
+    if not text:
+        return []
+    tags = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [t for t in tags if ":" not in t]
+    if bad:
+        raise UserError(f"--facets/--groups items must be key:value pairs, e.g. size:small,arch:moe; got {', '.join(bad)}")
+    return tags
+
+
+def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals=(), search: str | None = None,
+               tags=()) -> list:
+    """Evals as dicts (EVAL_FIELDS), filtered by --search (model or label) and tags (AND).
+
+    `evals` is the PointsDB evals table; `counts` has eval_id, points, samples;
+    `dataset_evals` (EvalSpec) adds evals the dataset names that have no points yet.
+    """
+    rows = {}
+    for record in evals.to_dict("records"):
+        rows[record["eval_id"]] = _eval_row(record)
+    for spec in dataset_evals:
+        if spec.eval_id not in rows:
+            rows[spec.eval_id] = _eval_row({"eval_id": spec.eval_id, "label": spec.label, "model": spec.model,
+                                            "template": spec.template, "sampler": spec.sampler,
+                                            "groups": list(spec.groups), "hf_id": spec.hf_id})
+    by_id = counts.set_index("eval_id") if not counts.empty else None
+    for eval_id, row in rows.items():
+        if by_id is not None and eval_id in by_id.index:
+            row["points"] = int(by_id.at[eval_id, "points"])
+            row["samples"] = int(by_id.at[eval_id, "samples"])
+    regex = compile_search(search)
+    result = []
+    for row in rows.values():
+        if regex and not (regex.search(row["model"] or "") or regex.search(row["label"] or "")):
+            continue
+        if any(tag not in row["groups"] for tag in tags):
+            continue
+        result.append(row)
+    return sorted(result, key=lambda r: (str(r["label"]).lower(), r["eval_id"]))
+
+
+def _eval_row(record: dict) -> dict:
+    groups = record.get("groups")
+    return {"eval_id": record["eval_id"], "label": record.get("label") or record.get("model"),
+            "model": record.get("model"), "template": record.get("template"), "sampler": record.get("sampler"),
+            "groups": list(groups) if groups is not None else [], "hf_id": record.get("hf_id") or "",
+            "points": 0, "samples": 0}
+
+
+def describe_view(view) -> dict:
+    """A config view as a plain dict with its dimensionality."""
+    group_by = list(view.group_by)
+    return {"view": view.view, "dims": len(group_by), "group_by": group_by,
+            "filters": dict(view.filters or {}), "facet_by": list(view.facet_by or [])}
+
+
+def list_tasks(counts: pd.DataFrame, config=None, search: str | None = None) -> list:
+    """Base tasks with label, views (from the config) and point / eval counts.
+
+    `counts` has base_task, points, evals; tasks that the config names but that have
+    no points are listed with zero counts.
+    """
+    config_tasks = {t.name: t for t in (config.tasks if config is not None else [])}
+    names = list(dict.fromkeys(list(counts["base_task"]) + list(config_tasks)))
+    by_task = counts.set_index("base_task") if not counts.empty else None
+    regex = compile_search(search)
+    rows = []
+    for name in names:
+        if regex and not regex.search(name):
+            continue
+        task = config_tasks.get(name)
+        have = by_task is not None and name in by_task.index
+        rows.append({
+            "base_task": name, "label": task.label if task else name,
+            "generator": task.generator if task else None,
+            "points": int(by_task.at[name, "points"]) if have else 0,
+            "evals": int(by_task.at[name, "evals"]) if have else 0,
+            "views": [describe_view(v) for v in task.views] if task else [],
+        })
+    return sorted(rows, key=lambda r: r["base_task"])
+
+
+# ------------------------------------------------------------------- rendering
+
+def evals_text(rows: list, fmt: str) -> str:
+    """evals as a terminal table, markdown table or JSON."""
+    from resolver.analysis.common import markdown_table, plain_table, to_json
+
+    if fmt == "json":
+        return to_json(rows)
+    headers = ["eval_id", "label", "model", "template", "sampler", "groups", "hf_id", "points", "samples"]
+    cells = [[r["eval_id"], r["label"], r["model"], r["template"], r["sampler"], ", ".join(r["groups"]),
+              r["hf_id"] or "—", r["points"], r["samples"]] for r in rows]
+    if fmt == "markdown":
+        return markdown_table(cells, headers, ["l"] * 7 + ["r", "r"])
+    return plain_table(cells, headers)
+
+
+def _view_text(view: dict) -> str:
+    text = f"{view['view']} ({view['dims']}-D: {' x '.join(view['group_by'])}"
+    if view["filters"]:
+        text += "; " + ", ".join(f"{k}={v}" for k, v in view["filters"].items())
+    if view["facet_by"]:
+        text += "; facet " + ", ".join(view["facet_by"])
+    return text + ")"
+
+
+def tasks_markdown(rows: list) -> str:
+    from resolver.analysis.common import markdown_table
+
+    cells = [[r["base_task"], r["label"], r["points"], r["evals"],
+              "<br>".join(_view_text(v) for v in r["views"]) or "—"] for r in rows]
+    return "# Tasks\n\n" + markdown_table(cells, ["base_task", "label", "points", "evals", "views"],
+                                          ["l", "l", "r", "r", "l"])

@@ -1,0 +1,135 @@
+"""Head-to-head win probabilities and Bradley-Terry strengths (analyze.py pairwise).
+
+For every pair of series (evals) and every group (task by default) in which both have
+data, P(A beats B) comes from the two intervals by a normal approximation: each
+estimate ~ N(center, sigma) with sigma = margin / 1.96, independent of each other, so
+P = Phi((cA - cB) / sqrt(sA^2 + sB^2)). The intervals are those of --mode: C_P
+(pessimistic: truncations count as failures) or C_I (truncations ignored, i.e.
+treated as independent of correctness). Expected wins = the sum of these
+probabilities over opponents and groups. Bradley-Terry strengths are fitted to the
+matrix of (fractional) wins with Hunter's MM algorithm.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.sparse.csgraph import connected_components
+from scipy.stats import norm
+
+from resolver import stats
+
+PAIRWISE_MODES = ("C_P", "C_I")
+SORTS = ("expected-wins", "bradley-terry")
+# When some series never wins (or the win graph is not strongly connected) the
+# Bradley-Terry maximum-likelihood estimate does not exist; a small symmetric pseudo
+# count per pair (half a win each way, times this weight) keeps it finite.
+BT_PSEUDO_WINS = 0.01
+BT_MAX_ITER = 20000
+BT_TOLERANCE = 1e-12
+
+
+def win_probability(center_a, margin_a, center_b, margin_b, z: float = stats.Z95):
+    """P(A beats B) under independent normal estimates with sigma = margin / z."""
+    diff = np.asarray(center_a, dtype=float) - np.asarray(center_b, dtype=float)
+    spread = np.hypot(np.asarray(margin_a, dtype=float) / z, np.asarray(margin_b, dtype=float) / z)
+    safe = np.where(spread > 0, spread, 1.0)
+    certain = np.where(diff > 0, 1.0, np.where(diff < 0, 0.0, 0.5))
+    return np.where(spread > 0, norm.cdf(diff / safe), certain)
+
+
+def win_matrices(frame: pd.DataFrame, series: str, group: str | None):
+    """(names, wins[i, j] = sum over groups of P(i beats j), games[i, j] = shared groups)."""
+    names = list(dict.fromkeys(frame[series].tolist()))
+    index = {name: i for i, name in enumerate(names)}
+    k = len(names)
+    wins, games = np.zeros((k, k)), np.zeros((k, k))
+    parts = [(None, frame)] if group is None else frame.groupby(group, sort=False)
+    for _, part in parts:
+        idx = np.array([index[n] for n in part[series]])
+        c, m = part["center"].to_numpy(float), part["margin"].to_numpy(float)
+        prob = win_probability(c[:, None], m[:, None], c[None, :], m[None, :])
+        np.fill_diagonal(prob, 0.0)
+        wins[np.ix_(idx, idx)] += prob
+        played = np.ones((len(idx), len(idx)))
+        np.fill_diagonal(played, 0.0)
+        games[np.ix_(idx, idx)] += played
+    return names, wins, games
+
+
+def bradley_terry(wins: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
+    """Bradley-Terry strengths (geometric mean 1) by the MM algorithm (Hunter 2004).
+
+    wins[i, j] = (possibly fractional) wins of i over j; games[i, j] = wins[i, j] +
+    wins[j, i] by default. Maximises sum_ij wins_ij * log(p_i / (p_i + p_j)).
+    """
+    wins = np.asarray(wins, dtype=float).copy()
+    games = wins + wins.T if games is None else np.asarray(games, dtype=float)
+    k = len(wins)
+    if k == 0:
+        return np.zeros(0)
+    played = games > 0
+    n_components, _ = connected_components(wins > 0, directed=True, connection="strong")
+    if n_components > 1:
+        wins = wins + BT_PSEUDO_WINS * 0.5 * played
+    games = wins + wins.T
+    total = wins.sum(axis=1)
+    p = np.ones(k)
+    for _ in range(BT_MAX_ITER):
+        denom = (games / (p[:, None] + p[None, :])).sum(axis=1)
+        new = np.where(denom > 0, total / np.where(denom > 0, denom, 1.0), p)
+        new = new / np.exp(np.mean(np.log(np.maximum(new, 1e-300))))
+        if np.max(np.abs(new - p)) < BT_TOLERANCE:
+            p = new
+            break
+        p = new
+    return p
+
+
+def compute_pairwise(agg: pd.DataFrame, series: str = "eval_id", group: str | None = "base_task",
+                     mode: str = "C_P", sort: str = "expected-wins") -> dict:
+    """Win probabilities, expected wins and Bradley-Terry strengths.
+
+    Returns {"names": [...sorted], "expected_wins", "max_wins", "bt_strength",
+    "win_probability": k x k list (row beats column, mean over shared groups; None
+    on the diagonal and for pairs without shared groups), "groups": count}.
+    """
+    frame = stats.add_statistics(agg, mode=mode)
+    names, wins, games = win_matrices(frame, series, group)
+    expected = wins.sum(axis=1)
+    strength = bradley_terry(wins, games)
+    order = np.lexsort((np.arange(len(names)), -strength, -expected)) if sort == "expected-wins" \
+        else np.lexsort((np.arange(len(names)), -expected, -strength))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prob = np.where(games > 0, wins / np.where(games > 0, games, 1.0), np.nan)
+    prob = prob[np.ix_(order, order)]
+    matrix = [[None if np.isnan(v) else float(v) for v in row] for row in prob]
+    return {
+        "names": [names[i] for i in order],
+        "expected_wins": [float(expected[i]) for i in order],
+        "max_wins": [float(games[i].sum()) for i in order],
+        "bt_strength": [float(strength[i]) for i in order],
+        "win_probability": matrix,
+        "groups": 1 if group is None else int(frame[group].nunique()),
+        "mode": mode, "sort": sort,
+    }
+
+
+def pairwise_markdown(result: dict, labels: dict, group) -> str:
+    """Ranking (expected wins, Bradley-Terry) and the win-probability matrix."""
+    from resolver.analysis.common import markdown_table
+
+    names = result["names"]
+    rows = [[i + 1, labels.get(n, n), n, f"{w:.2f}", f"{m:.0f}", f"{s:.3f}"]
+            for i, (n, w, m, s) in enumerate(zip(names, result["expected_wins"], result["max_wins"],
+                                                 result["bt_strength"]))]
+    ranking = markdown_table(rows, ["Rank", "Model", "eval_id", "Expected wins", "Contests", "Bradley-Terry"],
+                             ["r", "l", "l", "r", "r", "r"])
+    short = [f"{i + 1}" for i in range(len(names))]
+    matrix = [[f"{i + 1}. {labels.get(n, n)}"] + ["—" if p is None else f"{p:.2f}" for p in row]
+              for i, (n, row) in enumerate(zip(names, result["win_probability"]))]
+    title = f"# Pairwise win probabilities by {group or 'all data'} (mode {result['mode']}, sorted by {result['sort']})"
+    note = ("P(row beats column) per contest from the two intervals (normal approximation, sigma = margin / 1.96), "
+            "averaged over the contests both took part in; Expected wins sums them over opponents and contests; "
+            "Bradley-Terry strengths are fitted to the same wins (geometric mean 1).")
+    return "\n".join([title, "", note, "", ranking, "", "## Win probability (row beats column)", "",
+                      markdown_table(matrix, ["Model"] + short, ["l"] + ["r"] * len(short))]) + "\n"

@@ -1,0 +1,296 @@
+"""ReasonScore tables (analyze.py scores, seed 001; the leaderboard reuses this).
+
+The computation is split so every layer can be tested and reused on its own:
+
+* ``score_cells(agg, group_by, expected)``: one row per (eval, tier, group) cell
+  with the E_I statistics, adjusted_score and completeness.
+* ``summarize_scores(cells, evals)``: the seed-001 JSON structure, one dict per eval
+  with ``tiers.{tier}.tasks.{group}``, ranked.
+* ``compute_scores(db, filters, group_by, sort, top)``: both of the above on a PointsDB.
+* ``format_cell`` / ``format_score`` / ``scores_markdown``: the seed-001 markdown.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from resolver import stats
+from resolver.errors import UserError
+
+DEGREE_COLUMN = "manifold.degree"
+TIER_NAMES = {0: "easy", 1: "medium", 2: "hard"}
+NO_TIER = "all"          # data without manifold.degree is one tier
+MISSING_CELL = "—"
+TRUNCATION_SHOWN_ABOVE = 0.02   # seed 001: the [-.ZZ] penalty appears only above 2%
+SORT_KEYS = {"score": "reasonscore", "ratio": "score_per_token"}
+TASK_FIELDS = (
+    "center", "margin", "truncated_ratio", "completion_tokens_mean", "adjusted_score",
+    "point_count", "expected_points", "is_incomplete",
+    "invalid_ratio", "correct", "incorrect", "invalid", "truncated", "guess_sum",
+    "samples", "adjusted_successes", "adjusted_trials", "prompt_tokens_mean",
+)
+
+
+def tier_name(degree) -> str:
+    """easy / medium / hard for degrees 0 / 1 / 2; 'degree N' beyond; 'all' when absent."""
+    if degree is None or (isinstance(degree, float) and math.isnan(degree)):
+        return NO_TIER
+    degree = int(degree)
+    return TIER_NAMES.get(degree, f"degree {degree}")
+
+
+def _tier_order(degree) -> float:
+    return -1.0 if degree is None or (isinstance(degree, float) and math.isnan(degree)) else float(degree)
+
+
+def expected_points_for(expected: pd.DataFrame | None, base_task, degree):
+    """Expected points of (base_task, degree) from the PointsDB `expected` table; NaN if unknown.
+
+    A cell without a degree takes the row without a degree when there is one, else
+    the sum over the task's degrees (the whole task is one tier then).
+    """
+    if expected is None or expected.empty:
+        return float("nan")
+    rows = expected[expected["base_task"] == base_task]
+    if rows.empty:
+        return float("nan")
+    no_degree = _is_missing(degree)
+    if no_degree:
+        plain = rows[rows["degree"].isna()]
+        return float(plain["points"].sum() if not plain.empty else rows["points"].sum())
+    match = rows[rows["degree"] == degree]
+    return float(match["points"].sum()) if not match.empty else float("nan")
+
+
+def _is_missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
+
+
+def score_cells(agg: pd.DataFrame, group_by: str = "base_task", expected: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per (eval, tier, group) cell statistics from aggregated counters.
+
+    `agg` has one row per (eval_id, manifold.degree, group) with `points` and the
+    summed counters (PointsDB.aggregate(by=("eval_id", "manifold.degree", group_by))).
+    Expected point counts are looked up only when grouping by base_task.
+    """
+    cells = stats.add_statistics(agg, mode="E_I")
+    degrees = cells[DEGREE_COLUMN] if DEGREE_COLUMN in cells.columns else pd.Series([None] * len(cells), index=cells.index)
+    cells["tier"] = [tier_name(d) for d in degrees]
+    cells["tier_order"] = [_tier_order(d) for d in degrees]
+    cells["group"] = cells[group_by]
+    cells["point_count"] = cells["points"].astype(int)
+    if group_by == "base_task":
+        cells["expected_points"] = [expected_points_for(expected, g, d) for g, d in zip(cells["group"], degrees)]
+    else:
+        cells["expected_points"] = float("nan")
+    cells["is_incomplete"] = stats.is_incomplete(cells["point_count"].to_numpy(), cells["expected_points"].to_numpy())
+    if "prompt_tokens" in cells.columns:
+        n = cells["samples"].to_numpy(dtype=float)
+        cells["prompt_tokens_mean"] = np.divide(cells["prompt_tokens"].to_numpy(dtype=float), n,
+                                                out=np.full_like(n, np.nan), where=n > 0)
+    return cells
+
+
+def tier_columns(cells: pd.DataFrame) -> dict:
+    """{tier: [groups in order]} over all evals: the columns each tier's table shows."""
+    columns = {}
+    for tier, frame in cells.sort_values("tier_order", kind="stable").groupby("tier", sort=False):
+        columns[tier] = list(dict.fromkeys(frame["group"].tolist()))
+    return columns
+
+
+def _task_entry(row) -> dict:
+    entry = {}
+    for name in TASK_FIELDS:
+        value = row.get(name, float("nan"))
+        if name in ("point_count", "correct", "incorrect", "invalid", "truncated"):
+            value = int(value)
+        elif name == "is_incomplete":
+            value = bool(value)
+        elif name == "expected_points":
+            value = None if _is_missing(value) else int(value)
+        else:
+            value = float(value)
+        entry[name] = value
+    return entry
+
+
+def _mean_tokens(values) -> float:
+    values = [v for v in values if v is not None and not math.isnan(v)]
+    return float(np.mean(values)) if values else float("nan")
+
+
+def _eval_summary(eval_cells: pd.DataFrame, columns: dict) -> dict:
+    """Tiers, tier scores and the overall score of one eval's cells."""
+    tiers, any_incomplete = {}, False
+    for tier, groups in columns.items():
+        frame = eval_cells[eval_cells["tier"] == tier]
+        if frame.empty:
+            any_incomplete = True   # a whole tier missing: the overall score covers less
+            continue
+        tasks = {row["group"]: _task_entry(row) for _, row in frame.iterrows()}
+        missing = [g for g in groups if g not in tasks]
+        incomplete = bool(frame["is_incomplete"].any()) or bool(missing)
+        any_incomplete = any_incomplete or incomplete
+        tokens = _mean_tokens([t["completion_tokens_mean"] for t in tasks.values()])
+        score = stats.reasonscore(frame["adjusted_score"])
+        tiers[tier] = {
+            "reasonscore": score, "any_incomplete": incomplete, "missing_tasks": missing,
+            "completion_tokens_mean": tokens, "score_per_token": stats.score_per_token(score, tokens),
+            "tasks": tasks,
+        }
+    tokens = _mean_tokens(eval_cells["completion_tokens_mean"].tolist())
+    score = stats.reasonscore(eval_cells["adjusted_score"])
+    return {"reasonscore": score, "completion_tokens_mean": tokens,
+            "score_per_token": stats.score_per_token(score, tokens), "any_incomplete": any_incomplete,
+            "tiers": tiers}
+
+
+def summarize_scores(cells: pd.DataFrame, evals: pd.DataFrame | None = None, sort: str = "score",
+                     top: int | None = None) -> list:
+    """The seed-001 JSON structure: a list of evals, best first, with 1-based `rank`."""
+    if sort not in SORT_KEYS:
+        raise UserError(f"unknown --sort {sort!r}; valid: score, ratio")
+    columns = tier_columns(cells)
+    meta = _eval_metadata(evals)
+    results = []
+    for eval_id, eval_cells in cells.groupby("eval_id", sort=False):
+        info = meta.get(eval_id, {})
+        entry = {"eval_id": eval_id, "model": info.get("model", eval_id), "label": info.get("label") or info.get("model", eval_id),
+                 "template": info.get("template"), "sampler": info.get("sampler"), "groups": info.get("groups", [])}
+        entry.update(_eval_summary(eval_cells, columns))
+        results.append(entry)
+    key = SORT_KEYS[sort]
+    results.sort(key=lambda e: (-_sortable(e[key]), -_sortable(e["reasonscore"]), e["eval_id"]))
+    for rank, entry in enumerate(results, start=1):
+        entry["rank"] = rank
+    return results[:top] if top else results
+
+
+def _sortable(value) -> float:
+    return -math.inf if value is None or math.isnan(value) else value
+
+
+def _eval_metadata(evals: pd.DataFrame | None) -> dict:
+    if evals is None or evals.empty:
+        return {}
+    meta = {}
+    for row in evals.to_dict("records"):
+        groups = row.get("groups")
+        row["groups"] = list(groups) if groups is not None else []
+        meta[row["eval_id"]] = row
+    return meta
+
+
+def score_table_columns(results: list) -> dict:
+    """{tier: [groups]} across the ranked evals (the markdown/PNG column layout)."""
+    columns = {}
+    for entry in results:
+        for tier, data in entry["tiers"].items():
+            names = columns.setdefault(tier, [])
+            for group in list(data["tasks"]) + data.get("missing_tasks", []):
+                if group not in names:
+                    names.append(group)
+    return columns
+
+
+def compute_scores(db, filters=None, group_by: str = "base_task", sort: str = "score", top: int | None = None):
+    """ReasonScore results (seed-001 JSON structure) for the evals of a PointsDB."""
+    agg = db.aggregate(filters, by=("eval_id", DEGREE_COLUMN, group_by))
+    if agg.empty:
+        return []
+    expected = db.expected() if group_by == "base_task" else None
+    return summarize_scores(score_cells(agg, group_by, expected), db.evals(), sort=sort, top=top)
+
+
+# ------------------------------------------------------------------- formatting
+
+def format_fraction(value: float) -> str:
+    """.81 style: two decimals, no leading zero (1.00 stays 1.00, negatives -.05)."""
+    text = f"{value:.2f}"
+    if text.startswith("0."):
+        return text[1:]
+    if text.startswith("-0."):
+        return "-" + text[2:]
+    return text
+
+
+def format_cell(center, margin, truncated_ratio, point_count=None, expected_points=None, is_incomplete=None) -> str:
+    """Seed 001 cell `.XX - .YY [-.ZZ] (N/M)`; `—` when center is None (missing)."""
+    if center is None or (isinstance(center, float) and math.isnan(center)):
+        return MISSING_CELL
+    text = f"{format_fraction(center)} - {format_fraction(center + margin)}"
+    if truncated_ratio is not None and truncated_ratio > TRUNCATION_SHOWN_ABOVE:
+        text += f" [-{format_fraction(truncated_ratio)}]"
+    if is_incomplete is None:
+        is_incomplete = stats.is_incomplete(point_count, expected_points) if point_count is not None else False
+    if is_incomplete:
+        text += f" ({int(point_count)}/{int(expected_points)})"
+    return text
+
+
+def format_task_cell(task: dict | None) -> str:
+    """format_cell for one `tasks.{group}` entry of the JSON structure (None -> —)."""
+    if not task:
+        return MISSING_CELL
+    return format_cell(task["center"], task["margin"], task["truncated_ratio"],
+                       task["point_count"], task["expected_points"], task["is_incomplete"])
+
+
+def format_score(score, incomplete: bool) -> str:
+    """ReasonScore as an integer, `*` when any of its cells is incomplete or missing."""
+    if score is None or math.isnan(score):
+        return MISSING_CELL
+    return f"{score:.0f}" + ("*" if incomplete else "")
+
+
+def format_tokens(value) -> str:
+    return MISSING_CELL if value is None or math.isnan(value) else f"{value:.0f}"
+
+
+def format_ratio(value) -> str:
+    return MISSING_CELL if value is None or math.isnan(value) else f"{value:.3f}"
+
+
+# --------------------------------------------------------------------- markdown
+
+CELL_LEGEND = ("Cells: `.XX - .YY [-.ZZ] (N/M)` = excess-accuracy center - upper 95% bound, "
+               "[truncation penalty, shown above 2%], (points collected / expected, shown when incomplete); "
+               "`—` = no data; `*` = at least one cell incomplete or missing.")
+
+
+def _score_rows(results: list, columns: list, multi_tier: bool, cell) -> list:
+    rows = []
+    for entry in results:
+        name = entry["label"]
+        if multi_tier:
+            rows.append([name, "overall", format_score(entry["reasonscore"], entry["any_incomplete"]),
+                         format_tokens(entry["completion_tokens_mean"]), format_ratio(entry["score_per_token"])]
+                        + [""] * len(columns))
+        for tier, data in entry["tiers"].items():
+            rows.append([name, tier, format_score(data["reasonscore"], data["any_incomplete"]),
+                         format_tokens(data["completion_tokens_mean"]), format_ratio(data["score_per_token"])]
+                        + [cell(data["tasks"].get(group)) for group in columns])
+    return rows
+
+
+def scores_markdown(results: list, title: str = "ReasonScore", show_token_counts: bool = False) -> str:
+    """The seed-001 markdown table (plus a token table with show_token_counts)."""
+    from resolver.analysis.common import markdown_table
+
+    tiers = score_table_columns(results)
+    columns = list(dict.fromkeys(g for groups in tiers.values() for g in groups))
+    multi_tier = len(tiers) > 1
+    headers = ["Model", "Tier", "ReasonScore", "Avg Tokens", "Score/Token"] + [str(c) for c in columns]
+    align = ["l", "l", "r", "r", "r"] + ["l"] * len(columns)
+    parts = [f"# {title}", "", markdown_table(_score_rows(results, columns, multi_tier, format_task_cell), headers, align),
+             "", CELL_LEGEND]
+    if show_token_counts:
+        def tokens_cell(task):
+            return format_tokens(task["completion_tokens_mean"]) if task else MISSING_CELL
+        parts += ["", "## Mean completion tokens per task", "",
+                  markdown_table(_score_rows(results, columns, multi_tier, tokens_cell), headers,
+                                 ["l", "l", "r", "r", "r"] + ["r"] * len(columns))]
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,101 @@
+"""PNG heat-bar chart of ReasonScore results (analyze.py scores --format png).
+
+Rows are evals (in rank order) grouped into tier sections; columns are the groups
+(tasks by default). Each cell holds a bar whose length is the excess-accuracy center,
+coloured red -> green by the same value, a tick at the upper 95% bound, and a grey
+crosshatched block at the right end whose width is the truncation ratio.
+"""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import colormaps  # noqa: E402
+from matplotlib.colors import Normalize  # noqa: E402
+from matplotlib.patches import Patch, Rectangle  # noqa: E402
+
+from resolver.analysis.scores import format_fraction, format_score, score_table_columns  # noqa: E402
+
+DPI = 100
+ROW_INCHES = 0.34
+HEADER_INCHES = 0.45
+CMAP = "RdYlGn"
+HATCH_COLOR = "0.45"
+
+
+def _layout(results, columns_by_tier):
+    """Rows to draw: ('tier', name) headers and ('eval', entry, tier) rows."""
+    rows = []
+    for tier in columns_by_tier:
+        rows.append(("tier", tier))
+        for entry in results:
+            if tier in entry["tiers"]:
+                rows.append(("eval", entry, tier))
+    return rows
+
+
+def _draw_cell(ax, x, y, task, cmap, norm):
+    ax.add_patch(Rectangle((x + 0.04, y + 0.12), 0.92, 0.76, facecolor="0.95", edgecolor="0.8", linewidth=0.5))
+    if not task:
+        ax.text(x + 0.5, y + 0.5, "—", ha="center", va="center", fontsize=8, color="0.4")
+        return
+    center, upper, trunc = task["center"], task["center"] + task["margin"], task["truncated_ratio"]
+    ax.add_patch(Rectangle((x + 0.04, y + 0.12), 0.92 * max(center, 0.0), 0.76, facecolor=cmap(norm(center)),
+                           edgecolor="none"))
+    ax.plot([x + 0.04 + 0.92 * min(upper, 1.0)] * 2, [y + 0.15, y + 0.85], color="black", linewidth=1.0)
+    if trunc > 0:
+        ax.add_patch(Rectangle((x + 0.96 - 0.92 * min(trunc, 1.0), y + 0.12), 0.92 * min(trunc, 1.0), 0.76,
+                               facecolor="none", edgecolor=HATCH_COLOR, hatch="xxxx", linewidth=0.0))
+    label = format_fraction(center) + ("*" if task["is_incomplete"] else "")
+    ax.text(x + 0.5, y + 0.5, label, ha="center", va="center", fontsize=7.5, color="black")
+
+
+def scores_figure(results: list, width: int = 1400, title: str = "ReasonScore"):
+    """A matplotlib Figure of the heat-bar chart; width in pixels."""
+    columns_by_tier = score_table_columns(results)
+    columns = list(dict.fromkeys(g for groups in columns_by_tier.values() for g in groups))
+    rows = _layout(results, columns_by_tier)
+    label_units = 3.2      # the model-label column, in cell widths
+    total_units = label_units + max(len(columns), 1)
+    height = HEADER_INCHES * 2.6 + ROW_INCHES * (len(rows) + 1) + 0.9
+    fig = plt.figure(figsize=(width / DPI, height), dpi=DPI)
+    ax = fig.add_axes([0.01, 0.9 / height + 0.02, 0.98, 1 - (HEADER_INCHES * 2.6 + 0.9) / height])
+    cmap, norm = colormaps[CMAP], Normalize(0.0, 1.0)
+    ax.set_xlim(-label_units, total_units - label_units)
+    ax.set_ylim(len(rows), -1.2)
+    ax.axis("off")
+    for i, name in enumerate(columns):
+        ax.text(i + 0.5, -0.2, str(name), ha="center", va="bottom", fontsize=8, rotation=30 if len(columns) > 8 else 0,
+                fontweight="bold")
+    ax.text(-label_units + 0.05, -0.2, "Model (ReasonScore)", ha="left", va="bottom", fontsize=8, fontweight="bold")
+    for y, row in enumerate(rows):
+        if row[0] == "tier":
+            ax.add_patch(Rectangle((-label_units, y + 0.05), total_units, 0.9, facecolor="0.85", edgecolor="none"))
+            ax.text(-label_units + 0.05, y + 0.5, f"Tier: {row[1]}", ha="left", va="center", fontsize=9, fontweight="bold")
+            continue
+        _, entry, tier = row
+        data = entry["tiers"][tier]
+        name = f"{entry['label']} ({format_score(data['reasonscore'], data['any_incomplete'])})"
+        ax.text(-label_units + 0.05, y + 0.5, _shorten(name, 44), ha="left", va="center", fontsize=8)
+        for x, group in enumerate(columns):
+            _draw_cell(ax, x, y, data["tasks"].get(group), cmap, norm)
+    fig.suptitle(title, fontsize=12, fontweight="bold")
+    _legend(fig, cmap, norm)
+    return fig
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _legend(fig, cmap, norm):
+    cax = fig.add_axes([0.25, 0.25 / fig.get_figheight() + 0.01, 0.35, 0.18 / fig.get_figheight()])
+    bar = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
+    bar.set_label("excess accuracy (bar length and colour; black tick = upper 95% bound)", fontsize=8)
+    bar.ax.tick_params(labelsize=7)
+    handles = [Patch(facecolor="white", edgecolor=HATCH_COLOR, hatch="xxxx", label="truncation ratio"),
+               Patch(facecolor="0.95", edgecolor="0.8", label="* incomplete cell, — no data")]
+    fig.legend(handles=handles, loc="lower right", fontsize=8, frameon=False,
+               bbox_to_anchor=(0.98, 0.1 / fig.get_figheight()))
+
