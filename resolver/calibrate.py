@@ -1,0 +1,183 @@
+"""Calibration: turn prompt-length targets into generator parameters.
+
+A `mode: calibrate` manifold entry names one size parameter and a list of
+`target_tokens`. For each target (and each point of the entry's grid) we search the
+parameter so that prompts of the step, rendered by the run's template and counted
+by the `--tokenizer` tokenizer, average as close as possible to the target. The
+prompt length grows with the size parameter, so the search brackets the target by
+doubling and then bisects. Measurements use the very cases the step will generate
+(same seed rule as resolver.manifold), so a cached mapping stays true.
+
+The mapping is cached per (tokenizer, template, task) as JSON under the cache
+directory: calibrating r12-style configs again costs nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import tempfile
+from functools import lru_cache
+from itertools import product
+from pathlib import Path
+
+from tqdm import tqdm
+
+from resolver.errors import UserError
+
+SAMPLES = 8             # cases averaged per measurement
+CACHE_VERSION = 1       # bump when the measurement changes meaning
+_BISECT_STEPS = 24      # for float parameters
+
+
+# ---------------------------------------------------------------- tokenizer
+@lru_cache(maxsize=8)
+def load_tokenizer(name_or_path: str):
+    """A HuggingFace tokenizer from a local directory or a hub id (local cache first).
+
+    Works offline when the id is in the local HuggingFace cache or the path is a
+    directory holding tokenizer files. UserError when it cannot be loaded.
+    """
+    from transformers import AutoTokenizer
+
+    if not isinstance(name_or_path, str) or not name_or_path:
+        raise UserError("--tokenizer must be a HuggingFace tokenizer id or a local tokenizer directory")
+    errors = []
+    for local_only in (True, False):
+        try:
+            return AutoTokenizer.from_pretrained(name_or_path, local_files_only=local_only)
+        except Exception as exc:  # transformers raises many types (OSError, ValueError, HTTP errors)
+            errors.append(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            if os.path.isdir(name_or_path):
+                break
+    raise UserError(f"cannot load tokenizer {name_or_path!r} ({errors[-1]}); give a HuggingFace "
+                    "tokenizer id (cached or downloadable) or a directory with tokenizer files")
+
+
+def count_prompt_tokens(tokenizer, messages: list[dict]) -> int:
+    """Tokens of a chat prompt: the tokenizer's chat template when it has one."""
+    if getattr(tokenizer, "chat_template", None):
+        ids = tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
+        if isinstance(ids, dict) or hasattr(ids, "keys"):
+            ids = ids["input_ids"]
+        return len(ids)
+    text = "\n".join(m["content"] for m in messages)
+    return len(tokenizer(text, add_special_tokens=True)["input_ids"])
+
+
+# ---------------------------------------------------------------- measuring
+def _messages(task, params: dict, case, template) -> list[dict]:
+    if template is None:
+        text = f"{task.description_for(params)} Respond with {task.answer_format_for(params)}\n{case.input}"
+        return [{"role": "user", "content": text}]
+    from resolver.prompts import render_messages
+
+    return render_messages(template, task, params, case)
+
+
+def mean_prompt_tokens(task, params: dict, tokenizer, template, samples: int = SAMPLES) -> float:
+    """Mean prompt length of the first `samples` cases of the step with these params."""
+    from resolver.manifold import step_seed
+
+    valid = task.validate(params)
+    rng = random.Random(step_seed(params))
+    cases = task.generate_cases(valid, rng, samples)
+    return sum(count_prompt_tokens(tokenizer, _messages(task, valid, c, template)) for c in cases) / samples
+
+
+def search_parameter(measure, low, high, target: float, is_int: bool):
+    """The value in [low, high] whose measure(value) is closest to target.
+
+    measure grows with the value (more rows -> longer prompt). Bracket by doubling
+    from `low`, then bisect; the two values around the crossing are compared.
+    """
+    seen: dict = {}
+
+    def m(v):
+        if v not in seen:
+            seen[v] = measure(v)
+        return seen[v]
+
+    lo, hi = low, low
+    while m(hi) < target and hi < high:
+        lo, hi = hi, min(high, max(hi * 2, hi + 1) if is_int else hi * 2 or 1.0)
+    if m(hi) < target:
+        return hi  # even the largest value is too short: the best we can do
+    if is_int:
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if m(mid) < target else (lo, mid)
+    else:
+        for _ in range(_BISECT_STEPS):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if m(mid) < target else (lo, mid)
+    return min((lo, hi), key=lambda v: abs(m(v) - target))
+
+
+# ---------------------------------------------------------------- cache
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-." else "_" for c in text)[-60:]
+
+
+def _cache_path(cache_dir, tokenizer_id: str, template, generator: str) -> Path:
+    template_name = getattr(template, "name", "plain")
+    template_body = json.dumps(getattr(template, "messages", None), sort_keys=True, default=str)
+    digest = hashlib.sha256(f"{tokenizer_id}|{template_body}|{CACHE_VERSION}".encode()).hexdigest()[:10]
+    name = f"calibration_{generator}_{_slug(tokenizer_id)}_{template_name}_{digest}.json"
+    return Path(cache_dir) / name
+
+
+def _read_cache(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}  # missing or damaged: recalibrate and rewrite
+
+
+def _write_cache(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------- entry point
+def _grid_points(grid: dict) -> list[dict]:
+    names = sorted(grid)
+    return [dict(zip(names, values)) for values in product(*(grid[n] for n in names))]
+
+
+def resolve_calibration(task_config, manifold_entry, tokenizer, template, cache_dir) -> list[tuple[int, dict]]:
+    """[(target_tokens, params)] for a calibrate entry: one per target and grid point.
+
+    `tokenizer` is a tokenizer id / directory (loaded with load_tokenizer) or an
+    already loaded tokenizer object.
+    """
+    from resolver.tasks import get_task
+
+    task = get_task(task_config.generator)
+    spec = manifold_entry.calibrate
+    param = next(p for p in task.params if p.name == spec["param"])
+    tokenizer_id = tokenizer if isinstance(tokenizer, str) else getattr(tokenizer, "name_or_path", "tokenizer")
+    loaded = load_tokenizer(tokenizer) if isinstance(tokenizer, str) else tokenizer
+    path = _cache_path(cache_dir, tokenizer_id, template, task.name)
+    cache, dirty, out = _read_cache(path), False, []
+    jobs = [(t, g) for t in spec["target_tokens"] for g in _grid_points(manifold_entry.grid)]
+    for target, point in tqdm(jobs, desc=f"calibrating {task_config.name}", unit="point",
+                              disable=None, leave=False):
+        key = json.dumps({"param": param.name, "target": target, "grid": point}, sort_keys=True)
+        if key not in cache:
+            def measure(value):
+                return mean_prompt_tokens(task, {**point, param.name: value}, loaded, template)
+
+            low = param.low if param.low is not None else (1 if param.kind is int else 0.0)
+            high = param.high if param.high is not None else low + 10_000
+            cache[key] = search_parameter(measure, low, high, target, param.kind is int)
+            dirty = True
+        out.append((int(target), {**point, param.name: cache[key]}))
+    if dirty:
+        _write_cache(path, cache)
+    return out

@@ -1,0 +1,105 @@
+"""letters: count how often target letters occur across a list of words.
+
+Target letters are drawn from three English frequency tiers (`letters_common`,
+`letters_uncommon`, `letters_rare` letters of each). Case is ignored, and some words
+are capitalised or written in capitals to check that. Repeated words must be
+counted every time (`prob_repeat`), and a second person's list of
+`confounder_words` words sits right next to the one to count and must be ignored.
+Difficulty grows with the number of words (larger counts, more to scan), the
+number of target letters, repeats and the confounding list.
+"""
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+from resolver.errors import UserError
+from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks.vocab import load_json, load_lines
+
+TIERS = ("common", "uncommon", "rare")
+_SHORTEST, _LONGEST = 3, 12  # word lengths present in words.txt
+
+
+@lru_cache(maxsize=None)
+def _words_between(low: int, high: int) -> tuple[str, ...]:
+    return tuple(w for w in load_lines("words.txt") if low <= len(w) <= high and w.isalpha())
+
+
+def _style(word: str, rng: random.Random) -> str:
+    """Mixed case (a quarter of the words) so that counting must ignore case."""
+    roll = rng.random()
+    if roll < 0.15:
+        return word.capitalize()
+    if roll < 0.25:
+        return word.upper()
+    return word
+
+
+def _quote_letters(letters: list[str]) -> str:
+    quoted = [f'"{c}"' for c in letters]
+    if len(quoted) == 1:
+        return f"the letter {quoted[0]}"
+    return "the letters " + ", ".join(quoted[:-1]) + f" and {quoted[-1]}"
+
+
+@register
+class Letters(Task):
+    name = "letters"
+    answer_kind = "integer"
+    description = ("Count how many times the given letters occur, in total, in the words of "
+                   "the named list. Ignore upper and lower case and count repeated words every time.")
+    answer_format = "Final Answer: <integer>"
+    params = (
+        Param("letters_common", int, 1, low=0, high=5, doc="target letters from e t a o i n s r h"),
+        Param("letters_uncommon", int, 0, low=0, high=5, doc="target letters from l d c u m w f g y p b"),
+        Param("letters_rare", int, 0, low=0, high=4, doc="target letters from v k j x q z"),
+        Param("min_word_length", int, 3, low=_SHORTEST, high=_LONGEST, doc="shortest word"),
+        Param("max_word_length", int, 8, low=_SHORTEST, high=_LONGEST, doc="longest word"),
+        Param("target_words", int, 8, low=1, high=200, doc="words in the list to count"),
+        Param("confounder_words", int, 0, low=0, high=200, doc="words in a second list that must be ignored"),
+        Param("prob_repeat", float, 0.0, low=0.0, high=0.9, doc="chance a word repeats an earlier one"),
+    )
+
+    def check_consistency(self, params: dict) -> None:
+        if params["min_word_length"] > params["max_word_length"]:
+            raise UserError("task 'letters': min_word_length must be <= max_word_length, got "
+                            f"{params['min_word_length']} > {params['max_word_length']}")
+        if not any(params[f"letters_{tier}"] for tier in TIERS):
+            raise UserError("task 'letters': at least one of letters_common, letters_uncommon, "
+                            "letters_rare must be >= 1")
+
+    def generate(self, params: dict, rng: random.Random) -> TestCase:
+        tiers = load_json("letters.json")
+        letters = [c for tier in TIERS for c in rng.sample(tiers[tier], params[f"letters_{tier}"])]
+        pool = _words_between(params["min_word_length"], params["max_word_length"])
+        counted = self._word_list(pool, params["target_words"], params["prob_repeat"], letters, rng)
+        ignored = [_style(rng.choice(pool), rng) for _ in range(params["confounder_words"])]
+        owner, other = rng.sample(load_lines("names.txt"), 2)
+        per_letter = {c: sum(w.lower().count(c) for w in counted) for c in letters}
+        blocks = [f"{owner}'s words: " + ", ".join(counted)]
+        if ignored:
+            blocks.append(f"{other}'s words: " + ", ".join(ignored))
+            rng.shuffle(blocks)
+        verb = "does" if len(letters) == 1 else "do"
+        question = f"How many times {verb} {_quote_letters(letters)} appear in total in {owner}'s words?"
+        return TestCase(
+            input="\n\n".join(blocks + [question]),
+            target=str(sum(per_letter.values())),
+            genresult={"letters": letters, "per_letter": per_letter, "words": len(counted),
+                       "repeats": len(counted) - len({w.lower() for w in counted}),
+                       "confounder_words": len(ignored)},
+        )
+
+    @staticmethod
+    def _word_list(pool, count, prob_repeat, letters, rng):
+        """Half the fresh words contain a target letter, so counts are rarely all zero."""
+        with_letter = [w for w in pool if any(c in w for c in letters)]
+        words: list[str] = []
+        for _ in range(count):
+            if words and rng.random() < prob_repeat:
+                words.append(_style(rng.choice(words).lower(), rng))
+                continue
+            source = with_letter if with_letter and rng.random() < 0.5 else pool
+            words.append(_style(rng.choice(source), rng))
+        return words

@@ -1,0 +1,120 @@
+"""objects: count the possessions that belong to the asked-about categories.
+
+Someone lists what they own; items come from eleven disjoint semantic domains
+(vocab/objects.json). The question asks for the total number of items in
+`target_groups` domains. Difficulty grows with the number of target items and
+their quantities (a longer sum), distractor items from other domains, items
+listed with a zero quantity, adjectives in front of nouns, quantities written in
+words, and list anchors ("1.", "a)") that look like quantities.
+"""
+from __future__ import annotations
+
+import random
+
+from resolver.errors import UserError
+from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks.vocab import load_json, number_words
+
+ANCHORS = {0: "PROSE", 1: "BULLETS", 2: "NUMBERED", 3: "LETTERED"}
+_SMALLEST_DOMAIN = 13  # items in the smallest domain of objects.json
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
+def _phrase(item: str, quantity: int, adjective: str | None, in_words: bool) -> str:
+    """"two old violins", "an apple", "no pears", "3 wooden chairs"."""
+    singular, plural = item.split("|")
+    noun = singular if quantity == 1 else plural
+    if adjective:
+        noun = f"{adjective} {noun}"
+    if quantity == 0:
+        return f"no {noun}"
+    if quantity == 1:
+        return f"{_article(noun)} {noun}" if in_words else f"1 {noun}"
+    return f"{number_words(quantity) if in_words else quantity} {noun}"
+
+
+def _join(parts: list[str]) -> str:
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + f", and {parts[-1]}"
+
+
+def _render(phrases: list[str], anchor: int) -> str:
+    if anchor == 0:
+        return f"I have {_join(phrases)}."
+    if anchor == 1:
+        marks = ["-"] * len(phrases)
+    elif anchor == 2:
+        marks = [f"{i}." for i in range(1, len(phrases) + 1)]
+    else:
+        marks = [f"{chr(ord('a') + i % 26)})" for i in range(len(phrases))]
+    return "Here is everything I own:\n" + "\n".join(f"{m} {p}" for m, p in zip(marks, phrases))
+
+
+@register
+class Objects(Task):
+    name = "objects"
+    answer_kind = "integer"
+    description = ("Someone lists the things they own. Count how many items of the asked-about "
+                   "categories they have in total, taking every quantity into account.")
+    answer_format = "Final Answer: <integer>"
+    params = (
+        Param("target_items", int, 4, low=1, high=36, doc="distinct listed items in the target categories"),
+        Param("max_count", int, 4, low=1, high=20, doc="largest quantity of one item"),
+        Param("distractor_count", int, 2, low=0, high=40, doc="items from other categories"),
+        Param("target_groups", int, 1, low=1, high=3, doc="categories asked about"),
+        Param("zero_items", int, 0, low=0, high=8, doc="target-category items listed with quantity zero"),
+        Param("prob_adjective", float, 0.3, low=0.0, high=1.0, doc="chance of an adjective before an item"),
+        Param("prob_words", float, 0.5, low=0.0, high=1.0, doc="chance a quantity is written in words"),
+        Param("anchor", int, 0, choices=tuple(ANCHORS),
+              doc="list anchor format: " + ", ".join(f"{k} {v}" for k, v in ANCHORS.items())),
+    )
+
+    def check_consistency(self, params: dict) -> None:
+        capacity = _SMALLEST_DOMAIN * params["target_groups"]
+        if params["target_items"] < params["target_groups"]:
+            raise UserError("task 'objects': target_items must be >= target_groups, got "
+                            f"{params['target_items']} < {params['target_groups']}")
+        if params["target_items"] + params["zero_items"] > capacity:
+            raise UserError(f"task 'objects': target_items + zero_items must be <= {capacity} "
+                            f"for target_groups={params['target_groups']}")
+
+    def generate(self, params: dict, rng: random.Random) -> TestCase:
+        vocab = load_json("objects.json")
+        domains = vocab["domains"]
+        targets = rng.sample(sorted(domains), params["target_groups"])
+        others = [d for d in sorted(domains) if d not in targets]
+        picked = self._target_items(domains, targets, params["target_items"] + params["zero_items"], rng)
+        counted, zeros = picked[: params["target_items"]], picked[params["target_items"]:]
+        distractors = rng.sample([(d, item) for d in others for item in domains[d]], params["distractor_count"])
+        entries = [(d, item, rng.randint(1, params["max_count"])) for d, item in counted]
+        entries += [(d, item, 0) for d, item in zeros]
+        entries += [(d, item, rng.randint(1, params["max_count"])) for d, item in distractors]
+        rng.shuffle(entries)
+        phrases = [_phrase(item, q, rng.choice(vocab["adjectives"]) if rng.random() < params["prob_adjective"]
+                           else None, rng.random() < params["prob_words"]) for _, item, q in entries]
+        asked = [vocab["question_labels"][d] for d in targets]
+        if len(asked) == 1:
+            question = f"How many {asked[0]} do I have?"
+        else:
+            names = " and ".join(asked) if len(asked) == 2 else _join(asked)
+            question = f"How many {names} do I have in total?"
+        total = sum(q for d, _, q in entries if d in targets)
+        return TestCase(
+            input=f"{_render(phrases, params['anchor'])}\n\n{question}",
+            target=str(total),
+            genresult={"target_groups": targets, "anchor": ANCHORS[params["anchor"]],
+                       "items": len(entries), "target_items": len(counted),
+                       "zero_items": len(zeros), "distractors": len(entries) - len(counted) - len(zeros)},
+        )
+
+    @staticmethod
+    def _target_items(domains, targets, count, rng):
+        """Distinct items from the target domains, every target domain represented."""
+        pool = [(d, item) for d in targets for item in domains[d]]
+        first = [(d, rng.choice(domains[d])) for d in targets]
+        rest = rng.sample([x for x in pool if x not in first], count - len(first))
+        return first + rest

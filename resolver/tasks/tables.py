@@ -1,0 +1,122 @@
+"""tables: answer a filter / aggregate question about a rendered table.
+
+A product table (`num_rows` rows, `num_cols` columns including the product name)
+is rendered as markdown, csv, tsv, json, jsonl or html. The question filters the
+rows (by a category, or by a numeric threshold when the table has no category
+column) and counts, sums, or takes the maximum / minimum; `lookup` reads one cell.
+Every answer is an integer. Difficulty grows with rows (more to scan and add up)
+and columns (more distracting fields per row); `num_rows` is the size parameter
+that calibration searches to hit a prompt-length target.
+"""
+from __future__ import annotations
+
+import json
+import random
+
+from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks.vocab import load_json
+
+FORMATS = ("markdown", "csv", "tsv", "json", "jsonl", "html")
+OPERATIONS = ("count", "sum", "max", "min", "lookup")
+MAX_ROWS = 3000
+
+
+def _product_names(count: int, rng: random.Random) -> list[str]:
+    key = load_json("tables.json")["key"]
+    first, second = key["first"], key["second"]
+    space = len(first) * len(second) * 9
+    names = []
+    for code in rng.sample(range(space), count):
+        code, model = divmod(code, 9)
+        a, b = divmod(code, len(second))
+        names.append(f"{first[a]} {second[b]} {model + 1}")
+    return names
+
+
+def _columns(num_cols: int, rng: random.Random) -> list[dict]:
+    """num_cols - 1 value columns, at least one numeric, in random order."""
+    defs = load_json("tables.json")["columns"]
+    chosen = rng.sample(defs, num_cols - 1)
+    if not any(c["kind"] == "number" for c in chosen):
+        chosen[rng.randrange(len(chosen))] = rng.choice([c for c in defs if c["kind"] == "number"])
+    return chosen
+
+
+def _cell(column: dict, rng: random.Random):
+    if column["kind"] == "number":
+        return rng.randint(column["low"], column["high"])
+    return rng.choice(column["values"])
+
+
+def render_table(header: list[str], rows: list[list], fmt: str) -> str:
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(map(str, r)) + " |" for r in rows]
+        return "\n".join(lines)
+    if fmt in ("csv", "tsv"):
+        sep = "," if fmt == "csv" else "\t"
+        return "\n".join(sep.join(map(str, r)) for r in [header] + rows)
+    if fmt in ("json", "jsonl"):
+        objects = [json.dumps(dict(zip(header, r))) for r in rows]
+        return "\n".join(objects) if fmt == "jsonl" else "[\n" + ",\n".join(objects) + "\n]"
+    head = "<tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr>"
+    body = ["<tr>" + "".join(f"<td>{v}</td>" for v in r) + "</tr>" for r in rows]
+    return "<table>\n" + "\n".join([head] + body) + "\n</table>"
+
+
+def _question(op, header, rows, columns, rng):
+    """(question text, answer, filter description) for one operation."""
+    numeric = [i + 1 for i, c in enumerate(columns) if c["kind"] == "number"]
+    category = [i + 1 for i, c in enumerate(columns) if c["kind"] == "category"]
+    value_col = rng.choice(numeric)
+    if op == "lookup":
+        row = rng.choice(rows)
+        return f"What is the {header[value_col]} of {row[0]}?", row[value_col], "none"
+    pivot = rng.choice(rows)  # filter on a value that occurs, so the selection is never empty
+    if category:
+        col = rng.choice(category)
+        where = f"whose {header[col]} is {pivot[col]}"
+        chosen = [r for r in rows if r[col] == pivot[col]]
+        kind = "category"
+    else:
+        col = rng.choice(numeric)
+        threshold = pivot[col] - 1
+        where = f"whose {header[col]} is greater than {threshold}"
+        chosen = [r for r in rows if r[col] > threshold]
+        kind = "threshold"
+    values = [r[value_col] for r in chosen]
+    if op == "count":
+        return f"How many products are there {where}?", len(chosen), kind
+    if op == "sum":
+        return f"What is the total {header[value_col]} of the products {where}?", sum(values), kind
+    word = "highest" if op == "max" else "lowest"
+    answer = max(values) if op == "max" else min(values)
+    return f"What is the {word} {header[value_col]} among the products {where}?", answer, kind
+
+
+@register
+class Tables(Task):
+    name = "tables"
+    answer_kind = "number"
+    description = "Answer the question about the table. Read every row that matters."
+    answer_format = "Final Answer: <number>"
+    params = (
+        Param("num_rows", int, 10, low=1, high=MAX_ROWS, doc="table rows"),
+        Param("num_cols", int, 4, low=2, high=13, doc="columns including the product name"),
+        Param("format", str, "markdown", choices=FORMATS, doc="how the table is written"),
+        Param("operation", str, "count", choices=OPERATIONS, doc="what the question asks"),
+    )
+
+    def generate(self, params: dict, rng: random.Random) -> TestCase:
+        columns = _columns(params["num_cols"], rng)
+        header = ["product"] + [c["name"] for c in columns]
+        names = _product_names(params["num_rows"], rng)
+        rows = [[name] + [_cell(c, rng) for c in columns] for name in names]
+        question, answer, filter_kind = _question(params["operation"], header, rows, columns, rng)
+        table = render_table(header, rows, params["format"])
+        return TestCase(
+            input=f"Here is a table of products ({params['format']}):\n\n{table}\n\n{question}",
+            target=str(answer),
+            genresult={"operation": params["operation"], "format": params["format"],
+                       "filter": filter_kind, "columns": header},
+        )
