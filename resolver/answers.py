@@ -134,8 +134,13 @@ def _extract_literal(text: str, response_enum: Sequence[str] | None) -> str | No
     if not response_enum:
         return word
     by_fold = {option.casefold(): option for option in response_enum}
-    # Whole answer first ("NOT SURE" style options), then its first word.
-    return by_fold.get(head.casefold()) or by_fold.get(word.casefold())
+    # Whole answer first ("NOT SURE" style options), then its first word, then the
+    # one option named anywhere on the line ("The result is TRUE").
+    found = by_fold.get(head.casefold()) or by_fold.get(word.casefold())
+    if found is None:
+        named = {by_fold[w] for w in re.findall(r"\w+", head.casefold()) if w in by_fold}
+        found = named.pop() if len(named) == 1 else None
+    return found
 
 
 def _extract_text(text: str) -> str | None:

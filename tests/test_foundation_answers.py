@@ -86,7 +86,8 @@ def test_number(text, expected):
 
 @pytest.mark.parametrize("text,expected", [
     ("TRUE", "TRUE"), ("true.", "TRUE"), ("**False**", "FALSE"), ("False, because", "FALSE"),
-    ("maybe", None),
+    ("maybe", None), ("The expression is TRUE", "TRUE"), ("TRUE or FALSE", "TRUE"),
+    ("it is not true and not false", None),
 ])
 def test_literal(text, expected):
     assert extract_by_kind("literal", text, ["TRUE", "FALSE"]) == expected
