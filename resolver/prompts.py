@@ -72,11 +72,7 @@ class Template:
     messages: tuple
     shots: int = DEFAULT_SHOTS
     example_answer: str = DEFAULT_EXAMPLE_ANSWER
-
-    @property
-    def uses_examples(self) -> bool:
-        return any(m["role"] == EXAMPLES_ROLE or "examples" in _fields(m.get("content", ""))
-                   for m in self.messages)
+    uses_examples: bool = False     # worked examples needed (computed by load_template)
 
 
 @dataclass(frozen=True)
@@ -154,7 +150,9 @@ def load_template(path) -> Template:
     if not isinstance(answer, str):
         raise UserError(f"{path}: 'example_answer' must be a string")
     _check_placeholders(answer, str(path), "example_answer", ("target",))
-    return Template(Path(path).stem, str(path), messages, shots, answer)
+    uses_examples = any(m["role"] == EXAMPLES_ROLE or "examples" in _fields(m["content"])
+                        for m in messages)
+    return Template(Path(path).stem, str(path), messages, shots, answer, uses_examples)
 
 
 def _check_sampler_value(key: str, value, path: str) -> None:
