@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +65,8 @@ def local_matches(path: Path, entry: Entry, quiet: bool = True) -> bool | None:
 
 def push(scope: Scope, manifest: Manifest, remote, quiet: bool = True) -> list:
     """Publish the scope's local items; returns one Outcome per item."""
+    if remote.read_only:
+        raise UserError(f"remote {remote.url} is read-only (http/https); push to a directory or an s3:// bucket")
     items = local_items(scope, manifest.data_dir, require_db=scope.name == "dataset")
     if not items:
         raise UserError(f"nothing to push for {scope.label}: no run folders or DB files found locally")
@@ -181,7 +184,8 @@ def fetch_blob(blob: str, manifest: Manifest, remote, quiet: bool = True) -> Pat
         except CorruptBlob:
             if attempt == 2:
                 raise
-            tqdm.write(f"warning: blob {blobs.short(blob)} from {remote} failed its hash check; downloading again")
+            tqdm.write(f"warning: blob {blobs.short(blob)} from {remote} failed its hash check; downloading again",
+                       file=sys.stderr)
     return final
 
 

@@ -19,6 +19,7 @@ and the remote.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -78,7 +79,7 @@ def _retrying(action, what: str, retries: int, backoff: float):
         except TransientError as exc:
             if attempt == retries:
                 raise RemoteError(f"{what}: {exc} (gave up after {retries} attempts)") from None
-            tqdm.write(f"warning: {what}: {exc}; retrying in {delay:.1f} s ({attempt}/{retries})")
+            tqdm.write(f"warning: {what}: {exc}; retrying in {delay:.1f} s ({attempt}/{retries})", file=sys.stderr)
             time.sleep(delay)
             delay *= 2
 
@@ -344,7 +345,7 @@ class HttpRemote(Remote):
                         _download_bar(offset + length or None, blob, quiet, offset) as bar:
                     out.seek(offset)
                     out.truncate()
-                    for chunk in response.iter_bytes(CHUNK):
+                    for chunk in response.iter_bytes():     # as it arrives: a stall keeps what came
                         out.write(chunk)
                         bar.update(len(chunk))
         except self._transport_errors() as exc:
