@@ -10,8 +10,11 @@ Two views (mutually exclusive on the command line):
   Log-size because difficulty knobs grow geometrically (10, 20, 40, 80 rows) and the
   curve is then symmetric.
 * **peak** -- for every ``manifold.target_tokens`` budget: the mean size at that
-  budget, its accuracy, the *effective capacity* = accuracy x size (the amount of
-  problem handled correctly), and whether accuracy is still above ``threshold``.
+  budget, its accuracy, the *effective capacity* = (lower end of the accuracy
+  interval) x size -- the amount of problem we are confident the model handles; the
+  lower end, not the center, because a Wilson center never reaches 0 and times a
+  huge size would invent capacity from nothing -- and whether the accuracy center is
+  still above ``threshold``.
   ``capacity`` = the largest size whose accuracy stays above the threshold; the
   *peak* is the budget where effective capacity is highest -- beyond it, longer
   inputs cost more accuracy than they add size.
@@ -121,7 +124,8 @@ def peak_from_points(points: pd.DataFrame, keys: list[str], size_param: str, mod
     grouped = points.groupby([*keys, TARGET_DIM], sort=True)
     table = grouped[counters].sum().join(grouped[size_param].mean().rename("size")).reset_index()
     table = add_statistics(table, mode)
-    table["effective_capacity"] = table["center"] * table["size"]
+    table["accuracy_low"] = (table["center"] - table["margin"]).clip(lower=0.0)
+    table["effective_capacity"] = table["accuracy_low"] * table["size"]
     table["above_threshold"] = table["center"] >= threshold
     summary = []
     for key, part in table.groupby(keys, sort=True):
@@ -129,8 +133,14 @@ def peak_from_points(points: pd.DataFrame, keys: list[str], size_param: str, mod
         best = part.loc[part["effective_capacity"].idxmax()]
         above = part[part["above_threshold"]]
         summary.append({**dict(zip(keys, key)),
-                        "peak_target_tokens": best[TARGET_DIM], "peak_effective_capacity": best["effective_capacity"],
+                        "peak_target_tokens": _plain_number(best[TARGET_DIM]),
+                        "peak_effective_capacity": best["effective_capacity"],
                         "peak_accuracy": best["center"],
                         "capacity": float(above["size"].max()) if len(above) else 0.0,
                         "threshold": threshold})
     return table, pd.DataFrame(summary)
+
+
+def _plain_number(value):
+    """Integral floats back to int (target_tokens print as 4000, not 4000.0000)."""
+    return int(value) if isinstance(value, (float, np.floating)) and float(value).is_integer() else value

@@ -90,7 +90,7 @@ def peak_figure(table, summary, keys: list, facet_by: str | None, labels: dict, 
         ax.set_title(f"{facet_by}={facet}" if facet is not None else "all points", fontsize=10)
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=8)
-    axes[0][0].set_ylabel("effective capacity = accuracy × size")
+    axes[0][0].set_ylabel("effective capacity =\naccuracy (95% lower bound) × size")
     fig.suptitle(f"Peak capacity vs token budget (★ peak, × accuracy below {threshold:.0%})", fontsize=12)
     fig.tight_layout()
     return fig

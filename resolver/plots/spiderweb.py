@@ -50,7 +50,7 @@ def radar_figure(rows: pd.DataFrame, group_by: str, mode: str, width: int, heigh
     ax.set_yticks([0.25, 0.5, 0.75, 1.0])
     ax.set_yticklabels(["25%", "50%", "75%", "100%"], fontsize=7, color="grey")
     ax.set_title(_title(rows, group_by, mode), fontsize=11, pad=22)
-    ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.12), fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=4, fontsize=8, frameon=False)
     fig.tight_layout()
     return fig
 
@@ -60,12 +60,16 @@ def bar_figure(rows: pd.DataFrame, group_by: str, mode: str, width: int, height:
     fig, ax = plt.subplots(figsize=(width / DPI, height / DPI), dpi=DPI)
     x = np.arange(len(rows))
     center = rows["center"].to_numpy(dtype=float)
-    ax.bar(x, center, color=ACCURACY, alpha=0.8, label="accuracy")
-    ax.errorbar(x, center, yerr=rows["margin"].to_numpy(dtype=float), fmt="none", ecolor="black",
+    ax.bar(x - 0.12, center, width=0.55, color=ACCURACY, alpha=0.85, label="accuracy")
+    ax.errorbar(x - 0.12, center, yerr=rows["margin"].to_numpy(dtype=float), fmt="none", ecolor="black",
                 capsize=4, label="95% interval")
     trunc = rows["truncated_ratio"].to_numpy(dtype=float)
-    ax.bar(x, trunc, bottom=np.clip(1 - trunc, 0, 1), color="none", edgecolor=TRUNCATION, hatch="//",
-           label="truncated share (top of bar)")
+    ax.bar(x + 0.28, trunc, width=0.2, color="white", edgecolor=TRUNCATION, hatch="//",
+           label="truncated share")
+    for xi, share in zip(x, trunc):
+        if share > 0:
+            ax.annotate(f"{share:.0%}", (xi + 0.28, share), textcoords="offset points", xytext=(0, 3),
+                        ha="center", color=TRUNCATION, fontsize=8)
     ax.set_xticks(x)
     ax.set_xticklabels([str(g) for g in rows["group"]], rotation=30, ha="right")
     ax.set_ylim(0, 1.05)

@@ -19,6 +19,12 @@ def _axis_positions(values):
     return distinct, positions, numeric
 
 
+def _tick(value) -> str:
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def surface_figure(panels: list, evals: list, labels: dict, title: str, cell: int = 420):
     """`panels`: list of (view, table); one row per view, one column per eval id."""
     rows, cols = max(1, len(panels)), max(1, len(evals))
@@ -45,15 +51,16 @@ def surface_figure(panels: list, evals: list, labels: dict, title: str, cell: in
             mappable = ax.scatter(gx.ravel(), gy.ravel(), grid.ravel(), c=grid.ravel(), cmap=CMAP,
                                   vmin=0, vmax=1, s=18, depthshade=False)
             ax.set_xticks([xpos[v] for v in xs])
-            ax.set_xticklabels([str(v) for v in xs], fontsize=7)
+            ax.set_xticklabels([_tick(v) for v in xs], fontsize=7)
             ax.set_yticks([ypos[v] for v in ys])
-            ax.set_yticklabels([str(v) for v in ys], fontsize=7)
+            ax.set_yticklabels([_tick(v) for v in ys], fontsize=7)
             ax.set_xlabel(x_dim, fontsize=8)
             ax.set_ylabel(y_dim, fontsize=8)
             ax.set_zlim(0, 1)
             ax.set_zlabel("accuracy", fontsize=8)
             ax.view_init(elev=25, azim=-135)
+    fig.subplots_adjust(left=0.0, right=0.86, bottom=0.04, top=0.86 if rows == 1 else 0.92, wspace=0.05, hspace=0.15)
     if mappable is not None:
-        fig.colorbar(mappable, ax=fig.axes, shrink=0.6, label="accuracy (guess-corrected)")
+        fig.colorbar(mappable, ax=fig.axes, shrink=0.6, pad=0.02, label="accuracy (guess-corrected)")
     fig.suptitle(title, fontsize=12)
     return fig
