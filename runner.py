@@ -62,15 +62,6 @@ def build_parser() -> ArgParser:
     return p
 
 
-def options_from_args(args):
-    from resolver.experiment import RunOptions
-
-    values = vars(args)
-    mode_given = values["mode"] is not None
-    values["mode"] = values["mode"] or "api"
-    return RunOptions(**values, mode_given=mode_given).validate()
-
-
 def dispatch(opts) -> int:
     """Run the chosen mode. Modes not in this build say so in one line."""
     if opts.offline is not None:
@@ -83,8 +74,10 @@ def dispatch(opts) -> int:
 
 
 def main(argv=None) -> int:
+    from resolver.experiment import RunOptions
+
     args = build_parser().parse_args(argv)
-    return dispatch(options_from_args(args))
+    return dispatch(RunOptions.from_namespace(args))
 
 
 if __name__ == "__main__":

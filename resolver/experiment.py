@@ -56,6 +56,17 @@ class RunOptions:
     tokenizer: str | None = None
     offline: int | None = None     # ROUNDS: generate without a model
     mode_given: bool = False       # --mode appeared on the command line
+    extras: dict = field(default_factory=dict)  # flags added by later modes, by name
+
+    @classmethod
+    def from_namespace(cls, args) -> "RunOptions":
+        """Options from argparse's namespace; flags this class does not name go to `extras`."""
+        values = dict(vars(args))
+        mode = values.pop("mode", None)
+        known = {f for f in cls.__dataclass_fields__ if f not in ("mode", "mode_given", "extras")}
+        extras = {k: values.pop(k) for k in list(values) if k not in known}
+        opts = cls(**values, mode=mode or "api", mode_given=mode is not None, extras=extras)
+        return opts.validate()
 
     def validate(self) -> "RunOptions":
         """Cross-flag rules; raises UserError with one line naming the flag."""

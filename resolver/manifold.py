@@ -386,18 +386,18 @@ def _selected_tasks(config: ExperimentConfig, tasks) -> list[TaskConfig]:
     return [t for t in config.tasks if t.name in set(tasks)]
 
 
-def _entry_points(task_cfg: TaskConfig, entry: ManifoldEntry, *, tokenizer, template, cache_dir):
+def _entry_points(where: str, task_cfg: TaskConfig, entry: ManifoldEntry, *, tokenizer, template, cache_dir):
     """(params, manifold) for each point of one (thinned) entry."""
     manifold = {"id": entry.id, **({"degree": entry.degree} if entry.degree is not None else {})}
     if entry.calibrate is None:
         return [(combo, manifold) for combo in _combos(entry.grid)]
     if not tokenizer:
-        raise UserError(f"task {task_cfg.name!r} uses mode: calibrate, which needs --tokenizer "
+        raise UserError(f"{where}: task {task_cfg.name!r} uses mode: calibrate, which needs --tokenizer "
                         f"(a HuggingFace tokenizer id or a local tokenizer directory)")
     try:
         from resolver.calibrate import resolve_calibration
     except ImportError:
-        raise UserError(f"task {task_cfg.name!r} uses mode: calibrate, but calibration "
+        raise UserError(f"{where}: task {task_cfg.name!r} uses mode: calibrate, but calibration "
                         f"(resolver/calibrate.py) is not available in this installation")
     resolved = resolve_calibration(task_cfg, entry, tokenizer, template, cache_dir)
     return [(dict(params), {**manifold, "target_tokens": int(target)}) for target, params in resolved]
@@ -421,7 +421,7 @@ def expand_steps(config: ExperimentConfig, *, density: str = "normal", degree: i
             if degree is not None and entry.degree not in (None, degree):
                 continue
             thinned = _thin_entry(entry, density)
-            for params, manifold in _entry_points(task_cfg, thinned, tokenizer=tokenizer,
+            for params, manifold in _entry_points(config.path, task_cfg, thinned, tokenizer=tokenizer,
                                                   template=template, cache_dir=cache_dir):
                 identity = json.dumps(params, sort_keys=True)
                 if identity in seen:

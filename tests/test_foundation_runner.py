@@ -213,3 +213,15 @@ def test_writer_and_reader_survive_a_cut_line(tmp_path):
     assert [(n, r) for n, r, e in rows if r] == [(1, {"a": 1}), (3, {"a": 3})]
     errors = [e for _, _, e in rows if e]
     assert len(errors) == 2 and f"{path}:2: malformed JSON" in errors[0] and ":5: not a JSON object" in errors[1]
+
+
+def test_from_namespace_keeps_unknown_flags_as_extras():
+    import argparse
+    ns = argparse.Namespace(config="c", template="t", sampler="s", model="m", mode=None, apibase=None,
+                            apikey=None, batch=None, precision=None, seed=42, density="normal", degree=None,
+                            parallel=4, threads=1, timeout=10.0, cache="cache/", tasks=[], output="o",
+                            shuffle=False, quiet=True, tokenizer=None, offline=2, new_flag="v")
+    o = RunOptions.from_namespace(ns)
+    assert o.mode == "api" and not o.mode_given and o.extras == {"new_flag": "v"} and o.shuffle is False
+    with pytest.raises(UserError, match="cannot be combined with --mode read-batch"):
+        RunOptions.from_namespace(argparse.Namespace(**{**vars(ns), "mode": "read-batch"}))
