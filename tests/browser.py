@@ -166,7 +166,10 @@ class Browser:
                 if el.text.strip() == option_text:
                     return el
             return None
-        self.wait_until(option, message=f"option {option_text!r} of #{component_id}").click()
+        element = self.wait_until(option, message=f"option {option_text!r} of #{component_id}")
+        # Long option lists scroll; bring the option out from under the search box first.
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+        element.click()
         if close and self.find(f"#{component_id}").get_attribute("aria-expanded") == "true":
             self.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
 

@@ -5,10 +5,12 @@ under test) for a dozen evals with known traits, then the real `evaluate.py --da
 builds the PointsDB. The traits the tests look for:
 
 * "Alpha-8B" is the strongest, "Gamma-2B" the weakest;
-* "Beta-30B-A3B" truncates 25% of its deep arithmetic samples (hatch + [-.ZZ] in the cell);
+* "Beta-30B-A3B" truncates a quarter of its samples at degree 1 (hatch + [-.ZZ] in the cell);
 * "Gamma-2B" never ran boolean (its boolean cells are "—" and its score has "*");
 * "Delta-14B" ran only half of the deep arithmetic points ((N/M) and "*");
-* seven "Filler-N" evals make two pages of ten.
+* "Zeta-32B" collapses on hard points, "Eta-70B" spends many tokens for little, "Theta-7B" is good
+  at arithmetic only (archetypes collapse, over-thinker, specialist);
+* twelve evals in all make two pages of ten.
 """
 from __future__ import annotations
 
@@ -52,6 +54,20 @@ CONFIG = textwrap.dedent("""\
         views:
           - view: length
             group_by: [params.length]
+      - name: brackets
+        label: Brackets
+        generator: brackets
+        mode: grid
+        manifolds:
+          - id: stack
+            degree: 0
+            grid: {length: 6, max_depth: 2}
+          - id: tall
+            degree: 1
+            grid: {length: 12, max_depth: [2, 4]}
+        views:
+          - view: depth
+            group_by: [params.max_depth]
     """)
 
 TEMPLATE, SAMPLER = "zeroshot", "greedy"
@@ -64,9 +80,21 @@ EVALS = {
     "Beta-30B-A3B": (0.75, 2400, ["family:beta", "arch:moe", "size:mid"], "truncates"),
     "Gamma-2B": (0.30, 400, ["family:gamma", "arch:dense", "size:tiny"], "no_boolean"),
     "Delta-14B": (0.65, 1200, ["family:delta", "arch:dense", "size:mid"], "incomplete"),
+    "Zeta-32B": (0.95, 900, ["family:zeta", "arch:dense", "size:large"], "collapse"),
+    "Eta-70B": (0.40, 4500, ["family:eta", "arch:dense", "size:xlarge"], None),
+    "Theta-7B": (0.95, 700, ["family:theta", "arch:dense", "size:small"], "specialist"),
 }
-for _i in range(7):
-    EVALS[f"Filler-{_i + 1}"] = (0.40 + 0.05 * _i, 900 + 100 * _i, ["family:filler", "arch:dense", "size:small"], None)
+for _i in range(4):
+    EVALS[f"Filler-{_i + 1}"] = (0.50 + 0.05 * _i, 900 + 100 * _i, ["family:filler", "arch:dense", "size:small"], None)
+
+
+def _p_correct(model: str, step) -> float:
+    skill, _, _, trait = EVALS[model]
+    if trait == "collapse":                          # fine on easy points, lost on hard ones
+        skill = 0.98 if step.manifold.get("degree") == 0 else 0.08
+    if trait == "specialist" and step.base_task != "arithmetic":
+        skill = 0.10
+    return max(0.02, min(0.98, skill - _difficulty(step.params)))
 
 
 def _difficulty(params: dict) -> float:
@@ -74,13 +102,13 @@ def _difficulty(params: dict) -> float:
 
 
 def _records(model: str, step, rng: random.Random):
-    skill, tokens, _, trait = EVALS[model]
+    _, tokens, _, trait = EVALS[model]
     guess = 0.5 if step.base_task == "boolean" else 0.0
-    p_correct = max(0.02, min(0.98, skill - _difficulty(step.params)))
+    p_correct = _p_correct(model, step)
     for index in range(SAMPLES):
-        truncated = trait == "truncates" and step.manifold.get("id") == "deep" and index % 4 == 0
+        truncated = trait == "truncates" and step.manifold.get("degree") == 1 and index % 4 == 0
         correct = (not truncated) and rng.random() < p_correct
-        target = "True" if step.base_task == "boolean" else str(17 + step.params["length"])
+        target = {"boolean": "True", "brackets": "valid"}.get(step.base_task, str(17 + step.params["length"]))
         answer = f"Working it out step by step.\nFinal Answer: {target if correct else 'wrong-' + str(index)}"
         completion = int(tokens * (0.6 + 0.8 * rng.random())) * (3 if truncated else 1)
         yield {

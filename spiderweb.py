@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+"""spiderweb.py: per-eval radar / bar profiles with archetypes in the browser (default :8051)."""
+from resolver.cli import ArgParser, run_main
+
+
+def main(argv=None):
+    from resolver.web.data import check_group_by, open_app_dataset
+    from resolver.web.server import add_server_args, check_port, normalize_base_pathname, serve
+    from resolver.web.spiderweb import build_app
+
+    parser = ArgParser(prog="spiderweb.py", description="Per-model radar chart web UI with archetypes.")
+    parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json")
+    parser.add_argument("--group-by", default="base_task",
+                        help="radar slice dimension (default base_task; single-task datasets: "
+                             "manifold.target_tokens or params.operation)")
+    add_server_args(parser, default_port=8051)
+    args = parser.parse_args(argv)
+    check_port(args.port)
+    normalize_base_pathname(args.url_base_pathname)
+    dataset, db = open_app_dataset(args.dataset)
+    group_by = check_group_by(db, args.group_by)
+    serve(build_app(dataset, db, group_by, args.url_base_pathname), args, "spiderweb.py")
+
+
+if __name__ == "__main__":
+    run_main(main)
