@@ -1,0 +1,113 @@
+"""Calibration: a tokenizer built here (nothing downloaded), bisection within 10%,
+the cache, and the expand_steps hook with manifold.target_tokens."""
+from __future__ import annotations
+
+import json
+import random
+import textwrap
+
+import pytest
+
+from resolver.calibrate import load_tokenizer, mean_prompt_tokens, resolve_calibration, search_parameter
+from resolver.errors import UserError
+from resolver.manifold import ManifoldEntry, TaskConfig, expand_steps, load_config
+from resolver.prompts import load_template
+from resolver.tasks import get_task
+
+
+@pytest.fixture(scope="module")
+def tokenizer_dir(tmp_path_factory):
+    """A small byte-level BPE trained on table prompts, saved as a transformers tokenizer."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    task = get_task("tables")
+    texts = [task.generate(task.validate({"num_rows": 15, "format": f}), random.Random(i)).input
+             for i, f in enumerate(["markdown", "csv", "json", "html", "tsv", "jsonl"] * 4)]
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.train_from_iterator(texts, trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["[UNK]"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    path = tmp_path_factory.mktemp("tok")
+    PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]").save_pretrained(path)
+    return str(path)
+
+
+def _entry(targets, grid):
+    entry = ManifoldEntry("csv_tall", grid, None, {"param": "num_rows", "target_tokens": targets})
+    return TaskConfig("tables", "Tables", "tables", "calibrate", [entry], []), entry
+
+
+def test_calibrated_sizes_land_within_ten_percent(tokenizer_dir, tmp_path, repo):
+    template = load_template(repo / "templates" / "zeroshot-nosys.json")
+    task_cfg, entry = _entry([300, 1200, 5000], {"num_cols": [4], "format": ["csv", "markdown"],
+                                                 "operation": ["sum"]})
+    resolved = resolve_calibration(task_cfg, entry, tokenizer_dir, template, tmp_path)
+    assert len(resolved) == 6
+    tok = load_tokenizer(tokenizer_dir)
+    rows = {}
+    for target, params in resolved:
+        measured = mean_prompt_tokens(get_task("tables"), params, tok, template)
+        assert abs(measured - target) <= 0.10 * target, (target, params, measured)
+        rows.setdefault(params["format"], []).append(params["num_rows"])
+    for sizes in rows.values():
+        assert sizes == sorted(sizes) and len(set(sizes)) == 3
+
+
+def test_mapping_is_cached_and_reused(tokenizer_dir, tmp_path, monkeypatch):
+    task_cfg, entry = _entry([800], {"num_cols": [3], "format": ["json"], "operation": ["count"]})
+    first = resolve_calibration(task_cfg, entry, tokenizer_dir, None, tmp_path)
+    files = list(tmp_path.glob("calibration_tables_*.json"))
+    assert len(files) == 1 and json.loads(files[0].read_text())
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("calibration ran again despite the cache")
+
+    monkeypatch.setattr("resolver.calibrate.search_parameter", refuse)
+    assert resolve_calibration(task_cfg, entry, tokenizer_dir, None, tmp_path) == first
+
+
+def test_search_parameter_finds_the_closest_integer_and_handles_limits():
+    assert search_parameter(lambda v: 10 * v, 1, 1000, 4321, True) == 432
+    assert search_parameter(lambda v: 10 * v, 1, 1000, 4326, True) == 433
+    assert search_parameter(lambda v: 10 * v, 1, 50, 4321, True) == 50        # ceiling
+    assert search_parameter(lambda v: 10 * v, 5, 50, 3, True) == 5            # floor
+    assert search_parameter(lambda v: v * v, 0.0, 100.0, 2.0, False) == pytest.approx(2 ** 0.5, abs=1e-3)
+
+
+def test_unloadable_tokenizer_is_a_user_error(tmp_path):
+    with pytest.raises(UserError, match="cannot load tokenizer"):
+        load_tokenizer(str(tmp_path))
+
+
+def test_expand_steps_records_target_tokens(tokenizer_dir, tmp_path):
+    config = tmp_path / "cal.yaml"
+    config.write_text(textwrap.dedent("""
+        name: cal
+        precision:
+          low: {count: 4, maxrounds: 1, target_margin: 0.2}
+        tasks:
+          - name: tables
+            label: Tables
+            generator: tables
+            mode: calibrate
+            manifolds:
+              - id: csv_tall
+                calibrate: {param: num_rows, target_tokens: [400, 1600]}
+                grid: {num_cols: 4, format: csv, operation: [count, max]}
+            views:
+              - {view: tokens, group_by: [manifold.target_tokens]}
+        """))
+    cfg = load_config(config)
+    with pytest.raises(UserError, match="--tokenizer"):
+        expand_steps(cfg, cache_dir=str(tmp_path))
+    steps = expand_steps(cfg, tokenizer=tokenizer_dir, cache_dir=str(tmp_path))
+    assert sorted(s.manifold["target_tokens"] for s in steps) == [400, 400, 1600, 1600]
+    assert all(s.manifold["id"] == "csv_tall" and s.params["num_rows"] >= 1 for s in steps)
+
+
+def test_tables_16k_config_is_a_calibrated_single_task(repo):
+    cfg = load_config(repo / "configs" / "tables-16k.yaml")
+    assert [t.name for t in cfg.tasks] == ["tables"] and cfg.tasks[0].mode == "calibrate"
+    targets = {t for e in cfg.tasks[0].manifolds for t in e.calibrate["target_tokens"]}
+    assert max(targets) == 16000
