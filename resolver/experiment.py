@@ -178,6 +178,12 @@ def cases_for(step: Step, start: int, stop: int) -> list:
         return [(i, drawn[i]) for i in range(start, min(stop, len(drawn)))]
 
 
+def forget_step(step: Step) -> None:
+    """Drop a finished step's cached cases (memory); asking again regenerates them identically."""
+    with _STREAMS_LOCK:
+        _STREAMS.pop(_stream_key(step), None)
+
+
 def clear_case_cache() -> None:
     """Forget generated cases (memory); they are regenerated identically on demand."""
     with _STREAMS_LOCK:

@@ -15,7 +15,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from resolver.experiment import (RunOptions, blank_record, build_experiment, cases_for,
-                                 messages_for)
+                                 forget_step, messages_for)
 from resolver.results import RecordWriter, new_run_folder, step_file
 
 
@@ -31,6 +31,7 @@ def write_offline(experiment, folder: Path, rounds: int, *, quiet: bool = False)
                     messages = messages_for(experiment, step, case)
                     writer.write(blank_record(experiment, step, index, case, messages, count))
                 total += writer.written
+            forget_step(step)  # offline never returns to a step: keep memory flat
             bar.update(count)
     return total
 

@@ -126,12 +126,6 @@ def test_bad_template_placeholder_names_file(script, tmp_path):
     assert proc.returncode == 2 and str(tpl) in proc.stderr and "{task}" in proc.stderr
 
 
-def test_api_mode_not_built_message(script, tmp_path):
-    proc = script("runner.py", *TINY, "--apibase", "http://127.0.0.1:9", "--output", tmp_path)
-    assert proc.returncode == 2 and "--mode api" in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1
-
-
 # ---- library level ----------------------------------------------------------------
 def opts(repo, **kw):
     base = dict(config=str(repo / "configs/tiny.yaml"), template=str(repo / "templates/zerocot-nosys.json"),
