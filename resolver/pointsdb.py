@@ -33,6 +33,9 @@ import pyarrow as pa
 from resolver.errors import UserError, choices_text
 
 SCHEMA_VERSION = 1
+# DuckDB's own memory cap while writing, so evaluate.py stays well under 1 GB whatever
+# the dataset size (DuckDB spills to disk beyond it).
+WRITER_MEMORY_LIMIT = "400MB"
 
 # Column name -> DuckDB type, in table order. JSON columns hold canonical text
 # (sorted keys, compact separators) so identical values compare equal as strings.
@@ -255,8 +258,15 @@ def points_batch(columns: dict) -> pa.Table:
     missing = [c for c in POINT_COLUMNS if c not in columns]
     if missing:
         raise ValueError(f"points batch lacks columns: {missing}")
-    arrays = [pa.array(columns[name], type=_ARROW_POINT_TYPES[kind]) for name, kind in POINT_COLUMNS.items()]
+    arrays = [_arrow_column(columns[name], _ARROW_POINT_TYPES[kind]) for name, kind in POINT_COLUMNS.items()]
     return pa.Table.from_arrays(arrays, names=list(POINT_COLUMNS))
+
+
+def _arrow_column(values, kind):
+    """Python lists, numpy arrays or ready Arrow arrays -> an Arrow array of the column type."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values if values.type == kind else values.cast(kind)
+    return pa.array(values, type=kind)
 
 
 # ========================================================================= writer
@@ -280,8 +290,11 @@ class PointsWriter:
             _remove_db_files(self.tmp_path)
             if keep_existing and self.path.exists():
                 shutil.copyfile(self.path, self.tmp_path)
-            self.con = duckdb.connect(str(self.tmp_path))
+            self.con = duckdb.connect(str(self.tmp_path), config={"memory_limit": WRITER_MEMORY_LIMIT, "checkpoint_threshold": "4GB"})
             create_schema(self.con)
+            # One transaction for the whole build: faster bulk loads (no checkpoint per
+            # statement) and nothing half-done is ever visible in the file.
+            self.con.execute("BEGIN TRANSACTION")
         except BaseException:
             self._release()
             raise
@@ -313,6 +326,12 @@ class PointsWriter:
         names = list(EVAL_COLUMNS)
         values = [row.get(n) for n in names]
         self.con.execute(f"INSERT INTO evals ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", values)
+        self._next_transaction()
+
+    def _next_transaction(self) -> None:
+        """Commit what one eval added (bounding DuckDB's memory) and open the next transaction."""
+        self.con.execute("COMMIT")
+        self.con.execute("BEGIN TRANSACTION")
 
     def set_eval_metadata(self, eval_id: str, groups, facets_json: str) -> None:
         """Refresh the per-point copies of an eval's groups and facets (label-only edits)."""
@@ -333,6 +352,7 @@ class PointsWriter:
     def commit(self) -> None:
         """Make the new database the live one (readers opened before keep their snapshot)."""
         try:
+            self.con.execute("COMMIT")
             self.con.execute("CHECKPOINT")
             self.con.close()
             os.replace(self.tmp_path, self.path)
