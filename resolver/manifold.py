@@ -164,6 +164,8 @@ def _string_list(value, where: _Where) -> list[str]:
 def load_config(path) -> ExperimentConfig:
     """Read and validate an experiment config (UserError on any problem)."""
     p = Path(path)
+    if p.is_dir():
+        raise UserError(f"config {str(path)!r} is a directory; expected a YAML file such as configs/tiny.yaml")
     if not p.is_file():
         raise UserError(f"config file {str(path)!r} not found")
     try:
@@ -175,6 +177,8 @@ def load_config(path) -> ExperimentConfig:
     except UnicodeDecodeError:
         raise UserError(f"{path}: not a UTF-8 text file")
     where = _Where(str(path))
+    if data is None:
+        where.fail("the file is empty; expected a mapping with name, precision and tasks")
     data = _mapping(data, where, _TOP_KEYS)
     name = _string(data.get("name", p.stem), where / "name")
     precision = _load_precision(data.get("precision", DEFAULT_PRECISION), where / "precision")

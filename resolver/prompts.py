@@ -85,6 +85,8 @@ class Sampler:
 # ---------------------------------------------------------------- loading
 def _read_json_object(path, what: str) -> dict:
     p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{what} {str(path)!r} is a directory; expected a JSON file")
     if not p.is_file():
         raise UserError(f"{what} file {str(path)!r} not found")
     try:

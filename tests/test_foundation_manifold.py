@@ -217,3 +217,10 @@ def test_property_garbage_is_a_user_error(tmp_path_factory, doc):
         assert "\n" not in str(exc)
     else:
         expand_steps(cfg)
+
+
+def test_empty_file_and_directory(tmp_path):
+    with pytest.raises(UserError, match="the file is empty"):
+        load_config(write(tmp_path, ""))
+    with pytest.raises(UserError, match="is a directory"):
+        load_config(tmp_path)
