@@ -10,6 +10,9 @@ runner.py (``<YYYY-MM-DD_HH-MM-SS>_<config>_<model>_<template>_<sampler>/``). An
 from __future__ import annotations
 
 import glob as globlib
+import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from resolver.datasets import eval_files, load_evals
@@ -103,3 +106,140 @@ def folder_evals(cohort_dir, specs=None) -> dict:
             if folder in mapping and spec.eval_id not in mapping[folder]:
                 mapping[folder].append(spec.eval_id)
     return mapping
+
+
+# ---------------------------------------------------------------- datasets and manifest around a cohort
+
+def _ancestors(cohort_dir: Path, levels: int = 3) -> list:
+    return list(Path(cohort_dir).resolve().parents)[:levels]
+
+
+def datasets_naming(cohort_dir) -> list:
+    """Dataset files (data/<name>.json) whose cohorts include this cohort, nearest first.
+
+    Looks in the cohort's parent directories (up to three levels), which is where
+    seed 002 keeps them (data/r12.json next to data/r12/<Model>/).
+    """
+    from resolver.datasets import load_dataset
+
+    evals = (Path(cohort_dir) / EVALS_FILE).resolve()
+    found = []
+    for folder in _ancestors(cohort_dir):
+        for candidate in sorted(folder.glob("*.json")):
+            if candidate.name in ("manifest.json", EVALS_FILE) or not _looks_like_dataset(candidate):
+                continue
+            try:
+                dataset = load_dataset(candidate)
+            except UserError:
+                continue
+            if any(c.path == evals for c in dataset.cohorts):
+                found.append(dataset)
+    return found
+
+
+def _looks_like_dataset(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("cohorts"), list)
+
+
+def manifest_runs_of(cohort_dir) -> dict:
+    """{run folder key: manifest entry} that data/manifest.json records for this cohort."""
+    from resolver.manifest import load_manifest
+
+    for folder in _ancestors(cohort_dir):
+        path = folder / "manifest.json"
+        if path.is_file():
+            try:
+                manifest = load_manifest(path)
+            except UserError:
+                return {}
+            key = Path(cohort_dir).resolve().relative_to(folder.resolve()).as_posix()
+            return {k: e for k, e in manifest.runs.items() if e.cohort == key}
+    return {}
+
+
+# ---------------------------------------------------------------- list / info summaries
+
+def count_lines(path: Path) -> int:
+    """Records in an NDJSON file: newline count, plus one for an unterminated last line."""
+    count, last = 0, b"\n"
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count + (0 if last == b"\n" else 1)
+
+
+@dataclass
+class FolderSummary:
+    path: Path
+    files: int
+    samples: int
+    bytes: int
+
+
+@dataclass
+class EvalSummary:
+    spec: object
+    folders: list
+
+
+@dataclass
+class CohortSummary:
+    path: Path
+    evals: list
+    orphans: list
+    unpulled: int = 0          # run folders the manifest knows but are not here
+    error: str | None = None   # evals.json could not be read
+
+
+def summarize_folder(folder: Path) -> FolderSummary:
+    files = sorted(folder.rglob("*.ndjson"))
+    return FolderSummary(folder, len(files), sum(count_lines(f) for f in files),
+                         sum(f.stat().st_size for f in files))
+
+
+def summarize_cohort(cohort_dir, search=None) -> CohortSummary:
+    """Evals of a cohort with their matched run folders, plus folders no eval matches."""
+    cohort_dir = Path(cohort_dir)
+    try:
+        specs = cohort_evals(cohort_dir)
+    except UserError as exc:
+        return CohortSummary(cohort_dir, [], [summarize_folder(f) for f in run_folders(cohort_dir)], error=str(exc))
+    owners = folder_evals(cohort_dir, specs)
+    summaries = {f: summarize_folder(f) for f in owners}
+    evals = []
+    for spec in specs:
+        if search is None or _matches(search, cohort_dir, spec):
+            mine = [summaries[f] for f, ids in owners.items() if spec.eval_id in ids]
+            evals.append(EvalSummary(spec, mine))
+    orphans = [summaries[f] for f, ids in owners.items() if not ids]
+    unpulled = sum(1 for key in manifest_runs_of(cohort_dir) if not (cohort_dir / Path(key).name).exists())
+    return CohortSummary(cohort_dir, evals, orphans, unpulled)
+
+
+def _matches(pattern, cohort_dir: Path, spec) -> bool:
+    fields = (str(cohort_dir), spec.model, spec.label, spec.template, spec.sampler, spec.hf_id or "",
+              " ".join(spec.groups), " ".join(spec.tags))
+    return any(pattern.search(text) for text in fields)
+
+
+def compile_search(text: str | None):
+    if text is None:
+        return None
+    try:
+        return re.compile(text, re.IGNORECASE)
+    except re.error as exc:
+        raise UserError(f"--search {text!r} is not a valid regular expression: {exc}") from None
+
+
+def list_cohorts(target: str | None, default_root, search_text: str | None = None) -> list:
+    """Summaries of the cohorts named by `target`, keeping those with an eval matching --search."""
+    search = compile_search(search_text)
+    summaries = [summarize_cohort(c, search) for c in resolve_cohorts(target, default_root)]
+    if search is not None:
+        summaries = [s for s in summaries if s.evals]
+    return summaries

@@ -208,3 +208,29 @@ def wait_for(predicate, seconds: float = 30.0) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+def config_steps(config_path, precision: str | None = None) -> list:
+    """The steps of a real experiment config (manifold.expand_steps), as write_run step dicts."""
+    from resolver.manifold import expand_steps, load_config
+
+    config = load_config(config_path)
+    _, level = config.precision_level(precision)
+    return [{"index": s.index, "name": s.name, "base_task": s.base_task, "params": dict(s.params),
+             "count": level.count, "manifold": dict(s.manifold)} for s in expand_steps(config)]
+
+
+def build_complete_cohort(root: Path, repo: Path, model: str = "gamma", sampler: str = "greedy-max") -> dict:
+    """A cohort whose one eval covers every point of configs/tiny.yaml, named by data/tiny-set.json."""
+    import shutil
+
+    (Path(root) / "configs").mkdir(exist_ok=True)
+    shutil.copy(repo / "configs" / "tiny.yaml", Path(root) / "configs" / "tiny.yaml")
+    data = Path(root) / "data"
+    cohort = data / "tiny-set" / model
+    write_evals(cohort, [eval_entry(f"data/tiny-set/{model}", model, sampler=sampler, hf_id=None)])
+    folder = write_run(cohort, model, sampler=sampler, steps=config_steps(Path(root) / "configs" / "tiny.yaml"), seed=5)
+    dataset = data / "tiny-set.json"
+    dataset.write_text(json.dumps({"name": "tiny-set", "db": "pointsdb-tiny-set.db", "config": "../configs/tiny.yaml",
+                                   "cohorts": [{"path": f"tiny-set/{model}/evals.json"}]}, indent=2))
+    return {"data": data, "cohort": cohort, "folder": folder, "dataset": dataset}
