@@ -63,14 +63,23 @@ def build_parser() -> ArgParser:
 
 
 def dispatch(opts) -> int:
-    """Run the chosen mode. Modes not in this build say so in one line."""
+    """Run the chosen mode; returns the exit status."""
     if opts.offline is not None:
         from resolver.offline import run_offline
 
         run_offline(opts)
         return 0
-    raise UserError(f"--mode {opts.mode} is not available in this build yet; "
-                    f"use --offline ROUNDS to generate the prompts without a model")
+    if opts.mode == "write-batch":
+        from resolver.batch import run_write_batch
+
+        return run_write_batch(opts)
+    if opts.mode == "read-batch":
+        from resolver.batch import run_read_batch
+
+        return run_read_batch(opts)
+    from resolver.api_runner import run_api
+
+    return run_api(opts)
 
 
 def main(argv=None) -> int:

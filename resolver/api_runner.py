@@ -1,0 +1,429 @@
+"""The API-mode loop of runner.py: adaptive rounds per step, cache, records, progress.
+
+How a run goes
+--------------
+* Steps run in shuffled order (config order with --no-shuffle). Each step runs
+  in rounds of `count` samples; after each round the Wilson margin of the step's
+  excess accuracy (correct minus expected lucky guesses, over untruncated
+  samples) decides: stop at `target_margin` or after `maxrounds` rounds.
+* Up to `--parallel` requests are in flight over all steps. Because one step's
+  round is often smaller than that, as many steps are opened as it takes to keep
+  the pool full; `--threads T` (older flag) opens at least T steps at once.
+* Every request is looked up in the cache first; answers are stored in the
+  cache and committed in batches every few milliseconds. A record is written to
+  the run folder only after its answer is committed, so whatever a crash leaves
+  in the folder is also in the cache, and rerunning the same command replays it
+  without sending anything twice.
+* Requests that fail for good (4xx other than 408/409/429, or out of retries)
+  are reported, left out of the run folder and of the cache, and make the run
+  exit with status 1; rerunning the command retries just those.
+* Ctrl-C (or SIGTERM) stops sending, writes everything answered, and prints how
+  to resume.
+
+With `client=None` the same loop runs from the cache alone (read-batch mode):
+a sample missing from the cache marks its step as still needing that round.
+"""
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from resolver.cache import ResponseCache, request_key
+from resolver.client import ChatClient, Completion, RequestFailed
+from resolver.errors import UserError
+from resolver.experiment import (RunOptions, blank_record, build_experiment, cases_for,
+                                 forget_step, graded_record, messages_for, request_for)
+from resolver.results import RecordWriter, new_run_folder, step_file
+from resolver.stats import wilson_interval
+
+FLUSH_INTERVAL_S = 0.025     # cache commit + record write cadence
+ABORT_AFTER_FAILURES = 10    # this many failures before any success: the setup is wrong
+
+
+# ================================================================ statistics per step
+@dataclass
+class Tally:
+    """Outcome counts of one step so far (the inputs of the stopping rule)."""
+
+    correct: int = 0
+    incorrect: int = 0
+    invalid: int = 0
+    truncated: int = 0
+    guess_sum: float = 0.0          # expected lucky guesses among untruncated samples
+
+    def add(self, record: dict) -> None:
+        if record["is_truncated"]:
+            self.truncated += 1
+            return
+        self.guess_sum += float(record.get("guess_chance") or 0.0)
+        if record["is_correct"]:
+            self.correct += 1
+        elif record["is_valid"]:
+            self.incorrect += 1
+        else:
+            self.invalid += 1
+
+    @property
+    def untruncated(self) -> int:
+        return self.correct + self.incorrect + self.invalid
+
+    def excess_interval(self) -> tuple[float, float]:
+        """Wilson (center, margin) of excess accuracy: (c - G) / (m - G)."""
+        return wilson_interval(self.correct - self.guess_sum, self.untruncated - self.guess_sum)
+
+
+def needs_another_round(tally: Tally, rounds_done: int, precision) -> bool:
+    """The adaptive rule (spec 01 §2): more rounds until the margin is small enough.
+
+    A step with nothing left to measure (every sample truncated, or only guesses
+    possible) has no margin to shrink and stops at maxrounds like any other.
+    """
+    if rounds_done >= precision.maxrounds:
+        return False
+    if tally.untruncated - tally.guess_sum <= 0:
+        return True
+    _, margin = tally.excess_interval()
+    return margin > precision.target_margin
+
+
+# ================================================================ run summary
+@dataclass
+class RunSummary:
+    folder: Path | None = None
+    steps_total: int = 0
+    steps_done: int = 0
+    samples: int = 0                 # records written
+    from_cache: int = 0
+    answered: int = 0                # answers received from the server in this run
+    correct: int = 0
+    truncated: int = 0
+    invalid: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+    retry_reasons: dict = field(default_factory=dict)
+    failures: Counter = field(default_factory=Counter)
+    incomplete: list = field(default_factory=list)   # (step name, round, missing samples)
+    interrupted: bool = False
+    wall: float = 0.0
+
+    def count(self, record: dict, cached: bool) -> None:
+        self.samples += 1
+        self.from_cache += cached
+        self.correct += bool(record["is_correct"])
+        self.truncated += bool(record["is_truncated"])
+        self.invalid += (not record["is_valid"]) and not record["is_truncated"]
+        usage = record.get("usage") or {}
+        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        self.completion_tokens += int(usage.get("completion_tokens") or 0)
+
+    def lines(self) -> list[str]:
+        rate = self.samples / self.wall if self.wall > 0 else 0.0
+        out = [
+            f"samples: {self.samples} written ({self.from_cache} from cache, {self.answered} answered now) "
+            f"in {self.steps_done}/{self.steps_total} steps",
+            f"outcomes: {self.correct} correct, {self.truncated} truncated, {self.invalid} invalid, "
+            f"{self.failed} failed",
+            f"tokens: {self.prompt_tokens} prompt, {self.completion_tokens} completion",
+            f"wall time: {self.wall:.1f} s ({rate:.1f} samples/s); retries: {self.retries}"
+            + (f" ({', '.join(f'{k}: {v}' for k, v in sorted(self.retry_reasons.items()))})"
+               if self.retry_reasons else ""),
+        ]
+        if self.folder:
+            out.append(f"results: {self.folder}")
+        for message, n in self.failures.most_common(5):
+            out.append(f"failed x{n}: {message}")
+        return out
+
+
+# ================================================================ the loop
+@dataclass
+class _StepState:
+    step: object
+    tally: Tally = field(default_factory=Tally)
+    rounds: int = 0
+    writer: RecordWriter | None = None
+    missing: int = 0                 # samples not in the cache (cache-only mode)
+
+
+class RunLoop:
+    """Runs steps against a server (or the cache alone) and writes one run folder."""
+
+    def __init__(self, experiment, opts: RunOptions, cache: ResponseCache, client: ChatClient | None,
+                 folder: Path, *, progress: bool = True):
+        self.exp = experiment
+        self.opts = opts
+        self.cache = cache
+        self.client = client
+        self.folder = folder
+        self.summary = RunSummary(folder=folder, steps_total=len(experiment.steps))
+        self._sem = asyncio.Semaphore(opts.parallel)
+        self._outbox: list[tuple[_StepState, dict | None, bool]] = []
+        self._inflight: dict[str, asyncio.Future] = {}
+        self._states: list[_StepState] = []
+        self._live_tokens = 0            # for the progress bar (records count at write time)
+        self._live_cached = 0
+        self._queued = 0             # samples started and not finished
+        self._wake = asyncio.Event()
+        self._bar = tqdm(total=0, unit="sample", desc=f"{experiment.model}", file=sys.stderr,
+                         dynamic_ncols=True, disable=not progress, smoothing=0.1)
+        self._started = time.monotonic()
+        self._last_postfix = 0.0
+
+    # ---- top level -----------------------------------------------------------
+    async def run(self, steps) -> RunSummary:
+        steps = list(steps)
+        self._bar.total = len(steps) * self.exp.precision.count
+        flusher = asyncio.create_task(self._flush_forever())
+        tasks: set[asyncio.Task] = set()
+        try:
+            await self._launch_steps(list(steps), tasks)
+        except asyncio.CancelledError:
+            self.summary.interrupted = True
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            flusher.cancel()
+            await asyncio.gather(flusher, return_exceptions=True)
+            self._flush()
+            self._close_writers()
+            self._bar.close()
+            self.summary.wall = time.monotonic() - self._started
+            if self.client:
+                self.summary.retries = self.client.stats.retries
+                self.summary.retry_reasons = dict(self.client.stats.retry_reasons)
+        return self.summary
+
+    async def _launch_steps(self, pending: list, tasks: set) -> None:
+        """Open steps while the request pool has room; wait for all of them."""
+        pending.reverse()                        # pop() from the end keeps the order
+        min_steps = max(1, self.opts.threads)
+        while pending or tasks:
+            while pending and (len(tasks) < min_steps or self._queued < self.opts.parallel):
+                state = _StepState(pending.pop())
+                self._states.append(state)
+                tasks.add(asyncio.create_task(self._run_step(state)))
+                await asyncio.sleep(0)           # let it queue its first round
+            self._wake.clear()
+            wake = asyncio.create_task(self._wake.wait())
+            done, _ = await asyncio.wait(tasks | {wake}, return_when=asyncio.FIRST_COMPLETED)
+            wake.cancel()
+            for task in done - {wake}:
+                tasks.discard(task)
+                task.result()                    # re-raise UserError (e.g. abort)
+
+    async def _run_step(self, state: _StepState) -> None:
+        count = self.exp.precision.count
+        while True:
+            start = state.rounds * count
+            batch = cases_for(state.step, start, start + count)
+            self._queued += len(batch)
+            if state.rounds:                     # first rounds are in the initial total
+                self._bar.total += len(batch)
+                self._bar.refresh()
+            await asyncio.gather(*(self._sample(state, i, case, start + count) for i, case in batch))
+            state.rounds += 1
+            if state.missing:
+                self.summary.incomplete.append((state.step.name, state.rounds, state.missing))
+                break
+            if not needs_another_round(state.tally, state.rounds, self.exp.precision):
+                break
+        self._outbox.append((state, None, False))   # close the file after its records
+        forget_step(state.step)                      # free its cases (regenerated if needed)
+        self.summary.steps_done += 0 if state.missing else 1
+        if not self.opts.quiet:
+            center, margin = state.tally.excess_interval()
+            tqdm.write(f"{state.step.name}: {state.rounds} round(s), "
+                       f"{state.tally.untruncated + state.tally.truncated} samples, "
+                       f"excess accuracy {center:.2f} ± {margin:.2f}", file=sys.stderr)
+
+    async def _sample(self, state: _StepState, index: int, case, count: int) -> None:
+        try:
+            messages = messages_for(self.exp, state.step, case)
+            body = request_for(self.exp, messages)
+            key = request_key(body)
+            stored = self.cache.get(key)
+            if stored is not None:
+                completion, cached = Completion.from_json(stored), True
+            elif self.client is None:
+                state.missing += 1
+                return
+            else:
+                completion = await self._ask(key, body)
+                if completion is None:
+                    return
+                cached = False
+            blank = blank_record(self.exp, state.step, index, case, messages, count)
+            record = graded_record(blank, completion.content, completion.reasoning,
+                                   completion.usage, completion.finish_reason, generator=state.step.generator)
+            state.tally.add(record)
+            self._outbox.append((state, record, cached))
+            self._live_tokens += int((completion.usage or {}).get("completion_tokens") or 0)
+            self._live_cached += cached
+        finally:
+            self._queued -= 1
+            if self._queued < self.opts.parallel:
+                self._wake.set()                 # room in the pool: open another step
+            self._bar.update(1)
+            self._postfix()
+
+    async def _ask(self, key: str, body: dict) -> Completion | None:
+        """Send a request (sharing one HTTP call between identical requests in flight)."""
+        shared = self._inflight.get(key)
+        if shared is not None:
+            return await asyncio.shield(shared)
+        future = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            async with self._sem:
+                completion = await self.client.complete(body)
+            self.cache.put(key, completion.to_json())
+            self.summary.answered += 1
+            future.set_result(completion)
+            return completion
+        except RequestFailed as exc:
+            future.set_result(None)
+            self._note_failure(str(exc))
+            return None
+        except BaseException:
+            if not future.done():
+                future.cancel()
+            raise
+        finally:
+            del self._inflight[key]
+
+    def _note_failure(self, message: str) -> None:
+        self.summary.failed += 1
+        first = message not in self.summary.failures
+        self.summary.failures[message] += 1
+        if first:
+            tqdm.write(f"request failed: {message}", file=sys.stderr)
+        if self.summary.failed >= ABORT_AFTER_FAILURES and self.summary.answered == 0:
+            raise UserError(f"stopping: the first {self.summary.failed} requests all failed "
+                            f"(last: {message}); check --model, --apibase and the sampler")
+
+    # ---- writing ---------------------------------------------------------------
+    async def _flush_forever(self) -> None:
+        while True:
+            await asyncio.sleep(FLUSH_INTERVAL_S)
+            self._flush()
+
+    def _flush(self) -> None:
+        """Commit the cache, then write the records whose answers are now durable."""
+        self.cache.flush()
+        outbox, self._outbox = self._outbox, []
+        for state, record, cached in outbox:
+            if record is None:
+                if state.writer:
+                    state.writer.close()
+                continue
+            if state.writer is None:
+                state.writer = RecordWriter(step_file(self.folder, state.step.name))
+            state.writer.write(record)
+            self.summary.count(record, cached)
+
+    def _close_writers(self) -> None:
+        for state in self._states:       # steps cut short by Ctrl-C have no close marker
+            if state.writer:
+                state.writer.close()
+
+    def _postfix(self) -> None:
+        now = time.monotonic()
+        if now - self._last_postfix < 0.5 or self._bar.disable:
+            return
+        self._last_postfix = now
+        elapsed = max(now - self._started, 1e-9)
+        stats = self.client.stats if self.client else None
+        self._bar.set_postfix_str(
+            f"tok/s={self._live_tokens / elapsed:.0f} cached={self._live_cached} "
+            f"retries={stats.retries if stats else 0} failed={self.summary.failed}", refresh=False)
+
+
+# ================================================================ entry points
+def ordered_steps(experiment, opts: RunOptions) -> list:
+    """Config order, or shuffled by --seed (the default: spreads easy and hard work)."""
+    steps = list(experiment.steps)
+    if opts.shuffle:
+        random.Random(opts.seed).shuffle(steps)
+    return steps
+
+
+def resume_hint(folder: Path) -> str:
+    return ("to resume, run the same command again: answered requests come from the cache and "
+            f"are not sent again; the partial folder {folder} can then be deleted "
+            "(the new run folder holds every sample)")
+
+
+async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache) -> RunSummary:
+    async with ChatClient(opts.apibase, opts.apikey, parallel=opts.parallel, timeout=opts.timeout) as client:
+        models = await client.list_models()
+        if models and experiment.model not in models:
+            sys.stderr.write(f"warning: {client.base} lists models {', '.join(models[:8])}; "
+                             f"--model {experiment.model!r} is not among them\n")
+        folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
+                                experiment.template.name, experiment.sampler.name)
+        loop = RunLoop(experiment, opts, cache, client, folder, progress=not opts.quiet)
+        try:
+            return await _interruptible(loop.run(ordered_steps(experiment, opts)))
+        except UserError:
+            if not any(folder.iterdir()):
+                folder.rmdir()           # nothing was written: leave no empty run folder
+            raise
+
+
+async def _interruptible(coro) -> RunSummary:
+    """Run `coro`; the first Ctrl-C / SIGTERM cancels it cleanly, a second one is immediate."""
+    task = asyncio.ensure_future(coro)
+    loop = asyncio.get_running_loop()
+    installed = []
+
+    def stop(signum):
+        sys.stderr.write("\nstopping: finishing writes (Ctrl-C again to quit at once)\n")
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+        task.cancel()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop, sig)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass  # not the main thread (tests calling in-process): no handler
+    try:
+        return await task
+    finally:
+        for sig in installed:
+            try:
+                loop.remove_signal_handler(sig)
+            except (ValueError, RuntimeError):
+                pass
+
+
+def run_api(opts: RunOptions) -> int:
+    """runner.py --mode api: returns the exit status (0 ok, 1 failed samples, 130 interrupted)."""
+    from resolver.client import normalize_apibase
+
+    normalize_apibase(opts.apibase)                 # bad URL: one-line error before any work
+    experiment = build_experiment(opts)
+    with ResponseCache(opts.cache) as cache:
+        summary = asyncio.run(_run_with_client(opts, experiment, cache))
+    for line in summary.lines():
+        print(line)
+    if summary.interrupted:
+        print("interrupted: " + resume_hint(summary.folder))
+        return 130
+    if summary.failed:
+        print(f"{summary.failed} sample(s) failed and are not in the results; "
+              "run the same command again to retry only those")
+        return 1
+    return 0

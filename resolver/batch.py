@@ -1,0 +1,268 @@
+"""vLLM `run-batch` files: write the requests, read the answers back.
+
+Input line (one per request), as vLLM's BatchRequestInput expects:
+    {"custom_id": <cache key>, "method": "POST", "url": "/v1/chat/completions", "body": {...}}
+
+Output line (vLLM's BatchRequestOutput):
+    {"id": "vllm-...", "custom_id": ..., "response": {"status_code": 200,
+     "request_id": ..., "body": <chat.completion>}, "error": null}
+Older vLLM versions wrote the chat.completion itself as `response` (no status or
+body wrapper); both are read. A line with an `error`, a non-200 status or no
+usable completion is reported and left out, so the next write-batch asks again.
+
+`custom_id` is the request's cache key (resolver.cache.request_key), which is what
+lets read-batch fill the cache and the normal pipeline run from it.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from resolver.cache import TRANSPORT_ONLY_FIELDS, request_key
+from resolver.client import Completion, completion_from_payload, error_text
+from resolver.errors import UserError
+
+CHAT_URL = "/v1/chat/completions"
+
+
+def batch_line(custom_id: str, body: dict) -> dict:
+    """One run-batch input object; streaming fields are dropped (batch never streams)."""
+    clean = {k: v for k, v in body.items() if k not in TRANSPORT_ONLY_FIELDS}
+    return {"custom_id": custom_id, "method": "POST", "url": CHAT_URL, "body": clean}
+
+
+def write_batch_file(path: str | Path, requests: Iterable[tuple[str, dict]]) -> int:
+    """Write (custom_id, body) pairs as run-batch input NDJSON; returns the line count.
+
+    Duplicate custom_ids are written once: vLLM requires them unique, and equal
+    ids mean equal requests (the id is the hash of the request).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    seen: set[str] = set()
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "w", encoding="utf-8") as out:
+        for custom_id, body in requests:
+            if custom_id in seen:
+                continue
+            seen.add(custom_id)
+            out.write(json.dumps(batch_line(custom_id, body), ensure_ascii=False) + "\n")
+    tmp.replace(path)  # a crash never leaves a half-written batch under the real name
+    return len(seen)
+
+
+@dataclass
+class BatchOutput:
+    """What a run-batch output file held."""
+
+    answers: dict[str, Completion] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)   # "line N: what was wrong"
+    lines: int = 0                                      # non-blank lines read
+
+
+def read_batch_output(path: str | Path) -> BatchOutput:
+    """Parse a run-batch output file (either response shape); never raises on bad lines."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"--batch {str(path)!r} does not exist; give the output file of `vllm run-batch -o`")
+    result = BatchOutput()
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line_no, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            result.lines += 1
+            custom_id, answer, problem = parse_output_line(line)
+            if problem:
+                label = f" ({custom_id})" if custom_id else ""
+                result.problems.append(f"line {line_no}{label}: {problem}")
+            elif custom_id in result.answers:
+                result.problems.append(f"line {line_no} ({custom_id}): duplicate custom_id, first answer kept")
+            else:
+                result.answers[custom_id] = answer
+    return result
+
+
+def parse_output_line(line: str) -> tuple[str | None, Completion | None, str | None]:
+    """(custom_id, completion, None) for a good line, else (custom_id?, None, problem)."""
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None, None, "not valid JSON"
+    if not isinstance(obj, dict):
+        return None, None, "not a JSON object"
+    custom_id = obj.get("custom_id")
+    if not isinstance(custom_id, str) or not custom_id:
+        return None, None, "no custom_id"
+    if obj.get("error"):
+        return custom_id, None, f"error: {error_text(obj['error'])}"
+    response = obj.get("response")
+    if not isinstance(response, dict):
+        return custom_id, None, "no response"
+    if "body" in response or "status_code" in response:
+        status = response.get("status_code", 200)
+        if status != 200:
+            detail = error_text(response.get("body")) if response.get("body") else "no body"
+            return custom_id, None, f"status {status}: {detail}"
+        payload = response.get("body")
+    else:
+        payload = response  # the older shape: the completion itself
+    try:
+        return custom_id, completion_from_payload(payload), None
+    except ValueError as exc:
+        return custom_id, None, str(exc)
+
+
+# ================================================================ the two batch modes
+@dataclass
+class BatchPlan:
+    """What write-batch found: the requests of each unfinished step's next round."""
+
+    requests: list = field(default_factory=list)    # (custom_id, body)
+    rounds: dict = field(default_factory=dict)      # step name -> round number needed (1-based)
+    complete: int = 0                               # steps needing nothing more
+
+
+def _round_records(experiment, step, start: int, stop: int, answers: dict):
+    """Graded records of the cached samples of one round, and the missing (key, body) pairs."""
+    from resolver.experiment import blank_record, cases_for, graded_record, messages_for, request_for
+
+    records, missing, keyed = [], [], []
+    for index, case in cases_for(step, start, stop):
+        messages = messages_for(experiment, step, case)
+        body = request_for(experiment, messages)
+        keyed.append((index, case, messages, body, request_key(body)))
+    cached = answers(k[-1] for k in keyed)
+    for index, case, messages, body, key in keyed:
+        if key not in cached:
+            missing.append((key, body))
+            continue
+        answer = Completion.from_json(cached[key])
+        blank = blank_record(experiment, step, index, case, messages, stop)
+        records.append(graded_record(blank, answer.content, answer.reasoning, answer.usage,
+                                     answer.finish_reason, generator=step.generator))
+    return records, missing
+
+
+def plan_batch(experiment, cache) -> BatchPlan:
+    """Walk every step's rounds through the cache, as the API loop would, and
+    collect the requests of the first round that is not fully answered."""
+    from resolver.api_runner import Tally, needs_another_round
+
+    plan = BatchPlan()
+    count = experiment.precision.count
+    for step in experiment.steps:
+        tally, rounds = Tally(), 0
+        while True:
+            records, missing = _round_records(experiment, step, rounds * count, (rounds + 1) * count,
+                                              cache.get_many)
+            if missing:
+                plan.requests += missing
+                plan.rounds[step.name] = rounds + 1
+                break
+            for record in records:
+                tally.add(record)
+            rounds += 1
+            if not needs_another_round(tally, rounds, experiment.precision):
+                plan.complete += 1
+                break
+    return plan
+
+
+def batch_file_path(opts, experiment) -> Path:
+    """results/<timestamp>_<config>_<model>_<template>_<sampler>-offline.ndjson (seed 000)."""
+    from datetime import datetime
+
+    from resolver.results import run_folder_name
+
+    name = run_folder_name(experiment.config.name, experiment.model, experiment.template.name,
+                           experiment.sampler.name, datetime.now())
+    return Path(opts.output) / f"{name}-offline.ndjson"
+
+
+def run_write_batch(opts) -> int:
+    """runner.py --mode write-batch: write the next needed round of every step."""
+    from resolver.cache import ResponseCache
+    from resolver.experiment import build_experiment
+
+    experiment = build_experiment(opts)
+    with ResponseCache(opts.cache) as cache:
+        plan = plan_batch(experiment, cache)
+    total = len(experiment.steps)
+    if not plan.requests:
+        print(f"write-batch: all {total} steps are answered in the cache ({cache.path}); nothing to "
+              "write. Run --mode read-batch (any --batch file) or api mode to write the run folder.")
+        return 0
+    path = batch_file_path(opts, experiment)
+    lines = write_batch_file(path, plan.requests)
+    by_round = {}
+    for r in plan.rounds.values():
+        by_round[r] = by_round.get(r, 0) + 1
+    rounds_text = ", ".join(f"round {r}: {n} steps" for r, n in sorted(by_round.items()))
+    print(f"write-batch: {lines} requests for {len(plan.rounds)} of {total} steps ({rounds_text}); "
+          f"{plan.complete} steps complete")
+    print(f"batch file: {path}")
+    print(f"next: vllm run-batch -i {path} -o output.ndjson --model <path> "
+          f"--served-model-name {experiment.model}")
+    print("then: the same runner.py command with --mode read-batch --batch output.ndjson")
+    return 0
+
+
+def run_read_batch(opts) -> int:
+    """runner.py --mode read-batch: import vLLM's answers into the cache, then write
+    a run folder from the cache and say which steps still need rounds."""
+    import asyncio
+
+    from resolver.api_runner import RunLoop, ordered_steps
+    from resolver.cache import ResponseCache
+    from resolver.experiment import build_experiment
+    from resolver.results import new_run_folder
+
+    experiment = build_experiment(opts)
+    output = read_batch_output(opts.batch)
+    known = experiment_keys(experiment)
+    unknown = [cid for cid in output.answers if cid not in known]
+    for problem in output.problems[:20]:
+        print(f"batch: {problem}", file=sys.stderr)
+    if len(output.problems) > 20:
+        print(f"batch: ... and {len(output.problems) - 20} more problem lines", file=sys.stderr)
+    if unknown:
+        print(f"batch: {len(unknown)} answers have a custom_id that is not a request of this experiment "
+              f"(different config, template, sampler, model or seed?) and were ignored; "
+              f"first: {unknown[0]}", file=sys.stderr)
+    with ResponseCache(opts.cache) as cache:
+        for custom_id, answer in output.answers.items():
+            if custom_id in known:
+                cache.put(custom_id, answer.to_json())
+        imported = cache.flush()
+        print(f"read-batch: {output.lines} lines, {imported} answers imported into {cache.path}, "
+              f"{len(output.problems)} problem lines left out, {len(unknown)} unknown ids ignored")
+        folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
+                                experiment.template.name, experiment.sampler.name)
+        loop = RunLoop(experiment, opts, cache, None, folder, progress=not opts.quiet)
+        summary = asyncio.run(loop.run(ordered_steps(experiment, opts)))
+    for line in summary.lines():
+        print(line)
+    if summary.incomplete:
+        names = ", ".join(name for name, _, _ in summary.incomplete[:5])
+        more = "" if len(summary.incomplete) <= 5 else f" and {len(summary.incomplete) - 5} more"
+        print(f"{len(summary.incomplete)} steps still need rounds ({names}{more}): run --mode write-batch "
+              "again, answer it with vllm run-batch, then --mode read-batch; the last read-batch's "
+              "run folder holds every sample (earlier ones can be deleted)")
+    else:
+        print("all steps complete")
+    return 0
+
+
+def experiment_keys(experiment) -> set[str]:
+    """Cache keys of every request the experiment can make (all rounds of all steps)."""
+    from resolver.experiment import cases_for, messages_for, request_for
+
+    depth = max(p.count * p.maxrounds for p in experiment.config.precision.values())
+    keys = set()
+    for step in experiment.steps:
+        for _, case in cases_for(step, 0, depth):
+            keys.add(request_key(request_for(experiment, messages_for(experiment, step, case))))
+    return keys
