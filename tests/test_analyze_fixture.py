@@ -12,7 +12,8 @@ every statistic by hand from these tables (independently of resolver.stats).
     Delta   10 c, 10 x; only one of the two   10 c, 10 x
             deep arithmetic points (N/M)
 
-Config (below): arithmetic has 2 easy (degree 0) + 2 medium (degree 1) points, boolean
+These are the easy (degree 0) points; on medium (degree 1) points two correct answers
+become incorrect. Config (below): arithmetic has 2 easy + 2 medium points, boolean
 2 easy + 2 medium. Token usage per sample is fixed per outcome (TOKENS).
 """
 from __future__ import annotations
@@ -101,7 +102,8 @@ def points_of(model: str):
     for task, manifold, degree, params in POINTS:
         if task not in OUTCOMES[model] or (task, params) in MISSING_POINTS.get(model, []):
             continue
-        yield task, manifold, degree, params, OUTCOMES[model][task]
+        c, x, v, t = OUTCOMES[model][task]
+        yield task, manifold, degree, params, ((c - 2, x + 2, v, t) if degree == 1 else (c, x, v, t))
 
 
 def _record(model, step, task, manifold, degree, params, index, kind):

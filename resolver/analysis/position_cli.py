@@ -7,7 +7,7 @@ resolver/analysis/, renders it and writes it out. Nothing here computes.
 """
 from __future__ import annotations
 
-from resolver.analysis import cluster, common, discovery, pairwise, points, rank
+from resolver.analysis import common
 from resolver.errors import UserError
 
 
@@ -31,6 +31,7 @@ def register_evals(subparsers) -> None:
 
 
 def run_evals(args) -> int:
+    from resolver.analysis import discovery
     from resolver.analysis.discovery import list_evals, parse_tag_list
 
     tags = parse_tag_list(args.facets) + parse_tag_list(args.groups)
@@ -54,6 +55,7 @@ def register_tasks(subparsers) -> None:
 
 
 def run_tasks(args) -> int:
+    from resolver.analysis import discovery
     from resolver.analysis.discovery import list_tasks
 
     dataset, db = common.open_dataset(args.dataset)
@@ -114,6 +116,7 @@ def register_points(subparsers) -> None:
 
 
 def run_points(args) -> int:
+    from resolver.analysis import points
     from resolver.analysis.points import POINT_FIELDS, compute_points
 
     split = common.parse_dimension(args.split_by)
@@ -246,6 +249,7 @@ def register_cluster(subparsers) -> None:
 
 
 def run_cluster(args) -> int:
+    from resolver.analysis import cluster
     from resolver.analysis.cluster import compute_clusters
 
     series, facet, split = _dims(args)
@@ -291,6 +295,7 @@ def register_rank(subparsers) -> None:
 
 
 def run_rank(args) -> int:
+    from resolver.analysis import rank
     from resolver.analysis.rank import compute_rank
 
     series, facet, _ = _dims(args)
@@ -319,6 +324,7 @@ def register_pairwise(subparsers) -> None:
 
 
 def run_pairwise(args) -> int:
+    from resolver.analysis import pairwise
     from resolver.analysis.pairwise import compute_pairwise
 
     group = common.parse_dimension(args.group_by)
