@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from resolver.errors import UserError
 from resolver.tasks import Param, Task, TestCase, register
-from resolver.tasks.vocab import load_json, load_lines
+from resolver.tasks.vocab import load_json, load_lines, pick
 
 TIERS = ("common", "uncommon", "rare")
 _SHORTEST, _LONGEST = 3, 12  # word lengths present in words.txt
@@ -24,6 +24,17 @@ _SHORTEST, _LONGEST = 3, 12  # word lengths present in words.txt
 @lru_cache(maxsize=None)
 def _words_between(low: int, high: int) -> tuple[str, ...]:
     return tuple(w for w in load_lines("words.txt") if low <= len(w) <= high and w.isalpha())
+
+
+@lru_cache(maxsize=None)
+def _letter_masks(pool: tuple[str, ...]) -> tuple[int, ...]:
+    """Per word, a bitmask of the letters it contains (bit 0 = "a")."""
+    return tuple(sum(1 << (ord(c) - 97) for c in set(w)) for w in pool)
+
+
+def _words_with_any(pool: tuple[str, ...], letters) -> list[str]:
+    wanted = sum(1 << (ord(c) - 97) for c in letters)
+    return [w for w, mask in zip(pool, _letter_masks(pool)) if mask & wanted]
 
 
 def _style(word: str, rng: random.Random) -> str:
@@ -74,7 +85,7 @@ class Letters(Task):
         letters = [c for tier in TIERS for c in rng.sample(tiers[tier], params[f"letters_{tier}"])]
         pool = _words_between(params["min_word_length"], params["max_word_length"])
         counted = self._word_list(pool, params["target_words"], params["prob_repeat"], letters, rng)
-        ignored = [_style(rng.choice(pool), rng) for _ in range(params["confounder_words"])]
+        ignored = [_style(pick(pool, rng), rng) for _ in range(params["confounder_words"])]
         owner, other = rng.sample(load_lines("names.txt"), 2)
         per_letter = {c: sum(w.lower().count(c) for w in counted) for c in letters}
         blocks = [f"{owner}'s words: " + ", ".join(counted)]
@@ -94,12 +105,12 @@ class Letters(Task):
     @staticmethod
     def _word_list(pool, count, prob_repeat, letters, rng):
         """Half the fresh words contain a target letter, so counts are rarely all zero."""
-        with_letter = [w for w in pool if any(c in w for c in letters)]
+        with_letter = _words_with_any(pool, letters)
         words: list[str] = []
         for _ in range(count):
             if words and rng.random() < prob_repeat:
-                words.append(_style(rng.choice(words).lower(), rng))
+                words.append(_style(pick(words, rng).lower(), rng))
                 continue
             source = with_letter if with_letter and rng.random() < 0.5 else pool
-            words.append(_style(rng.choice(source), rng))
+            words.append(_style(pick(source, rng), rng))
         return words

@@ -25,10 +25,7 @@ class Film:
     year: int
     genres: frozenset
     themes: frozenset
-
-    @property
-    def labels(self) -> frozenset:
-        return self.genres | {f"theme:{t}" for t in self.themes}
+    labels: frozenset  # genres and "theme:<name>" together, computed once
 
 
 @lru_cache(maxsize=None)
@@ -36,8 +33,10 @@ def catalogue() -> tuple[Film, ...]:
     films = []
     for row in load_lines("movies.tsv"):
         title, year, genres, themes = row.split("\t")
-        films.append(Film(title, int(year), frozenset(genres.split(",")),
-                          frozenset(t for t in themes.split(",") if t)))
+        genre_set = frozenset(genres.split(","))
+        theme_set = frozenset(t for t in themes.split(",") if t)
+        films.append(Film(title, int(year), genre_set, theme_set,
+                          genre_set | {f"theme:{t}" for t in theme_set}))
     return tuple(films)
 
 
@@ -95,7 +94,7 @@ class Movies(Task):
             chosen = rng.sample(members, params["reference_count"] + 1)
             liked, answer = [films[i] for i in chosen[:-1]], films[chosen[-1]]
             shared = frozenset.intersection(*(f.labels for f in liked))
-            unrelated = [f for f in films if not (f.labels & shared)]
+            unrelated = [f for f in films if shared.isdisjoint(f.labels)]
             if len(unrelated) >= params["choice_count"] - 1:
                 break
         options = rng.sample(unrelated, params["choice_count"] - 1) + [answer]

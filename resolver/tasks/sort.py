@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from resolver.tasks import Param, Task, TestCase, register
-from resolver.tasks.vocab import load_lines
+from resolver.tasks.vocab import load_lines, pick
 
 
 def _mutate(word: str, prob: float, rng: random.Random) -> str:
@@ -19,7 +19,8 @@ def _mutate(word: str, prob: float, rng: random.Random) -> str:
     if rng.random() >= prob:
         return word
     letters = list(word)
-    for i in rng.sample(range(len(letters)), rng.randint(1, max(1, len(letters) // 2))):
+    for _ in range(1 + int(rng.random() * max(1, len(letters) // 2))):
+        i = int(rng.random() * len(letters))  # a repeated position just capitalises fewer letters
         letters[i] = letters[i].upper()
     return "".join(letters)
 
@@ -42,9 +43,9 @@ class Sort(Task):
         words: list[str] = []
         for _ in range(params["length"]):
             if words and rng.random() < params["prob_duplication"]:
-                base = rng.choice(words).lower()
+                base = pick(words, rng).lower()
             else:
-                base = rng.choice(vocab)
+                base = pick(vocab, rng)
             words.append(_mutate(base, params["prob_mutation"], rng))
         ordered = sorted(words, key=str.lower)
         return TestCase(

@@ -14,7 +14,7 @@ import json
 import random
 
 from resolver.tasks import Param, Task, TestCase, register
-from resolver.tasks.vocab import load_json
+from resolver.tasks.vocab import load_json, pick, uniform_int
 
 FORMATS = ("markdown", "csv", "tsv", "json", "jsonl", "html")
 OPERATIONS = ("count", "sum", "max", "min", "lookup")
@@ -44,8 +44,8 @@ def _columns(num_cols: int, rng: random.Random) -> list[dict]:
 
 def _cell(column: dict, rng: random.Random):
     if column["kind"] == "number":
-        return rng.randint(column["low"], column["high"])
-    return rng.choice(column["values"])
+        return uniform_int(column["low"], column["high"], rng)
+    return pick(column["values"], rng)
 
 
 def render_table(header: list[str], rows: list[list], fmt: str) -> str:

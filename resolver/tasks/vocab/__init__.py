@@ -66,3 +66,14 @@ def ordinal(n: int) -> str:
     else:
         suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+def pick(items, rng):
+    """rng.choice without its rejection sampling: one rng.random() call. Generation
+    draws millions of cells and words per benchmark run, and this is ~3x faster."""
+    return items[int(rng.random() * len(items))]
+
+
+def uniform_int(low: int, high: int, rng) -> int:
+    """An integer in [low, high] from one rng.random() call (see pick)."""
+    return low + int(rng.random() * (high - low + 1))
