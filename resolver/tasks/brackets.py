@@ -52,7 +52,8 @@ class Brackets(Task):
     answer_kind = "text"
     description = ("Complete the bracket sequence: give the closing brackets that close every bracket "
                    "still open, the most recently opened first.")
-    answer_format = "Final Answer: <closing brackets>"
+    # No "<...>" placeholder here: angle brackets are one of the bracket kinds.
+    answer_format = "Final Answer: followed by the closing brackets, separated by spaces"
     params = (
         Param("length", int, 12, low=2, high=400, doc="number of brackets shown"),
         Param("max_depth", int, 4, low=1, high=100, doc="most brackets open at once"),
