@@ -78,3 +78,8 @@ class LockedDB:
     def call(self, method: str, *args, **kwargs):
         with self._lock:
             return getattr(self.db, method)(*args, **kwargs)
+
+    def run(self, function, *args, **kwargs):
+        """function(db, *args, **kwargs) while holding the connection."""
+        with self._lock:
+            return function(self.db, *args, **kwargs)

@@ -1,0 +1,121 @@
+"""The explorer's data: points of every view, surfaces, projections, token samples, point details.
+
+Counters and view coordinates of all points are loaded once at start-up; surfaces and
+projections are summed from them in memory (resolver.analysis.surface does the sums and
+resolver.stats the intervals). Per-sample token arrays, point details and failure samples
+are read from the database on demand, one small query each, through a lock.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from resolver.analysis.surface import COUNTERS, TaskView, config_views, surface_table, view_columns, view_points
+from resolver.errors import UserError
+from resolver.stats import add_statistics
+from resolver.web.data import LockedDB, eval_labels
+
+MODE = "C_P"
+TRUNCATION_HEAVY = 0.02     # the same 2% the scores table and the spiderweb mark
+
+
+class Landscape:
+    def __init__(self, dataset, db, tokenizer=None):
+        self.views = _task_views(dataset, db)
+        evals = db.evals()
+        self.labels = eval_labels(evals)
+        self.eval_ids = sorted(evals["eval_id"], key=lambda e: self.labels[e].lower())
+        self.tasks = list(dict.fromkeys(v.base_task for v in self.views))
+        columns = ["id", "eval_id", "base_task", "points_one", *COUNTERS, "prompt_tokens", *view_columns(self.views)]
+        self.points = db.points(None, columns=[c for c in columns if c != "points_one"])
+        self.db = LockedDB(db)
+        self.tokenizer = tokenizer
+
+    def task_views(self, task: str) -> list[TaskView]:
+        return [v for v in self.views if v.base_task == task]
+
+    def view(self, ident: str) -> TaskView:
+        for v in self.views:
+            if v.ident == ident:
+                return v
+        raise UserError(f"unknown view {ident!r}")
+
+    def _eval_points(self, eval_ids) -> pd.DataFrame:
+        return self.points[self.points["eval_id"].isin(list(eval_ids))]
+
+    @lru_cache(maxsize=256)
+    def surface(self, ident: str, eval_id: str) -> pd.DataFrame:
+        """Accuracy per (x, y) of a 2-D view for one eval (surface_table of analyze.py surface)."""
+        return surface_table(self._eval_points([eval_id]), self.view(ident), MODE)
+
+    @lru_cache(maxsize=256)
+    def projection(self, ident: str, dim: str, eval_ids: tuple) -> pd.DataFrame:
+        """Accuracy per value of one dimension of a view, per eval (summed over the other)."""
+        part = view_points(self._eval_points(eval_ids), self.view(ident))
+        if part.empty:
+            return pd.DataFrame(columns=["eval_id", dim, "center", "margin"])
+        agg = part.groupby(["eval_id", dim], sort=True)[COUNTERS].sum().reset_index()
+        agg["points"] = part.groupby(["eval_id", dim], sort=True).size().to_numpy()
+        return add_statistics(agg, MODE)
+
+    def points_at(self, ident: str, eval_id: str, coords: dict) -> pd.DataFrame:
+        """The point rows of an eval at the given view coordinates ({dim: value})."""
+        part = view_points(self._eval_points([eval_id]), self.view(ident))
+        for dim, value in coords.items():
+            part = part[_same(part[dim], value)]
+        return part
+
+    @lru_cache(maxsize=128)
+    def token_samples(self, task: str, eval_ids: tuple) -> pd.DataFrame:
+        """Per-sample completion tokens and outcomes of a task's points (one row per sample)."""
+        frame = self.db.call("points", {"eval_id": list(eval_ids), "base_task": task},
+                             ["id", "eval_id", "completion_tokens", "outcome"], decode_json=False)
+        if frame.empty:
+            return pd.DataFrame(columns=["id", "eval_id", "completion_tokens", "outcome"])
+        return frame.explode(["completion_tokens", "outcome"]).dropna(subset=["completion_tokens"])
+
+    def failures(self, point_ids, limit: int = 3):
+        from resolver.probe.failure import failure_report
+
+        return self.db.run(failure_report, list(point_ids), limit=limit)
+
+    @lru_cache(maxsize=64)
+    def spectra(self, ident: str, dim: str, eval_id: str) -> pd.DataFrame:
+        """Mean prompt FFT per value of `dim` for one eval (probe.py fft's computation)."""
+        from resolver.probe.fft import fft_table
+
+        view = self.view(ident)
+        one_d = TaskView(view.base_task, f"{view.view}:{dim}", (dim,), view.filters)
+        columns = ["id", "eval_id", "model", "template", "sampler", "base_task", "params", "sources",
+                   *view_columns([one_d])]
+        points = self.db.call("points", {"eval_id": [eval_id], "base_task": view.base_task}, columns)
+        return fft_table(points, [one_d], self.db.db.path.parent, {eval_id: self.tokenizer}, progress=False)
+
+
+def _same(series: pd.Series, value) -> pd.Series:
+    """Equality that treats 4, 4.0 and "4" alike (click data comes back through JSON)."""
+    try:
+        return np.isclose(pd.to_numeric(series, errors="raise").astype(float), float(value))
+    except (TypeError, ValueError):
+        return series.astype(str) == str(value)
+
+
+def _task_views(dataset, db) -> list[TaskView]:
+    """The config's views; without a config, one 1-D view per numeric param of each task."""
+    if dataset.config_path is not None and dataset.config_path.is_file():
+        views = config_views(dataset.config_path)
+        if views:
+            return views
+    raise UserError(f"dataset {dataset.path} names no readable config with views: the explorer draws the "
+                    "config's views; add \"config\" to the dataset file")
+
+
+def pivot(surface: pd.DataFrame, x: str, y: str, value: str) -> tuple[list, list, list]:
+    """(xs, ys, z rows) for a plotly surface: z[i][j] at (xs[j], ys[i]); gaps are None."""
+    xs = sorted(surface[x].unique().tolist())
+    ys = sorted(surface[y].unique().tolist())
+    grid = surface.pivot_table(index=y, columns=x, values=value, aggfunc="first").reindex(index=ys, columns=xs)
+    z = [[None if pd.isna(v) else float(v) for v in row] for row in grid.to_numpy()]
+    return xs, ys, z

@@ -1,0 +1,127 @@
+"""explorer.py in headless Chromium: surfaces per eval, view / eval selection, linked panels, point clicks."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.browser import Browser, DashServer, browser_missing_reason, free_port
+from tests.conftest import run_script
+from tests.web_dataset import build_web_dataset
+
+needs_browser = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    return build_web_dataset(tmp_path_factory.mktemp("web-ex"), run_script)
+
+
+@pytest.fixture(scope="module")
+def page(dataset):
+    if browser_missing_reason():
+        pytest.skip(browser_missing_reason())
+    from resolver.probe.tokens import load_tokenizer
+    from resolver.web.data import open_app_dataset
+    from resolver.web.explorer import build_app
+
+    ds, db = open_app_dataset(dataset)
+    browser = Browser()
+    with DashServer(build_app(ds, db, tokenizer=load_tokenizer("bytes"))) as server:
+        browser.open(server.url("/"), ready_selector="#ex-main .js-plotly-plot")
+        yield browser
+    browser.close()
+    db.close()
+
+
+def _records(dataset, model, task):
+    for path in (Path(dataset).parent / "webtest" / model).glob("*/*.ndjson"):
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            if record["base_task"] == task:
+                yield record
+
+
+def _main_figures(b):
+    return b.driver.execute_script(
+        "return Array.from(document.querySelectorAll('#ex-main .js-plotly-plot')).map(g => "
+        "({data: g.data.map(t => ({type: t.type, name: t.name, x: t.x, y: t.y, z: t.z})), "
+        "title: g.layout.title.text}));")
+
+
+def _wilson_center(s, n, z=1.96):
+    p = s / n
+    return (p + z * z / (2 * n)) / (1 + z * z / n)
+
+
+@needs_browser
+def test_two_surfaces_side_by_side_with_shadow_and_markers(page, dataset):
+    figures = page.wait_until(lambda d: len(_main_figures(page)) == 2 and _main_figures(page), message="2 surfaces")
+    assert [f["title"] for f in figures] == ["Alpha-8B (test) — depth_length", "Alpha-8B-Q4 (test) — depth_length"]
+    surface, shadow = figures[0]["data"][0], figures[0]["data"][1]
+    assert surface["type"] == "surface" and shadow["name"] == "lower 95% bound"
+    # Hand value: Alpha-8B at max_depth 2, length 8 (arithmetic has no guessing: plain Wilson).
+    samples = [r for r in _records(dataset, "Alpha-8B", "arithmetic")
+               if r["params"]["max_depth"] == 2 and r["params"]["length"] == 8]
+    correct = sum(r["is_correct"] for r in samples)
+    i, j = surface["y"].index(8), surface["x"].index(2)
+    assert surface["z"][i][j] == pytest.approx(_wilson_center(correct, len(samples)), abs=1e-9)
+    assert all(low is None or low <= high for lows, highs in zip(shadow["z"], surface["z"])
+               for low, high in zip(lows, highs))
+    assert page.console_errors() == []
+
+
+@needs_browser
+def test_truncation_markers_for_beta(page):
+    page.select_dropdown("ex-evals", "Beta-30B-A3B (test)")
+    figures = page.wait_until(lambda d: len(_main_figures(page)) == 3 and _main_figures(page), message="3 surfaces")
+    beta = figures[2]
+    markers = [t for t in beta["data"] if t["type"] == "scatter3d"][0]
+    # Beta truncates a quarter of every degree-1 (deep: max_depth 2 and 3) point, none at max_depth 1.
+    assert sorted(set(markers["x"])) == [2, 3]
+    assert not [t for t in figures[0]["data"] if t["type"] == "scatter3d"][0]["x"]
+
+
+@needs_browser
+def test_click_point_shows_details_and_failures(page, dataset):
+    page.driver.execute_script(
+        "document.querySelector('#ex-main .js-plotly-plot').emit('plotly_click', "
+        "{points: [{x: 3, y: 16, z: 0.5, curveNumber: 0, pointNumber: [0, 0]}]});")
+    page.wait_for("#ex-point-ids")
+    samples = [r for r in _records(dataset, "Alpha-8B", "arithmetic")
+               if r["params"]["max_depth"] == 3 and r["params"]["length"] == 16]
+    correct = sum(r["is_correct"] for r in samples)
+    wrong = len(samples) - correct
+    assert page.text("#ex-point-counters") == f"correct {correct}, incorrect {wrong}, invalid 0, truncated 0"
+    assert page.text("#ex-point-interval").startswith(f"{_wilson_center(correct, len(samples)):.3f} ±")
+    failures = page.find_all(".ex-failure")
+    assert len(failures) == min(3, wrong) and "Final Answer: wrong-" in failures[0].text
+    assert page.text("#ex-point-ids").isdigit()
+
+
+@needs_browser
+def test_one_d_view_line_panels_and_fft(page):
+    page.select_dropdown("ex-view", "length (params.length)")
+    page.wait_until(lambda d: _main_figures(page) and _main_figures(page)[0]["data"][0]["type"] == "scatter",
+                    message="line chart for a 1-D view")
+    lines = _main_figures(page)[0]["data"]
+    assert [t["name"] for t in lines] == ["Alpha-8B (test)", "Alpha-8B-Q4 (test)", "Beta-30B-A3B (test)"]
+    assert lines[0]["x"] == [4, 8, 16]
+    projection = page.figure("ex-projection")
+    assert len(projection["data"]) == 3
+    tokens = page.figure("ex-tokens")
+    assert [t["type"] for t in tokens["data"]] == ["histogram"] * 3
+    fft = page.figure("ex-fft")
+    assert [t["name"] for t in fft["data"]] == ["params.length = 4", "params.length = 8", "params.length = 16"]
+    page.select_dropdown("ex-task", "boolean")
+    page.wait_until(lambda d: "boolean" in page.figure("ex-tokens")["layout"]["title"]["text"], message="task switch")
+    assert page.console_errors() == []
+
+
+def test_explorer_errors_are_one_line(tmp_path, dataset):
+    proc = run_script("explorer.py", tmp_path / "missing.json", "--port", str(free_port()))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    proc = run_script("explorer.py", dataset, "--tokenizer", str(tmp_path / "no-such-tokenizer"),
+                      "--port", str(free_port()))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "tokenizer" in proc.stderr
