@@ -205,3 +205,14 @@ def test_grade_record_regrades_like_grade():
     assert grade_record(renamed, generator="boolean")["is_correct"] is True
     with pytest.raises(UserError, match="unknown generator 'my_boolean'"):
         grade_record(renamed)
+
+
+def test_a_broken_task_module_does_not_hide_the_others(tmp_path, monkeypatch):
+    import resolver.tasks as registry
+    (tmp_path / "zz_broken.py").write_text("raise RuntimeError('half written')\n")
+    monkeypatch.setattr(registry, "__path__", [*registry.__path__, str(tmp_path)])
+    monkeypatch.setattr(registry, "_DISCOVERED", False)
+    monkeypatch.setattr(registry, "_BROKEN", {})
+    assert {"arithmetic", "boolean", "brackets"} <= set(registry.task_names())
+    with pytest.raises(UserError, match=r"generator 'zz_broken' failed to load .*half written"):
+        registry.get_task("zz_broken")
