@@ -13,6 +13,16 @@ from resolver.probe.fft import FREQUENCIES  # noqa: E402
 DPI = 100
 
 
+def _tick(value) -> str:
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _short(dimension: str) -> str:
+    return dimension.split(".", 1)[-1]
+
+
 def fft_figure(table, views: list, evals: list, labels: dict, title: str, tokenizer_names: dict,
                cell_w: int = 520, cell_h: int = 340):
     """Each cell: mean magnitude spectrum per value of the view's dimension, coloured by that value."""
@@ -30,8 +40,9 @@ def fft_figure(table, views: list, evals: list, labels: dict, title: str, tokeni
             cell = part[part["eval_id"] == eval_id] if len(part) else part
             for i, row in enumerate(cell.itertuples(index=False)):
                 colour = cmap(norm(row.value)) if numeric else cmap(i / max(len(values) - 1, 1))
-                ax.plot(FREQUENCIES, row.spectrum, color=colour, linewidth=1.2,
-                        label=f"{row.dimension}={row.value} ({row.samples} prompts)")
+                # bin 0 is the mean, removed before the transform: leave it out of a log plot
+                ax.plot(FREQUENCIES[1:], row.spectrum[1:], color=colour, linewidth=1.2,
+                        label=f"{_short(row.dimension)}={_tick(row.value)} ({row.samples} prompts)")
             ax.set_title(f"{view.ident} — {labels.get(eval_id, eval_id)}\ntokenizer: "
                          f"{tokenizer_names.get(eval_id, '?')}", fontsize=9)
             ax.set_xlabel("frequency (cycles per token)")

@@ -4,8 +4,9 @@ Each prompt, rendered as sent and tokenised, is a sequence of token ids. Its
 magnitude spectrum (mean removed, ``numpy.fft.rfft``) shows structure that repeats
 at a fixed distance in tokens: a table row of 12 tokens puts a peak at 1/12
 cycles/token. Spectra of different lengths are resampled onto one grid of
-``bins`` frequencies in [0, 0.5] cycles/token, scaled by 1/length (so long and short
-prompts weigh alike), and averaged over the samples of a point, then over the points
+``bins`` frequencies in [0, 0.5] cycles/token (keeping the largest magnitude that
+falls on each grid point, so peaks survive), scaled by 1/length (a periodic
+component then has the same height in a long and a short prompt), and averaged over the samples of a point, then over the points
 sharing a value of the view's group_by dimension.
 """
 from __future__ import annotations
@@ -32,7 +33,14 @@ def token_spectrum(ids: Sequence[int], bins: int = FFT_BINS) -> np.ndarray:
         return np.zeros(bins)
     magnitude = np.abs(np.fft.rfft(x - x.mean())) / x.size
     freqs = np.fft.rfftfreq(x.size)
-    return np.interp(grid, freqs, magnitude)
+    if freqs.size <= bins:  # short sequence: fewer transform bins than grid points
+        return np.interp(grid, freqs, magnitude)
+    # long sequence: each grid point keeps the largest magnitude among the transform
+    # frequencies nearest to it, so a sharp periodic peak survives the resampling
+    nearest = np.clip(np.rint(freqs / 0.5 * (bins - 1)).astype(int), 0, bins - 1)
+    out = np.zeros(bins)
+    np.maximum.at(out, nearest, magnitude)
+    return out
 
 
 def mean_spectrum(sequences: Sequence[Sequence[int]], bins: int = FFT_BINS) -> np.ndarray:

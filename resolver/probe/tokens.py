@@ -39,8 +39,12 @@ class HFTokenizer:
         return self._tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
 
-def load_tokenizer(spec: str | None):
-    """The tokenizer for `spec` (see the module docstring); None -> bytes."""
+def load_tokenizer(spec: str | None, offline: bool = False):
+    """The tokenizer for `spec` (see the module docstring); None -> bytes.
+
+    offline=True only looks in the local Hugging Face cache (used for an eval's
+    hf_id, so a machine without network never waits on the hub).
+    """
     if not spec or spec == BYTES:
         return ByteTokenizer()
     path = Path(spec)
@@ -54,7 +58,7 @@ def load_tokenizer(spec: str | None):
     try:
         from transformers import AutoTokenizer
 
-        return HFTokenizer(spec, AutoTokenizer.from_pretrained(spec))
+        return HFTokenizer(spec, AutoTokenizer.from_pretrained(spec, local_files_only=offline))
     except Exception as exc:  # network, missing files, bad repo id: all mean "cannot load"
         raise UserError(f"cannot load tokenizer {spec!r} ({type(exc).__name__}); pass a local path "
                         "with --tokenizer, or --tokenizer bytes")

@@ -1,0 +1,68 @@
+"""Markdown renderings of the probe.py reports (JSON goes through common.to_json)."""
+from __future__ import annotations
+
+from resolver.analysis.common import frame_to_markdown, markdown_table
+from resolver.loops import SEVERE_COVERAGE
+
+#: without --full, answers longer than this show their head and tail only
+SHOWN_CHARS = 1200
+#: genresult values listed per field in the breakdown
+TOP_VALUES = 10
+
+
+def clip_answer(text: str, full: bool) -> str:
+    """The answer as shown: whole with --full, else head and tail around an omission mark."""
+    if full or len(text) <= SHOWN_CHARS:
+        return text
+    half = SHOWN_CHARS // 2
+    return f"{text[:half]}\n… [{len(text) - 2 * half} characters omitted; --full shows all] …\n{text[-half:]}"
+
+
+def _point_heading(point, labels) -> str:
+    label = labels.get(point["eval_id"], point["eval_id"])
+    return (f"## Point {point['id']} — {point['task']} — {label} ({point['eval_id']})\n\n"
+            f"correct {point['correct']}, incorrect {point['incorrect']}, invalid {point['invalid']}, "
+            f"truncated {point['truncated']}")
+
+
+def failure_markdown(report, labels: dict, full: bool) -> str:
+    parts = [f"# Failure analysis of point(s) {', '.join(str(i) for i in report.points['id'])}",
+             f"{report.samples} answered samples read, {len(report.failures)} failures shown."]
+    by_point: dict[int, list] = {}
+    for row in report.failures:
+        by_point.setdefault(row["point_id"], []).append(row)
+    for _, point in report.points.iterrows():
+        parts.append(_point_heading(point, labels))
+        for row in by_point.get(int(point["id"]), []):
+            parts.append(f"### Sample {row['sample_index']} — {row['outcome']} — extracted `{row['extracted']}` "
+                         f"vs reference `{row['target']}` — {row['completion_tokens']} completion tokens")
+            parts.append("````text\n" + clip_answer(row["answer"] or "(empty answer)", full) + "\n````")
+    parts.append("## Failures by genresult field")
+    if report.breakdown.empty:
+        parts.append("No genresult fields with repeated values: nothing to break down.")
+    for field, rows in report.breakdown.groupby("field", sort=True):
+        parts.append(f"### {field}")
+        parts.append(frame_to_markdown(rows.head(TOP_VALUES), ["value", "samples", "failures", "failure_rate"]))
+    return "\n\n".join(parts)
+
+
+def truncation_markdown(points, table, distribution: dict, labels: dict) -> str:
+    parts = [f"# Loop analysis of truncated samples — point(s) {', '.join(str(i) for i in points['id'])}"]
+    for _, point in points.iterrows():
+        parts.append(_point_heading(point, labels))
+    if table.empty:
+        parts.append("No truncated samples in these points.")
+        return "\n\n".join(parts)
+    shown = table.assign(severe=["SEVERE" if s else "" for s in table["severe"]])
+    parts.append(frame_to_markdown(shown, ["point_id", "sample_index", "completion_tokens", "classification",
+                                           "period", "repeats", "delta_tokens", "coverage", "start_fraction",
+                                           "severe"], floats=3))
+    total = sum(distribution.values())
+    rows = [(name, count, f"{count / total:.0%}") for name, count in distribution.items() if count]
+    parts.append("## Class distribution")
+    parts.append(markdown_table(rows, ["class", "samples", "share"], ["l", "r", "r"]))
+    severe = int(table["severe"].sum())
+    parts.append(f"{severe} of {total} truncated samples are severe (loop coverage > {SEVERE_COVERAGE:.0%}). "
+                 "period = segments per repeated unit (characters for DEGENERATE); delta_tokens = mean change "
+                 "in unit length between repeats; start_fraction = where in the answer the loop begins.")
+    return "\n\n".join(parts)
