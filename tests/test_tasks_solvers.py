@@ -40,7 +40,7 @@ def _letter_of(options, value):
 # ---------------------------------------------------------------- cars
 def _solve_cars(text):
     n = int(re.search(r"numbered 1 to (\d+)", text).group(1))
-    attrs = {int(i): (c, b) for i, c, b in re.findall(r"Car (\d+) is a (\w+) (\w+)\.", text)}
+    attrs = {int(i): (c, b) for i, c, b in re.findall(r"Car (\d+) is an? (\w+) (\w+)\.", text)}
 
     def car_named(phrase):
         for i, (c, b) in attrs.items():

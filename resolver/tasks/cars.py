@@ -28,6 +28,10 @@ OPERATIONS = {
 ALL_OPERATIONS = sum(OPERATIONS)
 
 
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
 def _car_count_words(k: int) -> str:
     return "one car" if k == 1 else f"{number_words(k)} cars"
 
@@ -195,7 +199,7 @@ class Cars(Task):
     @staticmethod
     def _render(lot, people, start_seats, events, target) -> str:
         n = lot.cars
-        cars = " ".join(f"Car {i} is a {lot.colours[i - 1]} {lot.brands[i - 1]}."
+        cars = " ".join(f"Car {i} is {_article(lot.colours[i - 1])} {lot.colours[i - 1]} {lot.brands[i - 1]}."
                         for i in range(1, n + 1))
         parts = [
             f"{number_words(n).capitalize()} cars are parked in a row, numbered 1 to {n} "

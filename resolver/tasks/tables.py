@@ -14,7 +14,7 @@ import json
 import random
 
 from resolver.tasks import Param, Task, TestCase, register
-from resolver.tasks.vocab import load_json, pick, uniform_int
+from resolver.tasks.vocab import load_json
 
 FORMATS = ("markdown", "csv", "tsv", "json", "jsonl", "html")
 OPERATIONS = ("count", "sum", "max", "min", "lookup")
@@ -42,10 +42,20 @@ def _columns(num_cols: int, rng: random.Random) -> list[dict]:
     return chosen
 
 
-def _cell(column: dict, rng: random.Random):
-    if column["kind"] == "number":
-        return uniform_int(column["low"], column["high"], rng)
-    return pick(column["values"], rng)
+def _rows(names: list[str], columns: list[dict], rng: random.Random) -> list[list]:
+    """One row per product; each cell is one rng.random() draw (the hot loop of
+    generation: a tables-16k prompt holds thousands of cells)."""
+    rand = rng.random
+    makers = [(c["low"], c["high"] - c["low"] + 1, None) if c["kind"] == "number"
+              else (0, len(c["values"]), c["values"]) for c in columns]
+    rows = []
+    for name in names:
+        row = [name]
+        for low, span, values in makers:
+            index = int(rand() * span)
+            row.append(values[index] if values else low + index)
+        rows.append(row)
+    return rows
 
 
 def render_table(header: list[str], rows: list[list], fmt: str) -> str:
@@ -111,7 +121,7 @@ class Tables(Task):
         columns = _columns(params["num_cols"], rng)
         header = ["product"] + [c["name"] for c in columns]
         names = _product_names(params["num_rows"], rng)
-        rows = [[name] + [_cell(c, rng) for c in columns] for name in names]
+        rows = _rows(names, columns, rng)
         question, answer, filter_kind = _question(params["operation"], header, rows, columns, rng)
         table = render_table(header, rows, params["format"])
         return TestCase(
