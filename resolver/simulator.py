@@ -77,6 +77,12 @@ class ProblemIndex:
             self._short_lengths.add(len(text))
             self.size += 1
 
+    def problems(self):
+        """Every indexed problem (tests and diagnostics)."""
+        for bucket in self._long.values():
+            yield from (problem for _, problem in bucket)
+        yield from self._short.values()
+
     def lookup(self, prompt: str) -> Problem | None:
         """The problem whose text the prompt ends with (the longest match), or None."""
         prompt = prompt.rstrip()
