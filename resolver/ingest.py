@@ -20,9 +20,10 @@ import json
 import multiprocessing
 import os
 import sys
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from isal import isal_zlib
 
 from resolver import pointsdb
 from resolver.datasets import EvalSpec, eval_files, eval_id, load_dataset
@@ -30,10 +31,10 @@ from resolver.errors import UserError
 
 # Bump when the meaning of stored numbers changes, so every eval is rebuilt once.
 INGEST_VERSION = 1
-# zlib level for the per-sample compressed size. Level 1 keeps what the compression
-# analysis looks at (repetition loops shrink to a fraction) at ~2.6x the speed of
-# level 6 (measured in docs/evaluate.md); the stored size is that of a gzip file
-# (deflate stream + 18 bytes of gzip header and trailer).
+# The per-sample compressed size is the size of a gzip file of the answer, deflated
+# by ISA-L (python-isal) at its level 1: 3-5x faster than zlib at level 1 and about
+# as tight as zlib's default level 6 (measurements in docs/evaluate.md). Deflating
+# is the largest cost of evaluate.py, so this choice sets its speed.
 GZIP_LEVEL = 1
 GZIP_FRAMING = 18 - 6      # gzip header+trailer minus zlib header+trailer
 MAX_REPORTED_PROBLEMS = 20  # per eval on the console; the summary counts them all
@@ -43,7 +44,7 @@ Triple = tuple  # (model, template, sampler)
 
 def gzip_size(data: bytes) -> int:
     """Size in bytes of ``gzip`` output for ``data`` (level GZIP_LEVEL, no file name)."""
-    return len(zlib.compress(data, GZIP_LEVEL)) + GZIP_FRAMING
+    return len(isal_zlib.compress(data, GZIP_LEVEL)) + GZIP_FRAMING
 
 
 def outcome_of(record: dict) -> int:
@@ -136,10 +137,18 @@ def sample_from_record(record: dict):
     guess = float(record.get("guess_chance") or 0.0)
     sample = (outcome, _int_or_zero(usage.get("completion_tokens")), _int_or_zero(usage.get("prompt_tokens")),
               guess, len(data), gzip_size(data))
-    params_key = pointsdb.canonical_json({k: v for k, v in params.items() if k != "count"})
     manifold = record.get("manifold")
     task = record.get("task") if isinstance(record.get("task"), str) else base_task
-    return triple, base_task, params_key, task, pointsdb.canonical_json(manifold or {}), index, sample
+    return triple, base_task, _params_key(params), task, _canonical(manifold or {}), index, sample
+
+
+def _canonical(value) -> str:
+    return pointsdb.canonical_json(value)
+
+
+def _params_key(params: dict) -> str:
+    """Identity params: the record's params without count, as canonical JSON."""
+    return pointsdb.canonical_json({k: v for k, v in params.items() if k != "count"})
 
 
 def _regrade(record: dict) -> dict:

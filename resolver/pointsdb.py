@@ -84,9 +84,12 @@ _KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 ID_SLOT_BITS = 20
 
 
+_CANONICAL_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value) -> str:
     """The one text form of a JSON value used for identity (sorted keys, compact)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL_ENCODER.encode(value)
 
 
 # =============================================================== filters and dimensions

@@ -3,7 +3,6 @@
 The expected numbers come from `independent_counts`, a plain counter over the raw
 files written by the test (it does not import the pipeline).
 """
-import gzip
 import json
 import os
 import random
@@ -13,6 +12,7 @@ import duckdb
 import pytest
 
 from conftest import run_script
+from isal import igzip
 from resolver.datasets import eval_id
 
 FIELDS = ("task", "version", "base_task", "key", "input", "target", "response_enum", "genresult", "messages",
@@ -113,7 +113,7 @@ def independent_counts(files):
                     kind = "incorrect"
                 data = r["answer"].encode()
                 samples[index] = (kind, r["usage"]["completion_tokens"], r["usage"]["prompt_tokens"],
-                                  r["guess_chance"], len(data), len(gzip.compress(data, compresslevel=1, mtime=0)))
+                                  r["guess_chance"], len(data), len(igzip.compress(data, compresslevel=1, mtime=0)))
     return points
 
 
