@@ -142,6 +142,9 @@ class _HashingSink:
     def flush(self) -> None:
         pass
 
+    def tell(self) -> int:          # tarfile's seekless "w" mode only asks where it is
+        return self.count
+
 
 class _ProgressReader:
     """Wrap a binary file so reads advance a progress bar."""
@@ -174,7 +177,8 @@ def _tarinfo(arcname: str, size: int, is_dir: bool) -> tarfile.TarInfo:
 def write_tar(src: Path, sink, bar=None) -> tuple:
     """Write the deterministic tar stream of `src` into `sink`; returns (files, bytes)."""
     files = total = 0
-    with tarfile.open(fileobj=sink, mode="w|", format=tarfile.PAX_FORMAT) as tar:
+    with tarfile.open(fileobj=sink, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        tar.copybufsize = CHUNK     # large writes: the compressor is called per MB, not per 16 KB
         for arcname, path, is_dir in tree_entries(src):
             if is_dir:
                 tar.addfile(_tarinfo(arcname, 0, True))
