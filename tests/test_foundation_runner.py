@@ -79,10 +79,9 @@ def test_filters_density_degree_precision(script, tmp_path):
     folder = offline(script, tmp_path / "a", "--task", "boolean", "--task", "brackets",
                      "--degree", "0", "--precision", "medium", "--density", "corner")
     files = read_folder(folder)
-    # boolean: only the degree-0 entry (2 points); brackets untagged, corner = 4 points
+    # only the degree-0 entries: boolean's 2 points, brackets' shallow entry at corner density = 2 points
     assert sorted(files) == ["000_boolean_format-0_length-4.ndjson", "001_boolean_format-3_length-4.ndjson",
-                             "002_brackets_length-6_max_depth-2.ndjson", "003_brackets_length-6_max_depth-4.ndjson",
-                             "004_brackets_length-12_max_depth-2.ndjson", "005_brackets_length-12_max_depth-4.ndjson"]
+                             "002_brackets_length-6_max_depth-2.ndjson", "003_brackets_length-12_max_depth-2.ndjson"]
     assert all(len(r) == 8 for r in files.values())
 
 

@@ -1,0 +1,112 @@
+"""Quick-start command 1: the whole pipeline on the embedded simulator.
+
+    python3 -m resolver.demo            # install, simulate, run, evaluate, score, serve :8050
+    python3 -m resolver.demo --no-serve # stop after printing the scores
+
+It runs the real scripts as subprocesses and prints each command first, so what a
+newcomer sees is exactly what they would type against a real model server.
+Standard library only above the bootstrap call: it must start from a bare python3.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from resolver.bootstrap import REPO, reexec_in_venv
+
+PROFILES = ("sim-strong", "sim-mid", "sim-weak", "sim-loopy")
+CONFIG = "configs/tiny.yaml"
+TEMPLATE = "templates/zerocot-nosys.json"
+SAMPLER = "samplers/greedy-4k.json"
+DATASET = "data/demo.json"
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python3 -m resolver.demo", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--no-serve", action="store_true", help="do not start the leaderboard at the end")
+    parser.add_argument("--port", type=int, default=8050, help="leaderboard port (default 8050)")
+    parser.add_argument("--sim-port", type=int, default=0, help="simulator port (default: a free port)")
+    parser.add_argument("--parallel", type=int, default=64, help="runner --parallel (default 64)")
+    return parser.parse_args(argv)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def show_and_run(*cmd: str) -> None:
+    """Print a command the way a user would type it, then run it; stop on failure."""
+    print(f"\n$ python {shlex.join(cmd)}", flush=True)
+    proc = subprocess.run([sys.executable, *cmd], cwd=REPO)
+    if proc.returncode != 0:
+        raise SystemExit(f"demo: `{cmd[0]}` failed with exit code {proc.returncode}")
+
+
+def wait_until_ready(base_url: str, proc: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"demo: the simulator exited early with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{base_url}/v1/models", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit(f"demo: the simulator did not answer at {base_url} within {seconds:.0f} s")
+
+
+def start_simulator(port: int) -> subprocess.Popen:
+    cmd = ["-m", "resolver.simulator", "--config", CONFIG, "--port", str(port)]
+    print(f"\n$ python {shlex.join(cmd)} &", flush=True)
+    proc = subprocess.Popen([sys.executable, *cmd], cwd=REPO, stdout=subprocess.DEVNULL)
+    wait_until_ready(f"http://127.0.0.1:{port}", proc)
+    return proc
+
+
+def run_profiles(port: int, parallel: int) -> None:
+    for model in PROFILES:
+        show_and_run(
+            "runner.py", "--config", CONFIG, "--template", TEMPLATE, "--sampler", SAMPLER,
+            "--model", model, "--apibase", f"http://127.0.0.1:{port}",
+            "--precision", "medium", "--parallel", str(parallel),
+            "--output", f"data/demo/{model}", "--quiet",
+        )
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    dataset = json.loads((REPO / DATASET).read_text())
+    print(f"ReasonScape demo: {len(PROFILES)} simulated models on {CONFIG} -> dataset {dataset['name']!r}")
+    sim_port = args.sim_port or free_port()
+    simulator = start_simulator(sim_port)
+    try:
+        run_profiles(sim_port, args.parallel)
+    finally:
+        simulator.terminate()
+        simulator.wait(timeout=10)
+    show_and_run("evaluate.py", "--dataset", DATASET)
+    show_and_run("analyze.py", "scores", DATASET)
+    if args.no_serve:
+        return
+    print(f"\nServing the leaderboard on http://localhost:{args.port} (Ctrl-C to stop)")
+    try:
+        show_and_run("leaderboard.py", DATASET, "--port", str(args.port))
+    except KeyboardInterrupt:
+        print("\nstopped")
+
+
+if __name__ == "__main__":
+    reexec_in_venv("resolver.demo")
+    main()
