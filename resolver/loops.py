@@ -23,15 +23,21 @@ How it works
    immediate word repetitions ("step 5: 1, 2, 3" and "Step 6: 1, 2, 3, 4" share one
    signature), so counters and growing lists still match. Segments with almost no
    words ("| 3 | 4 |", "= 57") keep their numbers, so numeric tables are not loops.
-3. For each period P in {1, 2, 3} the detector finds the longest tail of the
-   signature sequence in which segment i equals segment i + P (a few isolated
-   mismatches are tolerated). The period with the longest tail wins, the smaller
-   period on ties, and it must repeat at least MIN_REPEATS times.
-4. P = 1 loops are classified by the trend of their segment token lengths; a flat
-   trend whose numbers count upwards is a counter loop (GROWING).
-5. Independently, the character-level tail is checked for a tiny unit repeated many
-   times ("!!!!", "the the the"): that is DEGENERATE when it covers more than any
-   segment loop does.
+3. For each period P from 1 to MAX_BLOCK_SEGMENTS the detector finds the longest
+   tail of the signature sequence in which segment i equals segment i + P (a few
+   isolated mismatches are tolerated). The period with the longest tail wins, the
+   smaller period on ties, and it must repeat at least MIN_REPEATS times.
+4. P = 2 and P = 3 are the two- and three-state loops. P = 1 loops are classified by
+   the trend of their unit token lengths; a flat trend whose numbers count upwards is
+   a counter loop (GROWING). A block of more than three segments repeating (a whole
+   paragraph said again, the usual shape of a real model's loop) is one repeated
+   unit too: it is reported as a 1-LOOP-* of that block, with ``period`` = the
+   block's segment count.
+5. Unless a severe segment loop was found, the character-level tail is checked for
+   an exactly repeated unit: a tiny one ("!!!!", "the the the") is DEGENERATE; a
+   phrase repeated inside one line with nothing to segment on ("and then the answer
+   is 5 and then the answer is 5 ...") is a 1-LOOP-STATIC. It wins when it covers
+   more than the segment loop.
 
 Tokens are counted with the tokenizer when one is given (anything with ``encode``)
 and otherwise with a word/punctuation regex that approximates a BPE tokenizer
@@ -50,6 +56,11 @@ import numpy as np
 #: A loop must repeat its unit (P segments) at least this many times. Three
 #: repeats happen in healthy text ("Let me check." x3); four in a row rarely do.
 MIN_REPEATS = 4
+#: ...except blocks of more than three segments, where three repeats of a whole
+#: paragraph are already well beyond chance.
+MIN_BLOCK_REPEATS = 3
+#: Longest repeated block searched, in segments (lines / sentences).
+MAX_BLOCK_SEGMENTS = 64
 #: ...and cover at least this many tokens, so four repeated one-word lines in a
 #: long answer are not reported as a loop.
 MIN_LOOP_TOKENS = 24
@@ -80,6 +91,12 @@ DEGENERATE_MAX_UNIT_CHARS = 8
 DEGENERATE_MIN_REPEATS = 16
 #: ...over at least this many characters at the end of the text.
 DEGENERATE_MIN_CHARS = 100
+#: A longer unit (a phrase) repeated exactly inside one line, with no line or
+#: sentence breaks to segment on, is a 1-LOOP-STATIC; units up to this length are
+#: searched...
+PHRASE_MAX_UNIT_CHARS = 300
+#: ...in this many characters at the end of the text.
+CHAR_WINDOW = 6000
 #: Loop coverage above this is a severe failure (seed 000).
 SEVERE_COVERAGE = 0.90
 
@@ -200,18 +217,18 @@ def _signatures(segments: Sequence[str]) -> list[str]:
 
 # --- periodic tail --------------------------------------------------------------------
 
-def _tail_region(sigs: Sequence[str], period: int) -> int:
-    """Index where the periodic tail with this period starts (len(sigs) when none)."""
-    n = len(sigs)
+def _tail_region(codes: np.ndarray, period: int) -> int:
+    """Index where the periodic tail with this period starts (len(codes) when none).
+
+    `codes` are the segment signatures as integers (equal signature, equal code).
+    """
+    n = len(codes)
     if n < 2 * period:
         return n
-    match = np.fromiter((sigs[i] == sigs[i + period] for i in range(n - period)),
-                        dtype=bool, count=n - period)
-    mismatch = ~match
-    limit = MAX_MISMATCH_RUN_PER_PERIOD * period
-    floor = _after_last_long_run(mismatch, limit)
+    match = codes[:-period] == codes[period:]
+    floor = _after_last_long_run(match, MAX_MISMATCH_RUN_PER_PERIOD * period)
     # mismatches from candidate start i to the end, and comparisons in that span
-    suffix_bad = np.cumsum(mismatch[::-1])[::-1]
+    suffix_bad = np.cumsum((~match)[::-1])[::-1]
     span = np.arange(n - period, 0, -1)
     ok = match & (suffix_bad <= MAX_MISMATCH_FRACTION * span)
     ok[:floor] = False
@@ -219,21 +236,23 @@ def _tail_region(sigs: Sequence[str], period: int) -> int:
     return int(hits[0]) if hits.size else n
 
 
-def _after_last_long_run(mismatch: np.ndarray, limit: int) -> int:
+def _after_last_long_run(match: np.ndarray, limit: int) -> int:
     """First index after the last run of more than `limit` consecutive mismatches."""
-    run = 0
-    for i in range(len(mismatch) - 1, -1, -1):
-        run = run + 1 if mismatch[i] else 0
-        if run > limit:
-            return i + run
-    return 0
+    bounds = np.concatenate([[-1], np.flatnonzero(match), [len(match)]])
+    runs = np.diff(bounds) - 1                 # mismatches between successive matches
+    long_runs = np.flatnonzero(runs > limit)
+    return int(bounds[long_runs[-1] + 1]) if long_runs.size else 0
 
 
 def _best_period(sigs: Sequence[str]) -> tuple[int, int]:
     """(period, region start) with the longest periodic tail; smaller P on ties."""
+    lookup: dict[str, int] = {}
+    codes = np.fromiter((lookup.setdefault(sig, len(lookup)) for sig in sigs), dtype=np.int64, count=len(sigs))
     best = (0, len(sigs))
-    for period in (1, 2, 3):
-        start = _tail_region(sigs, period)
+    for period in range(1, MAX_BLOCK_SEGMENTS + 1):
+        if 2 * period > len(sigs):
+            break
+        start = _tail_region(codes, period)
         if start < best[1]:
             best = (period, start)
     return best
@@ -286,13 +305,14 @@ def _segment_loop(segments: list[str], tokens: list[int], total: int) -> LoopRep
         return None
     lengths = _unit_lengths(tokens, start, period)
     loop_tokens = int(sum(tokens[start:]))
-    if len(lengths) < MIN_REPEATS or loop_tokens < MIN_LOOP_TOKENS:
+    needed = MIN_REPEATS if period <= 3 else MIN_BLOCK_REPEATS
+    if len(lengths) < needed or loop_tokens < MIN_LOOP_TOKENS:
         return None
-    if period == 1:
-        texts = segments[start:start + len(lengths)]
-        kind = _one_loop_class(lengths, texts)
-    else:
+    if period in (2, 3):
         kind = f"{period}-LOOP-STATIC"
+    else:
+        units = ["".join(segments[start + k * period:start + (k + 1) * period]) for k in range(len(lengths))]
+        kind = _one_loop_class(lengths, units)
     start_token = int(sum(tokens[:start]))
     return LoopReport(
         classification=kind, coverage=loop_tokens / total, period=period,
@@ -300,31 +320,46 @@ def _segment_loop(segments: list[str], tokens: list[int], total: int) -> LoopRep
         start_token=start_token, start_fraction=start_token / total, total_tokens=total)
 
 
-def _degenerate_tail(text: str) -> tuple[int, int]:
-    """(unit length, tail length in chars) of the longest tiny-unit repetition at the end."""
+def _char_tail(text: str) -> tuple[int, int]:
+    """(unit length, tail length in chars) of the longest exact character repetition at the end.
+
+    Units up to PHRASE_MAX_UNIT_CHARS are tried on the last CHAR_WINDOW characters;
+    the winner's run is then measured over the whole text.
+    """
     codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    window = codes[-CHAR_WINDOW:]
     best_unit, best_len = 0, 0
-    for unit in range(1, DEGENERATE_MAX_UNIT_CHARS + 1):
-        if len(codes) <= unit:
-            break
-        differs = np.flatnonzero(codes[:-unit] != codes[unit:])
-        tail = len(codes) - (int(differs[-1]) + 1 if differs.size else 0)
+    for unit in range(1, min(PHRASE_MAX_UNIT_CHARS, len(window) // 2) + 1):
+        if window[-1] != window[-1 - unit]:
+            continue  # cheap reject: the last character does not repeat at this distance
+        differs = np.flatnonzero(window[:-unit] != window[unit:])
+        tail = len(window) - (int(differs[-1]) + 1 if differs.size else 0)
         if tail > best_len:
             best_unit, best_len = unit, tail
+    if best_unit and best_len == len(window) and len(codes) > len(window):
+        differs = np.flatnonzero(codes[:-best_unit] != codes[best_unit:])  # run may start before the window
+        best_len = len(codes) - (int(differs[-1]) + 1 if differs.size else 0)
     return best_unit, best_len
 
 
-def _degenerate_loop(text: str, count_tokens, total: int) -> LoopReport | None:
-    unit, tail = _degenerate_tail(text)
-    if unit == 0 or tail < DEGENERATE_MIN_CHARS or tail < DEGENERATE_MIN_REPEATS * unit:
+def _char_loop(text: str, count_tokens, total: int) -> LoopReport | None:
+    """DEGENERATE (tiny unit) or a phrase loop inside one line (1-LOOP-STATIC), else None."""
+    unit, tail = _char_tail(text)
+    if unit == 0 or tail < DEGENERATE_MIN_CHARS:
         return None
     pattern = text[-unit:]
-    if "\n" in pattern and re.search(r"\w", pattern):
-        return None  # a short line repeated: the segment detector names that loop
+    if unit <= DEGENERATE_MAX_UNIT_CHARS:
+        if tail < DEGENERATE_MIN_REPEATS * unit or ("\n" in pattern and re.search(r"\w", pattern)):
+            return None  # a short line repeated: the segment detector names that loop
+        kind = "DEGENERATE"
+    elif "\n" in pattern or tail < MIN_REPEATS * unit:
+        return None      # multi-line units are segment loops; too few repeats is no loop
+    else:
+        kind = "1-LOOP-STATIC"  # a phrase said again and again without line breaks
     loop_tokens = min(total, count_tokens([text[-tail:]])[0])
     start_token = total - loop_tokens
     return LoopReport(
-        classification="DEGENERATE", coverage=loop_tokens / total, period=unit,
+        classification=kind, coverage=loop_tokens / total, period=unit if kind == "DEGENERATE" else 1,
         repeats=tail // unit, delta_tokens=0.0, start_token=start_token,
         start_fraction=start_token / total, total_tokens=total)
 
@@ -342,9 +377,10 @@ def detect_loop(text: str | None, tokenizer=None) -> LoopReport:
     tokens = count_tokens(segments)
     total = max(1, int(sum(tokens)))
     found = _segment_loop(segments, tokens, total)
-    degenerate = _degenerate_loop(text, count_tokens, total)
-    if degenerate and (found is None or degenerate.coverage > found.coverage):
-        found = degenerate
+    if found is None or found.coverage < SEVERE_COVERAGE:
+        in_line = _char_loop(text, count_tokens, total)
+        if in_line and (found is None or in_line.coverage > found.coverage):
+            found = in_line
     return found or LoopReport(classification=None, total_tokens=total)
 
 

@@ -158,3 +158,56 @@ def test_class_distribution_counts_every_class():
     dist = loops.class_distribution(reports)
     assert list(dist) == [*loops.CLASSES, "none"]
     assert dist["none"] == 1 and dist["1-LOOP-STATIC"] == 1 and sum(dist.values()) == 2
+
+
+def test_repeated_paragraph_is_a_one_loop_of_the_block():
+    paragraph = ("Wait, I need to double-check the sum of the score column.\n"
+                 "Going back to the table, the first row has a score of 12.\n"
+                 "The second row has 40, and the third row is missing a value.\n"
+                 "Since the instructions say to skip incomplete rows, I skip it.\n"
+                 "So the partial sum is 52, but I am not fully certain yet.\n\n")
+    report = detect_loop(HEALTHY + paragraph * 12)
+    assert report.classification == "1-LOOP-STATIC"
+    assert report.period == 6          # five lines and the blank line between paragraphs
+    assert report.repeats == 12
+    # everything after the healthy opening is loop
+    healthy_share = detect_loop(HEALTHY).total_tokens / report.total_tokens
+    assert report.coverage == pytest.approx(1 - healthy_share, abs=0.02)
+
+
+def test_paragraph_that_grows_each_time_is_growing():
+    parts = []
+    for k in range(3, 15):
+        rows = ", ".join(f"row {j}" for j in range(1, k + 1))
+        parts.append(f"Let me recount the rows once more.\nI have counted {rows} so far.\n"
+                     "That is still not all of them, so I continue counting.\n\n")
+    report = detect_loop(HEALTHY + "".join(parts))
+    assert report.classification == "1-LOOP-GROWING"
+    assert report.period == 4 and report.delta_tokens > 1
+
+
+def test_phrase_loop_inside_one_line_is_static():
+    text = HEALTHY + "So the answer is 5 and then we check again and " * 150
+    report = detect_loop(text)
+    assert report.classification == "1-LOOP-STATIC"
+    assert report.coverage > 0.8
+
+
+def _recheck_block(rows: int, count: int) -> str:
+    lines = ["Looking at the table:\n"]
+    for i in range(rows):
+        age = 20 + (i * 7) % 30
+        verdict = "greater than 30" if age > 30 else "not greater than 30"
+        lines.append(f"- {['alice', 'bruno', 'chen', 'dara', 'emeka'][i % 5]} row {i + 1}: age {age}, {verdict}\n")
+    lines.append(f"So the count is {count}.\n\nWait, let me re-examine the table to make sure I didn't miss anything.\n\n")
+    return "".join(lines)
+
+
+def test_realistic_re_examination_loop_with_long_blocks():
+    # a small model re-reading a 20-row table again and again, the count drifting
+    text = ("To solve this, I count the rows where the age is greater than 30.\n\n"
+            + "".join(_recheck_block(20, 9 + k % 2) for k in range(6)) + _recheck_block(20, 9)[:400])
+    report = detect_loop(text)
+    assert report.classification == "1-LOOP-STATIC"
+    assert report.period == 25 and report.repeats >= 5
+    assert report.coverage > 0.9
