@@ -45,23 +45,30 @@ def _tier_order(degree) -> float:
     return -1.0 if degree is None or (isinstance(degree, float) and math.isnan(degree)) else float(degree)
 
 
-def expected_points_for(expected: pd.DataFrame | None, base_task, degree):
-    """Expected points of (base_task, degree) from the PointsDB `expected` table; NaN if unknown.
+def expected_index(expected: pd.DataFrame | None) -> dict:
+    """{(base_task, degree or None): points} from the PointsDB `expected` table.
 
-    A cell without a degree takes the row without a degree when there is one, else
-    the sum over the task's degrees (the whole task is one tier then).
+    Each task also gets a (base_task, None) entry: its row without a degree when
+    there is one, else the sum over its degrees (a task without tiers is one tier).
     """
+    index, totals = {}, {}
     if expected is None or expected.empty:
-        return float("nan")
-    rows = expected[expected["base_task"] == base_task]
-    if rows.empty:
-        return float("nan")
-    no_degree = _is_missing(degree)
-    if no_degree:
-        plain = rows[rows["degree"].isna()]
-        return float(plain["points"].sum() if not plain.empty else rows["points"].sum())
-    match = rows[rows["degree"] == degree]
-    return float(match["points"].sum()) if not match.empty else float("nan")
+        return index
+    for task, degree, points in expected[["base_task", "degree", "points"]].itertuples(index=False, name=None):
+        key = (task, None if _is_missing(degree) else int(degree))
+        index[key] = index.get(key, 0) + int(points)
+        totals[task] = totals.get(task, 0) + int(points)
+    for task, total in totals.items():
+        index.setdefault((task, None), total)
+    return index
+
+
+def expected_points_for(expected, base_task, degree):
+    """Expected points of (base_task, degree); NaN if unknown. `expected` is the
+    PointsDB `expected` table or an expected_index() dict."""
+    index = expected if isinstance(expected, dict) else expected_index(expected)
+    key = (base_task, None if _is_missing(degree) else int(degree))
+    return float(index[key]) if key in index else float("nan")
 
 
 def _is_missing(value) -> bool:
@@ -82,7 +89,8 @@ def score_cells(agg: pd.DataFrame, group_by: str = "base_task", expected: pd.Dat
     cells["group"] = cells[group_by]
     cells["point_count"] = cells["points"].astype(int)
     if group_by == "base_task":
-        cells["expected_points"] = [expected_points_for(expected, g, d) for g, d in zip(cells["group"], degrees)]
+        index = expected_index(expected)
+        cells["expected_points"] = [expected_points_for(index, g, d) for g, d in zip(cells["group"], degrees)]
     else:
         cells["expected_points"] = float("nan")
     cells["is_incomplete"] = stats.is_incomplete(cells["point_count"].to_numpy(), cells["expected_points"].to_numpy())
@@ -101,7 +109,8 @@ def tier_columns(cells: pd.DataFrame) -> dict:
     return columns
 
 
-def _task_entry(row) -> dict:
+def _task_entry(row: dict) -> dict:
+    """One `tasks.{group}` JSON entry from a cell record (plain Python numbers)."""
     entry = {}
     for name in TASK_FIELDS:
         value = row.get(name, float("nan"))
@@ -122,27 +131,27 @@ def _mean_tokens(values) -> float:
     return float(np.mean(values)) if values else float("nan")
 
 
-def _eval_summary(eval_cells: pd.DataFrame, columns: dict) -> dict:
-    """Tiers, tier scores and the overall score of one eval's cells."""
+def _eval_summary(records: list, columns: dict) -> dict:
+    """Tiers, tier scores and the overall score of one eval's cell records."""
     tiers, any_incomplete = {}, False
     for tier, groups in columns.items():
-        frame = eval_cells[eval_cells["tier"] == tier]
-        if frame.empty:
+        rows = [r for r in records if r["tier"] == tier]
+        if not rows:
             any_incomplete = True   # a whole tier missing: the overall score covers less
             continue
-        tasks = {row["group"]: _task_entry(row) for _, row in frame.iterrows()}
+        tasks = {r["group"]: _task_entry(r) for r in rows}
         missing = [g for g in groups if g not in tasks]
-        incomplete = bool(frame["is_incomplete"].any()) or bool(missing)
+        incomplete = any(t["is_incomplete"] for t in tasks.values()) or bool(missing)
         any_incomplete = any_incomplete or incomplete
         tokens = _mean_tokens([t["completion_tokens_mean"] for t in tasks.values()])
-        score = stats.reasonscore(frame["adjusted_score"])
+        score = stats.reasonscore([t["adjusted_score"] for t in tasks.values()])
         tiers[tier] = {
             "reasonscore": score, "any_incomplete": incomplete, "missing_tasks": missing,
             "completion_tokens_mean": tokens, "score_per_token": stats.score_per_token(score, tokens),
             "tasks": tasks,
         }
-    tokens = _mean_tokens(eval_cells["completion_tokens_mean"].tolist())
-    score = stats.reasonscore(eval_cells["adjusted_score"])
+    tokens = _mean_tokens([r["completion_tokens_mean"] for r in records])
+    score = stats.reasonscore([r["adjusted_score"] for r in records])
     return {"reasonscore": score, "completion_tokens_mean": tokens,
             "score_per_token": stats.score_per_token(score, tokens), "any_incomplete": any_incomplete,
             "tiers": tiers}
@@ -155,12 +164,17 @@ def summarize_scores(cells: pd.DataFrame, evals: pd.DataFrame | None = None, sor
         raise UserError(f"unknown --sort {sort!r}; valid: score, ratio")
     columns = tier_columns(cells)
     meta = _eval_metadata(evals)
+    by_eval = {}
+    if "completion_tokens_mean" not in cells.columns:
+        cells = cells.assign(completion_tokens_mean=float("nan"))
+    for record in cells.to_dict("records"):
+        by_eval.setdefault(record["eval_id"], []).append(record)
     results = []
-    for eval_id, eval_cells in cells.groupby("eval_id", sort=False):
+    for eval_id, records in by_eval.items():
         info = meta.get(eval_id, {})
         entry = {"eval_id": eval_id, "model": info.get("model", eval_id), "label": info.get("label") or info.get("model", eval_id),
                  "template": info.get("template"), "sampler": info.get("sampler"), "groups": info.get("groups", [])}
-        entry.update(_eval_summary(eval_cells, columns))
+        entry.update(_eval_summary(records, columns))
         results.append(entry)
     key = SORT_KEYS[sort]
     results.sort(key=lambda e: (-_sortable(e[key]), -_sortable(e["reasonscore"]), e["eval_id"]))
