@@ -35,6 +35,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=8050, help="leaderboard port (default 8050)")
     parser.add_argument("--sim-port", type=int, default=0, help="simulator port (default: a free port)")
     parser.add_argument("--parallel", type=int, default=64, help="runner --parallel (default 64)")
+    parser.add_argument("--root", type=Path, default=REPO,
+                        help="folder holding configs/, templates/, samplers/ and data/ (default: this checkout)")
     return parser.parse_args(argv)
 
 
@@ -44,10 +46,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def show_and_run(*cmd: str) -> None:
-    """Print a command the way a user would type it, then run it; stop on failure."""
+def show_and_run(root: Path, *cmd: str) -> None:
+    """Print a command the way a user would type it, then run it in `root`; stop on failure."""
     print(f"\n$ python {shlex.join(cmd)}", flush=True)
-    proc = subprocess.run([sys.executable, *cmd], cwd=REPO)
+    script = [str(REPO / cmd[0]), *cmd[1:]] if cmd[0].endswith(".py") else list(cmd)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, *script], cwd=root, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"demo: `{cmd[0]}` failed with exit code {proc.returncode}")
 
@@ -66,17 +70,19 @@ def wait_until_ready(base_url: str, proc: subprocess.Popen, seconds: float = 60)
     raise SystemExit(f"demo: the simulator did not answer at {base_url} within {seconds:.0f} s")
 
 
-def start_simulator(port: int) -> subprocess.Popen:
+def start_simulator(root: Path, port: int) -> subprocess.Popen:
     cmd = ["-m", "resolver.simulator", "--config", CONFIG, "--port", str(port)]
     print(f"\n$ python {shlex.join(cmd)} &", flush=True)
-    proc = subprocess.Popen([sys.executable, *cmd], cwd=REPO, stdout=subprocess.DEVNULL)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen([sys.executable, *cmd], cwd=root, env=env, stdout=subprocess.DEVNULL)
     wait_until_ready(f"http://127.0.0.1:{port}", proc)
     return proc
 
 
-def run_profiles(port: int, parallel: int) -> None:
+def run_profiles(root: Path, port: int, parallel: int) -> None:
     for model in PROFILES:
         show_and_run(
+            root,
             "runner.py", "--config", CONFIG, "--template", TEMPLATE, "--sampler", SAMPLER,
             "--model", model, "--apibase", f"http://127.0.0.1:{port}",
             "--precision", "medium", "--parallel", str(parallel),
@@ -87,22 +93,23 @@ def run_profiles(port: int, parallel: int) -> None:
 def main(argv=None) -> None:
     args = parse_args(argv)
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    dataset = json.loads((REPO / DATASET).read_text())
+    root = args.root.resolve()
+    dataset = json.loads((root / DATASET).read_text())
     print(f"ReasonScape demo: {len(PROFILES)} simulated models on {CONFIG} -> dataset {dataset['name']!r}")
     sim_port = args.sim_port or free_port()
-    simulator = start_simulator(sim_port)
+    simulator = start_simulator(root, sim_port)
     try:
-        run_profiles(sim_port, args.parallel)
+        run_profiles(root, sim_port, args.parallel)
     finally:
         simulator.terminate()
         simulator.wait(timeout=10)
-    show_and_run("evaluate.py", "--dataset", DATASET)
-    show_and_run("analyze.py", "scores", DATASET)
+    show_and_run(root, "evaluate.py", "--dataset", DATASET)
+    show_and_run(root, "analyze.py", "scores", DATASET)
     if args.no_serve:
         return
     print(f"\nServing the leaderboard on http://localhost:{args.port} (Ctrl-C to stop)")
     try:
-        show_and_run("leaderboard.py", DATASET, "--port", str(args.port))
+        show_and_run(root, "leaderboard.py", DATASET, "--port", str(args.port))
     except KeyboardInterrupt:
         print("\nstopped")
 
