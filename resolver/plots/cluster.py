@@ -27,8 +27,8 @@ def cluster_figure(sections: list, name, title: str, width: int = 1200, facet=No
         _interval_panel(ax, section, name, palette)
         _membership_panel(grid, section, palette)
         ax.set_title(f"{facet} = {section['facet']}" if facet else "all data pooled", fontsize=10, loc="left")
-    fig.suptitle(title, fontsize=12, fontweight="bold")
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.55 / fig_height))
+    fig.suptitle(title, fontsize=12, fontweight="bold", y=1 - 0.12 / fig_height, va="top")
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / fig_height))
     return fig
 
 
@@ -38,6 +38,8 @@ def _interval_panel(ax, section, name, palette):
     for cluster in section["clusters"]:
         color = palette((cluster["rank"] - 1) % 10)
         ax.axvspan(cluster["low"], cluster["high"], color=color, alpha=0.15, linewidth=0)
+        if cluster["high"] - cluster["low"] < 0.004:  # intervals that only touch: keep the band visible
+            ax.axvline((cluster["low"] + cluster["high"]) / 2, color=color, alpha=0.6, linewidth=2)
     for y, row in zip(ys, rows):
         ax.errorbar(row["center"], y, xerr=row["margin"], fmt="o", color="black", markersize=4, capsize=3, linewidth=1.2)
     ax.set_yticks(list(ys))

@@ -48,54 +48,71 @@ def _draw_cell(ax, x, y, task, cmap, norm):
         ax.add_patch(Rectangle((x + 0.96 - 0.92 * min(trunc, 1.0), y + 0.12), 0.92 * min(trunc, 1.0), 0.76,
                                facecolor="none", edgecolor=HATCH_COLOR, hatch="xxxx", linewidth=0.0))
     label = format_fraction(center) + ("*" if task["is_incomplete"] else "")
-    ax.text(x + 0.5, y + 0.5, label, ha="center", va="center", fontsize=7.5, color="black")
+    ax.text(x + 0.5, y + 0.5, label, ha="center", va="center", fontsize=7.5, color="black",
+            bbox={"facecolor": "white", "alpha": 0.75, "edgecolor": "none", "pad": 0.6})
 
 
 def scores_figure(results: list, width: int = 1400, title: str = "ReasonScore"):
-    """A matplotlib Figure of the heat-bar chart; width in pixels."""
+    """A matplotlib Figure of the heat-bar chart; width in pixels.
+
+    Layout in inches: title, column header, one ROW_INCHES row per eval and tier
+    header, legend strip; the label column is as wide as the longest label needs.
+    """
     columns_by_tier = score_table_columns(results)
     columns = list(dict.fromkeys(g for groups in columns_by_tier.values() for g in groups))
     rows = _layout(results, columns_by_tier)
-    label_units = 3.2      # the model-label column, in cell widths
-    total_units = label_units + max(len(columns), 1)
-    height = HEADER_INCHES * 2.6 + ROW_INCHES * (len(rows) + 1) + 0.9
-    fig = plt.figure(figsize=(width / DPI, height), dpi=DPI)
-    ax = fig.add_axes([0.01, 0.9 / height + 0.02, 0.98, 1 - (HEADER_INCHES * 2.6 + 0.9) / height])
-    cmap, norm = colormaps[CMAP], Normalize(0.0, 1.0)
-    ax.set_xlim(-label_units, total_units - label_units)
-    ax.set_ylim(len(rows), -1.2)
+    width_in = width / DPI
+    label_in = min(0.35 * width_in, 0.3 + 0.075 * max([len(_row_label(r)) for r in rows if r[0] == "eval"] + [20]))
+    cell_in = (width_in - label_in - 0.2) / max(len(columns), 1)
+    rotate = any(len(str(c)) * 0.075 > cell_in for c in columns)
+    header_in = 1.1 if rotate else 0.45
+    title_in, legend_in = 0.55, 1.0
+    height = title_in + header_in + ROW_INCHES * len(rows) + legend_in
+    fig = plt.figure(figsize=(width_in, height), dpi=DPI)
+    ax = fig.add_axes([0.1 / width_in, legend_in / height, 1 - 0.2 / width_in, (height - title_in - legend_in) / height])
+    label_units = label_in / cell_in
+    header_units = header_in / ROW_INCHES
+    ax.set_xlim(-label_units, max(len(columns), 1))
+    ax.set_ylim(len(rows), -header_units)
     ax.axis("off")
+    cmap, norm = colormaps[CMAP], Normalize(0.0, 1.0)
     for i, name in enumerate(columns):
-        ax.text(i + 0.5, -0.2, str(name), ha="center", va="bottom", fontsize=8, rotation=30 if len(columns) > 8 else 0,
-                fontweight="bold")
-    ax.text(-label_units + 0.05, -0.2, "Model (ReasonScore)", ha="left", va="bottom", fontsize=8, fontweight="bold")
+        ax.text(i + 0.5, -0.15, str(name), ha="left" if rotate else "center", va="bottom", fontsize=8,
+                rotation=35 if rotate else 0, rotation_mode="anchor", fontweight="bold")
+    ax.text(-label_units + 0.05, -0.15, "Model (ReasonScore)", ha="left", va="bottom", fontsize=8, fontweight="bold")
     for y, row in enumerate(rows):
         if row[0] == "tier":
-            ax.add_patch(Rectangle((-label_units, y + 0.05), total_units, 0.9, facecolor="0.85", edgecolor="none"))
-            ax.text(-label_units + 0.05, y + 0.5, f"Tier: {row[1]}", ha="left", va="center", fontsize=9, fontweight="bold")
+            ax.add_patch(Rectangle((-label_units, y + 0.05), label_units + len(columns), 0.9, facecolor="0.85",
+                                   edgecolor="none"))
+            ax.text(-label_units + 0.05, y + 0.5, f"Tier: {row[1]}", ha="left", va="center", fontsize=9,
+                    fontweight="bold")
             continue
         _, entry, tier = row
-        data = entry["tiers"][tier]
-        name = f"{entry['label']} ({format_score(data['reasonscore'], data['any_incomplete'])})"
-        ax.text(-label_units + 0.05, y + 0.5, _shorten(name, 44), ha="left", va="center", fontsize=8)
+        ax.text(-label_units + 0.05, y + 0.5, _row_label(row), ha="left", va="center", fontsize=8)
         for x, group in enumerate(columns):
-            _draw_cell(ax, x, y, data["tasks"].get(group), cmap, norm)
-    fig.suptitle(title, fontsize=12, fontweight="bold")
-    _legend(fig, cmap, norm)
+            _draw_cell(ax, x, y, entry["tiers"][tier]["tasks"].get(group), cmap, norm)
+    fig.suptitle(title, fontsize=12, fontweight="bold", y=1 - 0.12 / height, va="top")
+    _legend(fig, cmap, norm, legend_in)
     return fig
+
+
+def _row_label(row) -> str:
+    _, entry, tier = row
+    data = entry["tiers"][tier]
+    return _shorten(f"{entry['label']} ({format_score(data['reasonscore'], data['any_incomplete'])})", 48)
 
 
 def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _legend(fig, cmap, norm):
-    cax = fig.add_axes([0.25, 0.25 / fig.get_figheight() + 0.01, 0.35, 0.18 / fig.get_figheight()])
+def _legend(fig, cmap, norm, legend_in: float):
+    height = fig.get_figheight()
+    cax = fig.add_axes([0.2, 0.5 / height, 0.4, 0.16 / height])
     bar = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
     bar.set_label("excess accuracy (bar length and colour; black tick = upper 95% bound)", fontsize=8)
     bar.ax.tick_params(labelsize=7)
     handles = [Patch(facecolor="white", edgecolor=HATCH_COLOR, hatch="xxxx", label="truncation ratio"),
                Patch(facecolor="0.95", edgecolor="0.8", label="* incomplete cell, — no data")]
-    fig.legend(handles=handles, loc="lower right", fontsize=8, frameon=False,
-               bbox_to_anchor=(0.98, 0.1 / fig.get_figheight()))
-
+    fig.legend(handles=handles, loc="center right", fontsize=8, frameon=False,
+               bbox_to_anchor=(0.98, 0.5 * legend_in / height))
