@@ -1,6 +1,8 @@
 """Compression scatter grids (analyze.py compression)."""
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -46,13 +48,16 @@ def compression_figure(samples, facet_by: str | None, group_by: str | None, titl
             ax.set_xscale("log")
             ax.set_yscale("log")
             loops = int(cell["loop_like"].sum())
-            head = f"{panel} (n={len(cell)}, loop-like={loops})"
-            ax.set_title(head if facet is None else f"{facet_by}={facet}: {head}", fontsize=9)
+            if r == 0:
+                ax.set_title(panel, fontsize=11, fontweight="bold")
+            ax.text(0.02, 0.97, f"n={len(cell)}, loop-like={loops}", transform=ax.transAxes, va="top", fontsize=8,
+                    bbox={"facecolor": "white", "alpha": 0.7, "edgecolor": "none"})
             ax.grid(alpha=0.3, which="both")
             if r == len(facets) - 1:
                 ax.set_xlabel("completion tokens")
             if c == 0:
-                ax.set_ylabel("gzip size of answer (bytes)")
+                row_name = "" if facet is None else textwrap.fill(f"{facet_by}={facet}", 34) + "\n"
+                ax.set_ylabel(f"{row_name}gzip size (bytes)", fontsize=9)
     handles, labels = axes[0][0].get_legend_handles_labels()
     for row in axes:
         for ax in row:

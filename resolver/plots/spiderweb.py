@@ -46,6 +46,7 @@ def radar_figure(rows: pd.DataFrame, group_by: str, mode: str, width: int, heigh
                         xytext=(6, -12), color=TRUNCATION, fontsize=8)
     ax.set_xticks(angles)
     ax.set_xticklabels([str(g) for g in rows["group"]], fontsize=9)
+    ax.tick_params(axis="x", pad=14)
     ax.set_ylim(0, 1)
     ax.set_yticks([0.25, 0.5, 0.75, 1.0])
     ax.set_yticklabels(["25%", "50%", "75%", "100%"], fontsize=7, color="grey")

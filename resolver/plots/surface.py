@@ -1,6 +1,8 @@
 """3-D accuracy surfaces: rows = views, columns = evals."""
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -35,7 +37,7 @@ def surface_figure(panels: list, evals: list, labels: dict, title: str, cell: in
         for c, eval_id in enumerate(evals):
             ax = fig.add_subplot(rows, cols, r * cols + c + 1, projection="3d")
             part = table[table["eval_id"] == eval_id] if len(table) else table
-            ax.set_title(f"{view.ident}\n{labels.get(eval_id, eval_id)}", fontsize=9)
+            ax.set_title(f"{view.ident}\n{textwrap.fill(str(labels.get(eval_id, eval_id)), 32)}", fontsize=9)
             if part.empty:
                 ax.text2D(0.3, 0.5, "no points", transform=ax.transAxes)
                 continue
@@ -59,7 +61,7 @@ def surface_figure(panels: list, evals: list, labels: dict, title: str, cell: in
             ax.set_zlim(0, 1)
             ax.set_zlabel("accuracy", fontsize=8)
             ax.view_init(elev=25, azim=-135)
-    fig.subplots_adjust(left=0.0, right=0.86, bottom=0.04, top=0.86 if rows == 1 else 0.92, wspace=0.05, hspace=0.15)
+    fig.subplots_adjust(left=0.03, right=0.86, bottom=0.04, top=0.84 if rows == 1 else 0.92, wspace=0.12, hspace=0.2)
     if mappable is not None:
         fig.colorbar(mappable, ax=fig.axes, shrink=0.6, pad=0.02, label="accuracy (guess-corrected)")
     fig.suptitle(title, fontsize=12)
