@@ -70,6 +70,12 @@ MAX_MISMATCH_FRACTION = 0.15
 #: A run of more than this many mismatches per unit of period ends the loop region
 #: (one varied segment causes up to 2*P mismatched comparisons).
 MAX_MISMATCH_RUN_PER_PERIOD = 2
+#: The first START_WINDOW_UNITS repeats of a loop (at least START_WINDOW_MIN
+#: comparisons) must keep within the mismatch budget on their own.
+START_WINDOW_UNITS = 2
+START_WINDOW_MIN = 6
+#: A smaller period wins when its loop region is at least this share of the longest.
+SMALLER_PERIOD_SHARE = 0.8
 #: Lines longer than this many characters are split into sentences, so run-on
 #: paragraphs still show their repeating structure.
 LONG_LINE_CHARS = 300
@@ -227,10 +233,15 @@ def _tail_region(codes: np.ndarray, period: int) -> int:
         return n
     match = codes[:-period] == codes[period:]
     floor = _after_last_long_run(match, MAX_MISMATCH_RUN_PER_PERIOD * period)
-    # mismatches from candidate start i to the end, and comparisons in that span
-    suffix_bad = np.cumsum((~match)[::-1])[::-1]
-    span = np.arange(n - period, 0, -1)
-    ok = match & (suffix_bad <= MAX_MISMATCH_FRACTION * span)
+    bad = np.concatenate([[0], np.cumsum(~match)])
+    starts = np.arange(n - period)
+    # mismatches from candidate start i to the end must stay within the budget...
+    ok = match & (bad[-1] - bad[starts] <= MAX_MISMATCH_FRACTION * (n - period - starts))
+    # ...and the loop must begin cleanly: its first repeats nearly all match, so a
+    # long clean loop cannot drag a region of chance matches into its start
+    window = max(START_WINDOW_UNITS * period, START_WINDOW_MIN)
+    ends = np.minimum(starts + window, n - period)
+    ok &= bad[ends] - bad[starts] <= MAX_MISMATCH_FRACTION * (ends - starts)
     ok[:floor] = False
     hits = np.flatnonzero(ok)
     return int(hits[0]) if hits.size else n
@@ -245,17 +256,26 @@ def _after_last_long_run(match: np.ndarray, limit: int) -> int:
 
 
 def _best_period(sigs: Sequence[str]) -> tuple[int, int]:
-    """(period, region start) with the longest periodic tail; smaller P on ties."""
+    """(period, region start) of the tail loop: the smallest period whose periodic tail
+    is nearly as long as the longest one found (a P-loop also repeats with period 2P,
+    3P ..., and chance matches can stretch those a little further)."""
     lookup: dict[str, int] = {}
     codes = np.fromiter((lookup.setdefault(sig, len(lookup)) for sig in sigs), dtype=np.int64, count=len(sigs))
-    best = (0, len(sigs))
+    n = len(sigs)
+    starts = {}
     for period in range(1, MAX_BLOCK_SEGMENTS + 1):
-        if 2 * period > len(sigs):
+        if 2 * period > n:
             break
-        start = _tail_region(codes, period)
-        if start < best[1]:
-            best = (period, start)
-    return best
+        starts[period] = _tail_region(codes, period)
+    if not starts:
+        return 0, n
+    longest = n - min(starts.values())
+    if longest == 0:
+        return 0, n
+    for period, start in starts.items():
+        if n - start >= SMALLER_PERIOD_SHARE * longest:
+            return period, start
+    return 0, n
 
 
 # --- classification -------------------------------------------------------------------
