@@ -8,14 +8,14 @@ import pytest
 
 from tests.browser import Browser, DashServer, browser_missing_reason, free_port
 from tests.conftest import run_script
-from tests.web_dataset import build_web_dataset
+from tests.web_dataset import shared_web_dataset
 
 needs_browser = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
 
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
-    return build_web_dataset(tmp_path_factory.mktemp("web-ex"), run_script)
+    return shared_web_dataset(tmp_path_factory, run_script)
 
 
 @pytest.fixture(scope="module")
@@ -119,9 +119,7 @@ def test_one_d_view_line_panels_and_fft(page):
     assert page.console_errors() == []
 
 
-def test_explorer_errors_are_one_line(tmp_path, dataset):
-    proc = run_script("explorer.py", tmp_path / "missing.json", "--port", str(free_port()))
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+def test_unloadable_tokenizer_is_one_line_error(tmp_path, dataset):
     proc = run_script("explorer.py", dataset, "--tokenizer", str(tmp_path / "no-such-tokenizer"),
                       "--port", str(free_port()))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "tokenizer" in proc.stderr

@@ -13,14 +13,14 @@ import pytest
 
 from tests.browser import Browser, DashServer, browser_missing_reason, free_port
 from tests.conftest import run_script
-from tests.web_dataset import EVALS, build_web_dataset
+from tests.web_dataset import EVALS, shared_web_dataset
 
 needs_browser = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
 
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
-    return build_web_dataset(tmp_path_factory.mktemp("web-lb"), run_script)
+    return shared_web_dataset(tmp_path_factory, run_script)
 
 
 @pytest.fixture(scope="module")

@@ -5,14 +5,14 @@ import pytest
 
 from tests.browser import Browser, DashServer, browser_missing_reason, free_port
 from tests.conftest import run_script
-from tests.web_dataset import build_web_dataset
+from tests.web_dataset import shared_web_dataset
 
 needs_browser = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
 
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
-    return build_web_dataset(tmp_path_factory.mktemp("web-sw"), run_script)
+    return shared_web_dataset(tmp_path_factory, run_script)
 
 
 @pytest.fixture(scope="module")
@@ -110,26 +110,23 @@ def test_bar_toggle_and_overlays(page):
     assert page.console_errors() == []
 
 
-def test_single_task_group_by_and_errors(dataset, tmp_path):
+def test_group_by_without_values_is_one_line_error(dataset):
     proc = run_script("spiderweb.py", dataset, "--group-by", "params.bogus", "--port", str(free_port()))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "params.bogus" in proc.stderr
-    proc = run_script("spiderweb.py", tmp_path / "missing.json", "--port", str(free_port()))
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
 
 
 @needs_browser
-def test_group_by_param_spokes(dataset):
+def test_group_by_param_spokes(page, dataset):
+    """--group-by params.length (as for single-task datasets); runs last: it navigates away."""
     from resolver.web.data import open_app_dataset
     from resolver.web.spiderweb import build_app
 
     ds, db = open_app_dataset(dataset)
-    browser = Browser()
     try:
         with DashServer(build_app(ds, db, group_by="params.length")) as server:
-            browser.open(server.url("/"), ready_selector="#sw-chart .js-plotly-plot")
-            theta = _traces(browser)["accuracy"]["theta"]
+            page.open(server.url("/"), ready_selector="#sw-chart .js-plotly-plot")
+            theta = _traces(page)["accuracy"]["theta"]
             assert sorted(set(theta), key=int) == ["4", "6", "8", "12", "16"]
-            assert browser.console_errors() == []
+            assert page.console_errors() == []
     finally:
-        browser.close()
         db.close()

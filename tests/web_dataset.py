@@ -176,3 +176,12 @@ def build_web_dataset(root: Path, run_script) -> Path:
                                    "config": "../configs/webtest.yaml", "cohorts": cohorts}, indent=1))
     run_script("evaluate.py", "--dataset", dataset, "--parallel", "2", "--quiet", check=True)
     return dataset
+
+
+def shared_web_dataset(tmp_path_factory, run_script) -> Path:
+    """build_web_dataset once per test session (the web test modules only read it)."""
+    root = tmp_path_factory.getbasetemp() / "web-dataset"
+    dataset = root / "data" / "webtest.json"
+    if not (root / "data" / "pointsdb-webtest.db").exists():
+        build_web_dataset(root, run_script)
+    return dataset

@@ -8,10 +8,9 @@ prompt FFT (when started with --tokenizer) and the details of the last clicked p
 """
 from __future__ import annotations
 
-import plotly.graph_objects as go
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
-from plotly.subplots import make_subplots
 
+from resolver.errors import UserError
 from resolver.web import layout, theme
 from resolver.web.landscape import TRUNCATION_HEAVY, Landscape, pivot
 
@@ -51,24 +50,12 @@ def build_app(dataset, db, tokenizer=None, url_base_pathname: str = "/"):
 def _register(app, land: Landscape):
     @app.callback(Output("ex-view", "options"), Output("ex-view", "value"), Input("ex-task", "value"))
     def views_of_task(task):
-        views = land.task_views(task)
-        options = [{"label": f"{v.view} ({' × '.join(v.dims)})", "value": v.ident} for v in views]
-        two_d = [v.ident for v in views if len(v.dims) == 2]
-        return options, (two_d or [v.ident for v in views])[0]
+        return view_options(land, task)
 
     @app.callback(Output("ex-main", "children"), Output("ex-projection", "figure"), Output("ex-tokens", "figure"),
                   Output("ex-fft", "children"), Input("ex-view", "value"), Input("ex-evals", "value"))
     def draw(ident, eval_ids):
-        if not ident or not eval_ids:
-            return html.Div("Choose a view and at least one eval.", className="rs-note"), {}, {}, ""
-        view = land.view(ident)
-        if len(view.dims) == 2:
-            main = [_surface_panel(land, ident, e) for e in eval_ids]
-        else:
-            main = [html.Div(dcc.Graph(id={"type": "ex-main", "eval": "*"}, figure=line_figure(land, ident, eval_ids),
-                                       config={"displaylogo": False}), className="rs-panel")]
-        return (main, projection_figure(land, ident, tuple(eval_ids)),
-                token_figure(land, view.base_task, tuple(eval_ids)), _fft_panel(land, ident, eval_ids[0]))
+        return draw_update(land, ident, eval_ids)
 
     @app.callback(Output("ex-point", "children"), Input({"type": "ex-main", "eval": ALL}, "clickData"),
                   State("ex-view", "value"), prevent_initial_call=True)
@@ -86,106 +73,137 @@ def _register(app, land: Landscape):
         return point_details(land, ident, eval_id, coords)
 
 
+def view_options(land: Landscape, task: str):
+    """View dropdown options of a task and the default (its first 2-D view)."""
+    views = land.task_views(task)
+    options = [{"label": f"{v.view} ({' × '.join(v.dims)})", "value": v.ident} for v in views]
+    two_d = [v.ident for v in views if len(v.dims) == 2]
+    return options, (two_d or [v.ident for v in views])[0]
+
+
+def draw_update(land: Landscape, ident: str, eval_ids):
+    """Main graphs and linked panels for a view and evals (the main callback)."""
+    if not ident or not eval_ids:
+        return html.Div("Choose a view and at least one eval.", className="rs-note"), {}, {}, ""
+    view = land.view(ident)
+    if len(view.dims) == 2:
+        main = [_surface_panel(land, ident, e) for e in eval_ids]
+    else:
+        main = [html.Div(dcc.Graph(id={"type": "ex-main", "eval": "*"}, figure=line_figure(land, ident, eval_ids),
+                                   config={"displaylogo": False}), className="rs-panel")]
+    return (main, projection_figure(land, ident, tuple(eval_ids)),
+            token_figure(land, view.base_task, tuple(eval_ids)), _fft_panel(land, ident, eval_ids[0]))
+
+
 def _surface_panel(land: Landscape, ident: str, eval_id: str):
     return html.Div(dcc.Graph(id={"type": "ex-main", "eval": eval_id}, figure=surface_figure(land, ident, eval_id),
                               config={"displaylogo": False}, style={"height": "460px"}), className="rs-panel")
 
 
-def surface_figure(land: Landscape, ident: str, eval_id: str) -> go.Figure:
+# Figures are plain dicts: Dash sends them as they are, without plotly's per-property validation,
+# which costs more than the computation itself on r12-sized data.
+
+def surface_figure(land: Landscape, ident: str, eval_id: str) -> dict:
     view = land.view(ident)
     x, y = view.dims
     table = land.surface(ident, eval_id)
-    fig = go.Figure()
+    data = []
     if not table.empty:
         xs, ys, z = pivot(table, x, y, "center")
         _, _, low = pivot(table.assign(low=(table["center"] - table["margin"]).clip(lower=0)), x, y, "low")
-        fig.add_trace(go.Surface(x=xs, y=ys, z=z, name="accuracy", colorscale=theme.SCORE_SCALE, cmin=0, cmax=1,
-                                 colorbar={"title": {"text": "accuracy"}, "len": 0.7},
-                                 hovertemplate=f"{x} %{{x}}<br>{y} %{{y}}<br>accuracy %{{z:.3f}}<extra></extra>"))
-        fig.add_trace(go.Surface(x=xs, y=ys, z=low, name="lower 95% bound", showscale=False, opacity=0.35,
-                                 colorscale=[[0, "#808080"], [1, "#808080"]], hoverinfo="skip"))
+        data.append({"type": "surface", "x": xs, "y": ys, "z": z, "name": "accuracy", "colorscale": theme.SCORE_SCALE,
+                     "cmin": 0, "cmax": 1, "colorbar": {"title": {"text": "accuracy"}, "len": 0.7},
+                     "hovertemplate": f"{x} %{{x}}<br>{y} %{{y}}<br>accuracy %{{z:.3f}}<extra></extra>"})
+        data.append({"type": "surface", "x": xs, "y": ys, "z": low, "name": "lower 95% bound", "showscale": False,
+                     "opacity": 0.35, "colorscale": [[0, "#808080"], [1, "#808080"]], "hoverinfo": "skip"})
         heavy = table[table["truncated_ratio"] > TRUNCATION_HEAVY]
-        fig.add_trace(go.Scatter3d(
-            x=heavy[x].tolist(), y=heavy[y].tolist(), z=(heavy["center"] + 0.03).tolist(), mode="markers",
-            name=f"truncation > {TRUNCATION_HEAVY:.0%}",
-            marker={"symbol": "x", "size": 6, "color": theme.TRUNCATION_COLOUR},
-            text=[f"{t:.0%} truncated" for t in heavy["truncated_ratio"]],
-            hovertemplate="%{text}<extra></extra>"))
-    fig.update_layout(title={"text": f"{land.labels.get(eval_id, eval_id)} — {view.view}", "font": {"size": 14}},
-                      margin={"l": 0, "r": 0, "t": 40, "b": 0}, showlegend=False,
-                      scene={"xaxis": {"title": {"text": x}}, "yaxis": {"title": {"text": y}},
-                             "zaxis": {"title": {"text": "accuracy"}, "range": [0, 1]},
-                             "camera": {"eye": {"x": 1.6, "y": -1.6, "z": 0.9}}})
-    return fig
+        data.append({"type": "scatter3d", "x": heavy[x].tolist(), "y": heavy[y].tolist(),
+                     "z": (heavy["center"] + 0.03).tolist(), "mode": "markers",
+                     "name": f"truncation > {TRUNCATION_HEAVY:.0%}",
+                     "marker": {"symbol": "x", "size": 6, "color": theme.TRUNCATION_COLOUR},
+                     "text": [f"{t:.0%} truncated" for t in heavy["truncated_ratio"]],
+                     "hovertemplate": "%{text}<extra></extra>"})
+    layout = {"title": {"text": f"{land.labels.get(eval_id, eval_id)} — {view.view}", "font": {"size": 14}},
+              "margin": {"l": 0, "r": 0, "t": 40, "b": 0}, "showlegend": False,
+              "scene": {"xaxis": {"title": {"text": x}}, "yaxis": {"title": {"text": y}},
+                        "zaxis": {"title": {"text": "accuracy"}, "range": [0, 1]},
+                        "camera": {"eye": {"x": 1.6, "y": -1.6, "z": 0.9}}}}
+    return {"data": data, "layout": layout}
 
 
-def line_figure(land: Landscape, ident: str, eval_ids) -> go.Figure:
+def _accuracy_lines(table, dim: str, eval_ids, labels: dict, axes: dict | None = None, legend: bool = True) -> list:
+    traces = []
+    for i, eval_id in enumerate(eval_ids):
+        part = table[table["eval_id"] == eval_id]
+        traces.append({"type": "scatter", "mode": "lines+markers", "x": part[dim].tolist(), "y": part["center"].tolist(),
+                       "name": labels.get(eval_id, eval_id), "customdata": [eval_id] * len(part),
+                       "legendgroup": eval_id, "showlegend": legend,
+                       "error_y": {"type": "data", "array": part["margin"].tolist()},
+                       "line": {"color": theme.eval_colour(i)}, **(axes or {})})
+    return traces
+
+
+def line_figure(land: Landscape, ident: str, eval_ids) -> dict:
     view = land.view(ident)
     dim = view.dims[0]
     table = land.projection(ident, dim, tuple(eval_ids))
-    fig = go.Figure()
-    for i, eval_id in enumerate(eval_ids):
-        part = table[table["eval_id"] == eval_id]
-        fig.add_trace(go.Scatter(x=part[dim].tolist(), y=part["center"].tolist(), mode="lines+markers",
-                                 name=land.labels.get(eval_id, eval_id), customdata=[eval_id] * len(part),
-                                 error_y={"type": "data", "array": part["margin"].tolist()},
-                                 line={"color": theme.eval_colour(i)}))
-    fig.update_layout(title={"text": f"{view.base_task} — {view.view}: accuracy by {dim}"},
-                      xaxis={"title": {"text": dim}}, yaxis={"title": {"text": "accuracy (95% CI)"}, "range": [0, 1.05]},
-                      margin={"t": 50}, legend={"orientation": "h", "y": -0.2})
-    return fig
+    return {"data": _accuracy_lines(table, dim, eval_ids, land.labels),
+            "layout": {"title": {"text": f"{view.base_task} — {view.view}: accuracy by {dim}"},
+                       "xaxis": {"title": {"text": dim}},
+                       "yaxis": {"title": {"text": "accuracy (95% CI)"}, "range": [0, 1.05]},
+                       "margin": {"t": 50}, "legend": {"orientation": "h", "y": -0.2}}}
 
 
-def projection_figure(land: Landscape, ident: str, eval_ids: tuple) -> go.Figure:
+def projection_figure(land: Landscape, ident: str, eval_ids: tuple) -> dict:
+    """Accuracy along each dimension of the view, side by side, one line per eval."""
     view = land.view(ident)
-    fig = make_subplots(rows=1, cols=len(view.dims), subplot_titles=[f"by {d}" for d in view.dims],
-                        shared_yaxes=True)
-    for col, dim in enumerate(view.dims, start=1):
+    count = len(view.dims)
+    gap = 0.08
+    width = (1 - gap * (count - 1)) / count
+    data, layout = [], {"title": {"text": "Accuracy projections"}, "height": 360, "margin": {"t": 60, "b": 40},
+                        "legend": {"orientation": "h", "y": -0.3}, "annotations": []}
+    for k, dim in enumerate(view.dims):
+        suffix = "" if k == 0 else str(k + 1)
         table = land.projection(ident, dim, eval_ids)
-        for i, eval_id in enumerate(eval_ids):
-            part = table[table["eval_id"] == eval_id]
-            fig.add_trace(go.Scatter(x=part[dim].tolist(), y=part["center"].tolist(), mode="lines+markers",
-                                     name=land.labels.get(eval_id, eval_id), legendgroup=eval_id, showlegend=col == 1,
-                                     error_y={"type": "data", "array": part["margin"].tolist()},
-                                     line={"color": theme.eval_colour(i)}), row=1, col=col)
-        fig.update_xaxes(title_text=dim, row=1, col=col)
-    fig.update_yaxes(title_text="accuracy (95% CI)", range=[0, 1.05], row=1, col=1)
-    fig.update_layout(title={"text": "Accuracy projections"}, height=360, margin={"t": 60, "b": 40},
-                      legend={"orientation": "h", "y": -0.3})
-    return fig
+        data += _accuracy_lines(table, dim, eval_ids, land.labels, {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"},
+                                legend=k == 0)
+        left = k * (width + gap)
+        layout[f"xaxis{suffix}"] = {"domain": [left, left + width], "title": {"text": dim}, "anchor": f"y{suffix}"}
+        layout[f"yaxis{suffix}"] = {"range": [0, 1.05], "anchor": f"x{suffix}",
+                                    "title": {"text": "accuracy (95% CI)" if k == 0 else ""}}
+    return {"data": data, "layout": layout}
 
 
-def token_figure(land: Landscape, task: str, eval_ids: tuple) -> go.Figure:
+def token_figure(land: Landscape, task: str, eval_ids: tuple) -> dict:
     samples = land.token_samples(task, eval_ids)
-    fig = go.Figure()
+    data = []
     for i, eval_id in enumerate(eval_ids):
         values = samples.loc[samples["eval_id"] == eval_id, "completion_tokens"].astype(float).tolist()
-        fig.add_trace(go.Histogram(x=values, name=land.labels.get(eval_id, eval_id), opacity=0.55, nbinsx=40,
-                                   marker={"color": theme.eval_colour(i)}))
-    fig.update_layout(title={"text": f"{task}: completion tokens per answer"}, barmode="overlay", height=360,
-                      xaxis={"title": {"text": "completion tokens"}}, yaxis={"title": {"text": "answers"}},
-                      margin={"t": 60, "b": 40}, legend={"orientation": "h", "y": -0.3})
-    return fig
+        data.append({"type": "histogram", "x": values, "name": land.labels.get(eval_id, eval_id), "opacity": 0.55,
+                     "nbinsx": 40, "marker": {"color": theme.eval_colour(i)}})
+    return {"data": data, "layout": {"title": {"text": f"{task}: completion tokens per answer"}, "barmode": "overlay",
+                                     "height": 360, "xaxis": {"title": {"text": "completion tokens"}},
+                                     "yaxis": {"title": {"text": "answers"}}, "margin": {"t": 60, "b": 40},
+                                     "legend": {"orientation": "h", "y": -0.3}}}
 
 
 def _fft_panel(land: Landscape, ident: str, eval_id: str):
     if land.tokenizer is None:
         return html.Div("Prompt FFT: start explorer.py with --tokenizer (a local tokenizer path, a cached hub id, "
                         "or 'bytes') to see the spectra of the prompts.", className="rs-note", id="ex-fft-note")
-    view = land.view(ident)
-    dim = view.dims[0]
     from resolver.probe.fft import FREQUENCIES
 
+    view = land.view(ident)
+    dim = view.dims[0]
     table = land.spectra(ident, dim, eval_id)
-    fig = go.Figure()
-    for i, row in enumerate(table.itertuples(index=False)):
-        fig.add_trace(go.Scatter(x=FREQUENCIES.tolist(), y=list(row.spectrum), mode="lines",
-                                 name=f"{dim} = {row.value}", line={"color": theme.eval_colour(i)}))
-    fig.update_layout(title={"text": f"Prompt FFT ({land.tokenizer.name}) by {dim}: {land.labels.get(eval_id)}"},
-                      xaxis={"title": {"text": "frequency (cycles / token)"}},
-                      yaxis={"title": {"text": "magnitude"}, "type": "log"}, height=360, margin={"t": 60, "b": 40},
-                      legend={"orientation": "h", "y": -0.3})
-    return dcc.Graph(id="ex-fft-graph", figure=fig, config={"displaylogo": False})
+    data = [{"type": "scatter", "mode": "lines", "x": FREQUENCIES.tolist(), "y": list(map(float, row.spectrum)),
+             "name": f"{dim} = {row.value}", "line": {"color": theme.eval_colour(i)}}
+            for i, row in enumerate(table.itertuples(index=False))]
+    layout = {"title": {"text": f"Prompt FFT ({land.tokenizer.name}) by {dim}: {land.labels.get(eval_id)}"},
+              "xaxis": {"title": {"text": "frequency (cycles / token)"}},
+              "yaxis": {"title": {"text": "magnitude"}, "type": "log"}, "height": 360, "margin": {"t": 60, "b": 40},
+              "legend": {"orientation": "h", "y": -0.3}}
+    return dcc.Graph(id="ex-fft-graph", figure={"data": data, "layout": layout}, config={"displaylogo": False})
 
 
 def point_details(land: Landscape, ident: str, eval_id: str, coords: dict):
@@ -198,7 +216,11 @@ def point_details(land: Landscape, ident: str, eval_id: str, coords: dict):
     summed = rows[["correct", "incorrect", "invalid", "truncated", "guess_sum"]].sum().to_frame().T
     stats = add_statistics(summed, "C_P").iloc[0]
     ids = [int(i) for i in rows["id"]]
-    report = land.failures(ids, limit=FAILURE_SAMPLES)
+    try:
+        report = land.failures(ids, limit=FAILURE_SAMPLES)
+        unavailable = None
+    except UserError as exc:     # raw NDJSON not present (e.g. only the DB was pulled): say so, keep the rest
+        report, unavailable = None, str(exc)
     counters = ", ".join(f"{name} {int(stats[name])}" for name in OUTCOMES)
     children = [
         html.H4(f"{land.labels.get(eval_id, eval_id)} at {where}"),
@@ -208,8 +230,13 @@ def point_details(land: Landscape, ident: str, eval_id: str, coords: dict):
         html.Div([html.B("accuracy (C_P, 95%): "),
                   html.Span(f"{stats['center']:.3f} ± {stats['margin']:.3f}", id="ex-point-interval")]),
         html.Div(f"probe.py failure <dataset> --point-id {ids[0]} shows every failed sample", className="rs-note"),
-        html.H5(f"failed samples ({len(report.failures)} shown of {int(stats['incorrect'] + stats['invalid'] + stats['truncated'])})"),
     ]
+    failed = int(stats["incorrect"] + stats["invalid"] + stats["truncated"])
+    if report is None:
+        children.append(html.Div(f"failed samples unavailable: {unavailable}", className="rs-note",
+                                 id="ex-point-no-samples"))
+        return html.Div(children, id="ex-point-details")
+    children.append(html.H5(f"failed samples ({len(report.failures)} shown of {failed})"))
     for failure in report.failures:
         children.append(html.Div([
             html.Div(f"{failure['key']} · {failure['outcome']} · expected {failure['target']!r} · "

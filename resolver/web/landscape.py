@@ -103,13 +103,36 @@ def _same(series: pd.Series, value) -> pd.Series:
 
 
 def _task_views(dataset, db) -> list[TaskView]:
-    """The config's views; without a config, one 1-D view per numeric param of each task."""
+    """The config's views; without a config (or views in it), views inferred from the params."""
     if dataset.config_path is not None and dataset.config_path.is_file():
         views = config_views(dataset.config_path)
         if views:
             return views
-    raise UserError(f"dataset {dataset.path} names no readable config with views: the explorer draws the "
-                    "config's views; add \"config\" to the dataset file")
+    return inferred_views(db)
+
+
+def inferred_views(db, max_values: int = 200) -> list[TaskView]:
+    """Per task: a 2-D view over its first two numeric params that vary, and a 1-D view per such param.
+
+    For datasets whose config is unavailable; params with one value or non-numeric values
+    (or more than max_values distinct values) make no useful axis and are skipped.
+    """
+    keys = db.query("SELECT DISTINCT base_task, unnest(json_keys(params)) AS key FROM points ORDER BY 1, 2")
+    views = []
+    for task, group in keys.groupby("base_task", sort=True):
+        axes = []
+        for key in group["key"]:
+            dim = f"params.{key}"
+            values = db.dimension_values(dim, {"base_task": task})
+            if 1 < len(values) <= max_values and all(isinstance(v, (int, float)) for v in values):
+                axes.append(dim)
+        if len(axes) >= 2:
+            views.append(TaskView(task, "_".join(a.split(".", 1)[1] for a in axes[:2]), tuple(axes[:2])))
+        views.extend(TaskView(task, a.split(".", 1)[1], (a,)) for a in axes)
+    if not views:
+        raise UserError("no task has a numeric parameter that varies, so there is nothing to draw; "
+                        "add the experiment config (with views:) to the dataset file")
+    return views
 
 
 def pivot(surface: pd.DataFrame, x: str, y: str, value: str) -> tuple[list, list, list]:

@@ -24,7 +24,7 @@ def build_app(dataset, db, group_by: str = "base_task", url_base_pathname: str =
     from resolver.web.server import make_app
 
     board = Board(db, group_by)
-    board.view()  # warm the cache for the default selection at start-up
+    board.view((), ())  # warm the cache for the default selection at start-up (same key as the callback)
     facets = eval_facets(board.evals)
     app = make_app(f"ReasonScape leaderboard — {dataset.name}", url_base_pathname)
     app.layout = _layout(dataset, board, facets)
@@ -90,17 +90,22 @@ def _register(app, board: Board):
     )
     def update(_prev, _next, tier, sort, facet_values, manifolds, groups, facet_ids, page):
         selected = {i["key"]: v for i, v in zip(facet_ids, facet_values)}
-        view = board.view(tuple(sorted(manifolds or ())), tuple(sorted(map(str, groups or ()))))
-        keep = {e.eval_id for e in board.evals.itertuples(index=False) if eval_matches_facets(e.facets, selected)}
-        rows = rows_for(view, tier, sort, keep)
-        pages = max(1, math.ceil(len(rows) / PAGE_SIZE))
-        page = _next_page(ctx.triggered_id, page or 0, pages)
-        shown = rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
-        columns = [g for g in view.columns.get(tier, []) if not groups or str(g) in set(map(str, groups))]
-        table = render_table(shown, columns, best_values(rows), tier, board.group_by) if rows else \
-            html.Div("No eval matches these filters.", className="rs-panel", id="lb-empty")
-        label = f"page {page + 1} of {pages} · {len(rows)} evals"
-        return table, page, label, page == 0, page >= pages - 1
+        return table_update(board, ctx.triggered_id, page, tier, sort, selected, manifolds, groups)
+
+
+def table_update(board: Board, trigger, page, tier: str, sort: str, selected: dict, manifolds, groups):
+    """The table, page number, page label and pager states for a selection (the one callback)."""
+    view = board.view(tuple(sorted(manifolds or ())), tuple(sorted(map(str, groups or ()))))
+    keep = {e.eval_id for e in board.evals.itertuples(index=False) if eval_matches_facets(e.facets, selected)}
+    rows = rows_for(view, tier, sort, keep)
+    pages = max(1, math.ceil(len(rows) / PAGE_SIZE))
+    page = _next_page(trigger, page or 0, pages)
+    shown = rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
+    columns = [g for g in view.columns.get(tier, []) if not groups or str(g) in set(map(str, groups))]
+    table = render_table(shown, columns, best_values(rows), tier, board.group_by) if rows else \
+        html.Div("No eval matches these filters.", className="rs-panel", id="lb-empty")
+    label = f"page {page + 1} of {pages} · {len(rows)} evals"
+    return table, page, label, page == 0, page >= pages - 1
 
 
 def _next_page(trigger, page: int, pages: int) -> int:

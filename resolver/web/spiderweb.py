@@ -86,15 +86,20 @@ def build_app(dataset, db, group_by: str = "base_task", url_base_pathname: str =
     @app.callback(Output("sw-chart", "figure"), Output("sw-archetype", "children"), Output("sw-table", "children"),
                   Input("sw-eval", "value"), Input("sw-kind", "value"), Input("sw-overlays", "value"))
     def update(eval_id, kind, overlays):
-        profile = profiles.profile(eval_id)
-        overlays = set(overlays or ())
-        title = profiles.labels.get(eval_id, eval_id)
-        figure = radar_figure(profile, title, overlays) if kind == "radar" else bar_figure(profile, title, overlays)
-        archetype = profiles.archetypes[eval_id]
-        label = [html.B(archetype.name, id="sw-archetype-name"), html.Span(" — " + archetype.reason)]
-        return figure, label, _numbers_table(profile, group_by)
+        return profile_update(profiles, eval_id, kind, overlays)
 
     return app
+
+
+def profile_update(profiles: Profiles, eval_id: str, kind: str, overlays):
+    """Chart, archetype line and numbers table of one eval (the one callback)."""
+    profile = profiles.profile(eval_id)
+    overlays = set(overlays or ())
+    title = profiles.labels.get(eval_id, eval_id)
+    figure = radar_figure(profile, title, overlays) if kind == "radar" else bar_figure(profile, title, overlays)
+    archetype = profiles.archetypes[eval_id]
+    label = [html.B(archetype.name, id="sw-archetype-name"), html.Span(" — " + archetype.reason)]
+    return figure, label, _numbers_table(profile, profiles.group_by)
 
 
 def _closed(values):

@@ -21,12 +21,17 @@ EVAL_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                 "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f")
 
 
+# Sampled once: plotly's sampler validates the scale on every call, far too slow per table cell.
+_SCORE_STEPS = 200
+_SCORE_LUT = sample_colorscale(SCORE_SCALE, [i / _SCORE_STEPS for i in range(_SCORE_STEPS + 1)], colortype="rgb")
+
+
 def score_colour(value) -> str:
-    """Background colour for a score in [0, 1] (clipped); grey for missing / NaN."""
+    """Background colour for a score in [0, 1] (clipped, 0.005 steps); grey for missing / NaN."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING_COLOUR
     clipped = min(max(float(value), 0.0), 1.0)
-    return sample_colorscale(SCORE_SCALE, [clipped], colortype="rgb")[0]
+    return _SCORE_LUT[int(round(clipped * _SCORE_STEPS))]
 
 
 def text_colour_on(background: str) -> str:
