@@ -113,8 +113,6 @@ NO_LOOP = "none"
 _TOKEN_RE = re.compile(r"\d{1,3}|[^\W\d_]{1,6}|[^\w\s]|_")
 _NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD_RE = re.compile(r"[^\W_]+")
-_REPEATED_WORD_RE = re.compile(r"\b(\w+)(?: \1\b)+")
-_REPEATED_PAIR_RE = re.compile(r"\b(\w+ \w+)(?: \1\b)+")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?;:])\s+")
 
 
@@ -204,9 +202,21 @@ def signature(segment: str) -> str:
     words = ["0" if w[0].isdigit() else w for w in raw_words]
     if len(words) - words.count("0") < MIN_SIGNATURE_WORDS:
         return " ".join(raw_words) or segment.strip()
-    # single words first, then word pairs: "0 0 0 0" and "a b a b" both collapse
-    collapsed = _REPEATED_WORD_RE.sub(r"\1", " ".join(words))
-    return _REPEATED_PAIR_RE.sub(r"\1", collapsed)
+    return " ".join(_collapse_repeats(words))
+
+
+def _collapse_repeats(words: list[str]) -> list[str]:
+    """Drop immediate repeats of a word, then of a word pair: "0 0 0 0" and "a b a b" collapse."""
+    singles: list[str] = []
+    for word in words:
+        if not singles or singles[-1] != word:
+            singles.append(word)
+    out: list[str] = []
+    for word in singles:
+        out.append(word)
+        if len(out) >= 4 and out[-1] == out[-3] and out[-2] == out[-4]:
+            del out[-2:]
+    return out
 
 
 def _signatures(segments: Sequence[str]) -> list[str]:
