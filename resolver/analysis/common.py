@@ -118,9 +118,10 @@ def add_width_arg(parser, default: int):
     parser.add_argument("--width", type=positive_int, default=default, help=f"PNG width in pixels (default {default})")
 
 
-def add_dimension_arg(parser, flag: str, default, help_text: str, action: str | None = None):
-    """A dimension flag (--group-by, --facet-by, --split-by); 'none' turns it off."""
-    kwargs = {"default": default, "metavar": "DIM", "help": f"{help_text} (default {default or 'none'}; 'none' disables)"}
+def add_dimension_arg(parser, flag: str, default, help_text: str, action: str | None = None, allow_none: bool = True):
+    """A dimension flag (--group-by, --facet-by, --split-by); 'none' turns it off when allowed."""
+    note = "; 'none' disables" if allow_none else ""
+    kwargs = {"default": default, "metavar": "DIM", "help": f"{help_text} (default {default or 'none'}{note})"}
     if action:
         kwargs["action"] = action
     parser.add_argument(flag, **kwargs)

@@ -176,7 +176,8 @@ def register_scores(subparsers) -> None:
     p = subparsers.add_parser("scores", help="ReasonScore ranking (markdown table, JSON or PNG heat bars)")
     common.add_dataset_arg(p)
     common.add_filters_arg(p)
-    common.add_dimension_arg(p, "--group-by", "base_task", "aggregation dimension for the ReasonScore cells")
+    common.add_dimension_arg(p, "--group-by", "base_task", "aggregation dimension for the ReasonScore cells",
+                             allow_none=False)
     p.add_argument("--sort", choices=["score", "ratio"], default="score", help="score (ReasonScore) or ratio (score/token)")
     p.add_argument("--top", type=common.positive_int, help="limit to the top N by rank")
     common.add_format_arg(p, ("markdown", "json", "png"), "markdown")
@@ -231,7 +232,7 @@ def _aggregate(args, dims):
 
 def _add_series_facet_split(p, group_default, facet_default, split_default=None, split=True):
     common.add_filters_arg(p)
-    common.add_dimension_arg(p, "--group-by", group_default, "series dimension: the things compared")
+    common.add_dimension_arg(p, "--group-by", group_default, "series dimension: the things compared", allow_none=False)
     common.add_dimension_arg(p, "--facet-by", facet_default, "facet dimension: sections within each output")
     if split:
         common.add_dimension_arg(p, "--split-by", split_default, "split dimension: one output file per value")
