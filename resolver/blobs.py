@@ -122,6 +122,15 @@ def tree_summary(src: Path) -> tuple:
     return files, size
 
 
+def tree_signature(src: Path) -> str:
+    """A cheap fingerprint of a tree's names, sizes and nanosecond mtimes (no contents read)."""
+    sha = hashlib.sha256()
+    for arcname, path, is_dir in tree_entries(src):
+        st = path.stat()
+        sha.update(f"{arcname}|{is_dir}|{0 if is_dir else st.st_size}|{0 if is_dir else st.st_mtime_ns}\n".encode())
+    return sha.hexdigest()
+
+
 # ---------------------------------------------------------------- writing the tar stream
 
 class _HashingSink:

@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -21,11 +22,12 @@ from tqdm import tqdm
 from resolver import blobs
 from resolver.blobs import CorruptBlob, UnsafeArchive
 from resolver.errors import UserError
-from resolver.manifest import Entry, Manifest, update_manifest
+from resolver.manifest import Entry, Manifest, update_manifest, write_json_atomic
 from resolver.remotes import DEFAULT_REMOTE, RemoteError, part_path
 from resolver.scopes import Item, Scope, local_items, manifest_items
 
 CACHE_DIR = ".blobs"
+KEEP_IN_CACHE = (".manifest.lock", ".content-hashes.json")    # bookkeeping files prune leaves alone
 
 # Local states reported by `status` (docs/data.md explains each).
 PRESENT, MODIFIED, MISSING, REMOTE_ONLY, LOCAL_ONLY = "present", "modified", "missing", "remote-only", "local-only"
@@ -45,18 +47,58 @@ class Outcome:
     detail: str = ""
 
 
-def local_matches(path: Path, entry: Entry, quiet: bool = True) -> bool | None:
+class HashMemo:
+    """Content hashes of local items, reused while their names, sizes and mtimes are unchanged.
+
+    Hashing a 100 GB corpus for every `status` would take minutes; like make, rsync and
+    git, we trust a tree whose (name, size, mtime_ns) signature has not moved. Kept in
+    data/.blobs/.content-hashes.json (gitignored with the cache).
+    """
+
+    NAME = ".content-hashes.json"
+
+    def __init__(self, manifest: Manifest):
+        self.path = cache_dir(manifest) / self.NAME
+        self.dirty = False
+        try:
+            self.data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.data = {}
+
+    def content(self, path: Path, quiet: bool) -> str:
+        signature = blobs.tree_signature(path)
+        hit = self.data.get(str(path.resolve()))
+        if hit and hit.get("signature") == signature:
+            return hit["content"]
+        content = blobs.content_hash(path, quiet)
+        self._store(path, signature, content)
+        return content
+
+    def remember(self, path: Path, content: str) -> None:
+        self._store(path, blobs.tree_signature(path), content)
+
+    def _store(self, path: Path, signature: str, content: str) -> None:
+        self.data[str(path.resolve())] = {"signature": signature, "content": content}
+        self.dirty = True
+
+    def save(self) -> None:
+        if self.dirty:
+            write_json_atomic(self.path, self.data)
+            self.dirty = False
+
+
+def local_matches(path: Path, entry: Entry, memo: HashMemo, quiet: bool = True) -> bool | None:
     """None when `path` is absent; else whether its content equals the manifest entry.
 
     File count and byte total are compared first (cheap); only when they agree is
-    the content hash computed.
+    the content hash looked up (memo) or computed.
     """
     if not path.exists():
         return None
     try:
         if blobs.tree_summary(path) != (entry.files, entry.bytes):
             return False
-        return blobs.content_hash(path, quiet) == entry.content
+        return memo.content(path, quiet) == entry.content
     except UserError:
         return False
 
@@ -70,20 +112,23 @@ def push(scope: Scope, manifest: Manifest, remote, quiet: bool = True) -> list:
     items = local_items(scope, manifest.data_dir, require_db=scope.name == "dataset")
     if not items:
         raise UserError(f"nothing to push for {scope.label}: no run folders or DB files found locally")
-    outcomes = []
-    for item in tqdm(items, desc="push", unit="item", disable=quiet or None, leave=False):
-        outcomes.append(_push_item(item, manifest, remote, quiet))
+    outcomes, memo = [], HashMemo(manifest)
+    try:
+        for item in tqdm(items, desc="push", unit="item", disable=quiet or None, leave=False):
+            outcomes.append(_push_item(item, manifest, remote, memo, quiet))
+    finally:
+        memo.save()
     _remember_remote(manifest, remote)
     return outcomes
 
 
-def _push_item(item: Item, manifest: Manifest, remote, quiet: bool) -> Outcome:
+def _push_item(item: Item, manifest: Manifest, remote, memo: HashMemo, quiet: bool) -> Outcome:
     wal = item.path.with_name(item.path.name + ".wal")
     if item.kind == "dbs" and wal.exists():
         raise UserError(f"{item.path} has an unmerged write-ahead log ({wal.name}); let evaluate.py "
                         f"finish (or open and close the DB once) before pushing it")
     known = manifest.entries(item.kind).get(item.key)
-    if known is not None and local_matches(item.path, known, quiet):
+    if known is not None and local_matches(item.path, known, memo, quiet):
         entry = known
         if not remote.has(entry.blob):
             entry = _ensure_cached(item, entry, manifest, quiet)
@@ -93,6 +138,7 @@ def _push_item(item: Item, manifest: Manifest, remote, quiet: bool) -> Outcome:
             action = "unchanged"
     else:
         result = blobs.pack(item.path, cache_dir(manifest), quiet)
+        memo.remember(item.path, result.content)
         entry = Entry(blob=result.blob, content=result.content, size=result.size,
                       bytes=result.bytes, files=result.files)
         uploaded = not remote.has(entry.blob)
@@ -145,18 +191,22 @@ def pull(scope: Scope, manifest: Manifest, remote, force: bool = False, quiet: b
     if not items:
         raise UserError(f"the manifest {manifest.path} has nothing for {scope.label}; "
                         f"has it been pushed? (python data.py push {scope.name} ...)")
-    outcomes = []
-    for item in tqdm(items, desc="pull", unit="item", disable=quiet or None, leave=False):
-        entry = manifest.entries(item.kind)[item.key]
-        try:
-            outcomes.append(_pull_item(item, entry, manifest, remote, force, quiet))
-        except (RemoteError, CorruptBlob, UnsafeArchive) as exc:
-            outcomes.append(Outcome(item.key, "failed", entry.size, str(exc)))
+    outcomes, memo = [], HashMemo(manifest)
+    try:
+        for item in tqdm(items, desc="pull", unit="item", disable=quiet or None, leave=False):
+            entry = manifest.entries(item.kind)[item.key]
+            try:
+                outcomes.append(_pull_item(item, entry, manifest, remote, memo, force, quiet))
+            except (RemoteError, CorruptBlob, UnsafeArchive) as exc:
+                outcomes.append(Outcome(item.key, "failed", entry.size, str(exc)))
+    finally:
+        memo.save()
     return outcomes
 
 
-def _pull_item(item: Item, entry: Entry, manifest: Manifest, remote, force: bool, quiet: bool) -> Outcome:
-    state = local_matches(item.path, entry, quiet)
+def _pull_item(item: Item, entry: Entry, manifest: Manifest, remote, memo: HashMemo, force: bool,
+               quiet: bool) -> Outcome:
+    state = local_matches(item.path, entry, memo, quiet)
     if state:
         return Outcome(item.key, "present", entry.size)
     if state is False and not force:
@@ -168,6 +218,7 @@ def _pull_item(item: Item, entry: Entry, manifest: Manifest, remote, force: bool
         # The cached copy went bad on disk (it is deleted by now): fetch once more.
         blob_file = fetch_blob(entry.blob, manifest, remote, quiet)
         blobs.unpack(blob_file, entry.blob, item.path, quiet, replace=force, origin=str(remote))
+    memo.remember(item.path, entry.content)
     return Outcome(item.key, "pulled" if state is None else "replaced", entry.size)
 
 
@@ -207,22 +258,25 @@ def status(scope: Scope, manifest: Manifest, remote, check_remote: bool = True, 
     """One StatusRow per item in the scope, from the manifest and the local disk."""
     known = {(i.kind, i.key): i for i in manifest_items(scope, manifest)}
     local = {(i.kind, i.key): i for i in local_items(scope, manifest.data_dir)}
-    rows = []
-    for kind, key in sorted(set(known) | set(local)):
-        entry = manifest.entries(kind).get(key)
-        item = known.get((kind, key)) or local[(kind, key)]
-        rows.append(_status_row(item, entry, manifest, remote, check_remote, quiet))
+    rows, memo = [], HashMemo(manifest)
+    try:
+        for kind, key in sorted(set(known) | set(local)):
+            entry = manifest.entries(kind).get(key)
+            item = known.get((kind, key)) or local[(kind, key)]
+            rows.append(_status_row(item, entry, manifest, remote, memo, check_remote, quiet))
+    finally:
+        memo.save()
     return rows
 
 
-def _status_row(item: Item, entry: Entry | None, manifest: Manifest, remote, check_remote: bool,
-                quiet: bool) -> StatusRow:
+def _status_row(item: Item, entry: Entry | None, manifest: Manifest, remote, memo: HashMemo,
+                check_remote: bool, quiet: bool) -> StatusRow:
     if entry is None:
         files, size = blobs.tree_summary(item.path)
         return StatusRow(item.key, item.kind, item.eval_ids, LOCAL_ONLY, "-", False, size, files)
     on_remote = _remote_state(remote, entry.blob) if check_remote else "?"
     cached = blobs.blob_path(cache_dir(manifest), entry.blob).is_file()
-    match = local_matches(item.path, entry, quiet)
+    match = local_matches(item.path, entry, memo, quiet)
     if match is None:
         state = REMOTE_ONLY if (on_remote != "no" or cached) else MISSING
     else:
@@ -252,7 +306,7 @@ def prune(manifest: Manifest, dry_run: bool = False) -> tuple:
     keep = manifest.referenced_blobs()
     removed = freed = 0
     for path in sorted(root.rglob("*")):
-        if not path.is_file() or path.name.startswith(".manifest"):
+        if not path.is_file() or path.name in KEEP_IN_CACHE:
             continue
         blob = path.name[:64]
         if blob in keep and (path.name.endswith(blobs.BLOB_SUFFIX) or path == part_path(blobs.blob_path(root, blob))):

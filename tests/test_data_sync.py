@@ -240,3 +240,23 @@ def test_eval_scope_only_takes_matching_folders(world):
     assert "greedy-4k" in out and "1 published" in out
     manifest = json.loads((data / "manifest.json").read_text())
     assert [e["eval_ids"] for e in manifest["runs"].values()] == [[other]]
+
+
+def test_status_reuses_content_hashes_until_a_file_changes(world, monkeypatch):
+    data = world["data"]
+    data_py(world, "push", "cohort", "data/demo/alpha")
+    manifest = manifestlib.load_manifest(data / "manifest.json")
+    remote = open_remote(str(world["remote"]), data)
+    scope = scopes.parse_scope("cohort", str(data / "demo" / "alpha"), manifest)
+    calls = []
+    real = blobs.content_hash
+    monkeypatch.setattr(blobs, "content_hash", lambda path, quiet=True: calls.append(path) or real(path, quiet))
+    assert [r.state for r in datasync.status(scope, manifest, remote, check_remote=False)] == ["present"]
+    assert calls == []                     # push remembered the hash of what it packed
+    target = next(raw_folders(data)[0].glob("*.ndjson"))
+    text = target.read_text()
+    target.write_text(text.replace("step1", "stepX", 1))          # same size, new mtime
+    assert [r.state for r in datasync.status(scope, manifest, remote, check_remote=False)] == ["modified"]
+    assert len(calls) == 1
+    assert [r.state for r in datasync.status(scope, manifest, remote, check_remote=False)] == ["modified"]
+    assert len(calls) == 1                 # the new signature's hash was remembered
