@@ -126,7 +126,7 @@ def datasets_naming(cohort_dir) -> list:
     found = []
     for folder in _ancestors(cohort_dir):
         for candidate in sorted(folder.glob("*.json")):
-            if candidate.name in ("manifest.json", EVALS_FILE) or not _looks_like_dataset(candidate):
+            if candidate.name in ("manifest.json", EVALS_FILE) or not looks_like_dataset(candidate):
                 continue
             try:
                 dataset = load_dataset(candidate)
@@ -137,7 +137,7 @@ def datasets_naming(cohort_dir) -> list:
     return found
 
 
-def _looks_like_dataset(path: Path) -> bool:
+def looks_like_dataset(path: Path) -> bool:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

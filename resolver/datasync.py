@@ -273,7 +273,8 @@ def _status_row(item: Item, entry: Entry | None, manifest: Manifest, remote, mem
                 check_remote: bool, quiet: bool) -> StatusRow:
     if entry is None:
         files, size = blobs.tree_summary(item.path)
-        return StatusRow(item.key, item.kind, item.eval_ids, LOCAL_ONLY, "-", False, size, files)
+        names = item.eval_ids if item.kind == "runs" else item.datasets
+        return StatusRow(item.key, item.kind, names, LOCAL_ONLY, "-", False, size, files)
     on_remote = _remote_state(remote, entry.blob) if check_remote else "?"
     cached = blobs.blob_path(cache_dir(manifest), entry.blob).is_file()
     match = local_matches(item.path, entry, memo, quiet)

@@ -50,6 +50,7 @@ class Scope:
     eval_id: str | None = None         # eval scope: only runs of this eval
     db_keys: list = field(default_factory=list)     # dataset scope: its DB
     datasets: list = field(default_factory=list)    # dataset keys that name the DB
+    db_datasets: dict = field(default_factory=dict)  # everything scope: DB key -> dataset keys
     everything: bool = False
 
 
@@ -79,7 +80,8 @@ def parse_scope(scope: str | None, target: str | None, manifest: Manifest, full:
     """Turn `data.py <action> <scope> <target>` into a Scope (UserError on bad input)."""
     data_dir = manifest.data_dir
     if scope is None:
-        return Scope(name="all", label="everything", everything=True)
+        named = _all_dataset_dbs(data_dir)
+        return Scope(name="all", label="everything", everything=True, db_keys=sorted(named), db_datasets=named)
     if scope not in SCOPES:
         raise UserError(f"unknown scope {scope!r}; valid: {', '.join(SCOPES)}")
     if not target:
@@ -93,6 +95,20 @@ def parse_scope(scope: str | None, target: str | None, manifest: Manifest, full:
         cohorts = [key_of(_cohort_dir(cohort), data_dir)] if cohort else []
         return Scope(name="eval", label=f"eval {target}", eval_id=target, cohorts=cohorts)
     return _dataset_scope(Path(target), data_dir, full)
+
+
+def _all_dataset_dbs(data_dir: Path) -> dict:
+    """{DB key: [dataset keys naming it]} for every dataset file directly in the data directory."""
+    named: dict = {}
+    for path in sorted(Path(data_dir).glob("*.json")):
+        if not cohortlib.looks_like_dataset(path):
+            continue
+        try:
+            db_key = key_of(load_dataset(path).db_path, data_dir)
+        except UserError:
+            continue                   # a broken or foreign dataset file: status still works
+        named.setdefault(db_key, []).append(key_of(path, data_dir))
+    return named
 
 
 def _dataset_scope(path: Path, data_dir: Path, full: bool) -> Scope:
@@ -135,7 +151,7 @@ def local_items(scope: Scope, data_dir: Path, require_db: bool = False) -> list:
     for key in scope.db_keys:
         path = data_dir / key
         if path.is_file():
-            items.append(Item("dbs", key, path, datasets=list(scope.datasets)))
+            items.append(Item("dbs", key, path, datasets=list(scope.db_datasets.get(key, scope.datasets))))
         elif require_db:
             raise UserError(f"database {path} does not exist yet; build it with: "
                             f"python evaluate.py --dataset {data_dir / scope.datasets[0]}")

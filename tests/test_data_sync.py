@@ -260,3 +260,10 @@ def test_status_reuses_content_hashes_until_a_file_changes(world, monkeypatch):
     assert len(calls) == 1
     assert [r.state for r in datasync.status(scope, manifest, remote, check_remote=False)] == ["modified"]
     assert len(calls) == 1                 # the new signature's hash was remembered
+
+
+def test_status_without_scope_lists_local_databases_of_dataset_files(world):
+    out = data_py(world, "status", "--no-remote").stdout
+    assert "| pointsdb-demo.db | dbs | demo.json | local-only |" in out
+    (world["data"] / "broken.json").write_text('{"cohorts": [1, 2]}')      # ignored, not fatal
+    assert "| pointsdb-demo.db | dbs | demo.json | local-only |" in data_py(world, "status", "--no-remote").stdout
