@@ -275,7 +275,9 @@ CELL_LEGEND = ("Cells: `.XX - .YY [-.ZZ] (N/M)` = excess-accuracy center - upper
                "`—` = no data; `*` = at least one cell incomplete or missing.")
 
 
-def _score_rows(results: list, columns: list, multi_tier: bool, cell) -> list:
+def _score_rows(results: list, columns: list, multi_tier: bool, cell, tier_groups: dict | None = None) -> list:
+    """Table rows; a column that is not a group of a tier at all stays blank in that
+    tier's rows (only a group the tier has elsewhere but this eval lacks shows —)."""
     rows = []
     for entry in results:
         name = entry["label"]
@@ -286,7 +288,8 @@ def _score_rows(results: list, columns: list, multi_tier: bool, cell) -> list:
         for tier, data in entry["tiers"].items():
             rows.append([name, tier, format_score(data["reasonscore"], data["any_incomplete"]),
                          format_tokens(data["completion_tokens_mean"]), format_ratio(data["score_per_token"])]
-                        + [cell(data["tasks"].get(group)) for group in columns])
+                        + [cell(data["tasks"].get(group)) if tier_groups is None or group in tier_groups[tier] else ""
+                           for group in columns])
     return rows
 
 
@@ -299,12 +302,12 @@ def scores_markdown(results: list, title: str = "ReasonScore", show_token_counts
     multi_tier = len(tiers) > 1
     headers = ["Model", "Tier", "ReasonScore", "Avg Tokens", "Score/Token"] + [str(c) for c in columns]
     align = ["l", "l", "r", "r", "r"] + ["l"] * len(columns)
-    parts = [f"# {title}", "", markdown_table(_score_rows(results, columns, multi_tier, format_task_cell), headers, align),
+    parts = [f"# {title}", "", markdown_table(_score_rows(results, columns, multi_tier, format_task_cell, tiers), headers, align),
              "", CELL_LEGEND]
     if show_token_counts:
         def tokens_cell(task):
             return format_tokens(task["completion_tokens_mean"]) if task else MISSING_CELL
         parts += ["", "## Mean completion tokens per task", "",
-                  markdown_table(_score_rows(results, columns, multi_tier, tokens_cell), headers,
+                  markdown_table(_score_rows(results, columns, multi_tier, tokens_cell, tiers), headers,
                                  ["l", "l", "r", "r", "r"] + ["r"] * len(columns))]
     return "\n".join(parts) + "\n"

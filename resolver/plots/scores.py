@@ -90,7 +90,8 @@ def scores_figure(results: list, width: int = 1400, title: str = "ReasonScore"):
         _, entry, tier = row
         ax.text(-label_units + 0.05, y + 0.5, _row_label(row), ha="left", va="center", fontsize=8)
         for x, group in enumerate(columns):
-            _draw_cell(ax, x, y, entry["tiers"][tier]["tasks"].get(group), cmap, norm)
+            if group in columns_by_tier[tier]:   # columns of other tiers stay empty
+                _draw_cell(ax, x, y, entry["tiers"][tier]["tasks"].get(group), cmap, norm)
     fig.suptitle(title, fontsize=12, fontweight="bold", y=1 - 0.12 / height, va="top")
     _legend(fig, cmap, norm, legend_in)
     return fig
