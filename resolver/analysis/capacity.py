@@ -99,6 +99,9 @@ def frontier(db, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: s
     for key, part in curve.groupby(keys, sort=True):
         key = key if isinstance(key, tuple) else (key,)
         fit = fit_logistic(part[size_param], part["center"], part["margin"])
+        low, high = part[size_param].min(), part[size_param].max()
+        # a midpoint outside the measured sizes is an extrapolation: say so
+        fit["x50_in_range"] = bool(fit["fitted"] and low <= fit["x50"] <= high)
         fits.append({**dict(zip(keys, key)), "sizes": int(part[size_param].nunique()), **fit})
     return curve, pd.DataFrame(fits)
 

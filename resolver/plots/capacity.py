@@ -6,6 +6,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
 from resolver.analysis.capacity import TARGET_DIM, logistic  # noqa: E402
 
@@ -22,75 +24,104 @@ def _series_name(row, keys, labels) -> str:
     return ", ".join(str(p) for p in parts)
 
 
+def _colours(frame, series_keys):
+    """One colour per series, the same in every facet."""
+    keys = sorted({tuple(r) for r in frame[series_keys].itertuples(index=False, name=None)}, key=str)
+    cmap = plt.get_cmap("tab10" if len(keys) <= 10 else "tab20")
+    return {k: cmap(i % cmap.N) for i, k in enumerate(keys)}
+
+
+def _size_axis(ax, sizes, label: str) -> None:
+    """Log axis with plain-number ticks at the measured sizes."""
+    ax.set_xscale("log")
+    ticks = sorted(set(float(v) for v in sizes))
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel(label)
+
+
+def _shared_legend(fig, colours, series_keys, labels) -> None:
+    handles = [Line2D([], [], color=c, marker="o", label=_series_name(dict(zip(series_keys, k)), series_keys, labels))
+               for k, c in colours.items()]
+    fig.legend(handles=handles, loc="lower center", ncol=min(3, len(handles)), fontsize=8, frameon=False)
+
+
+def _fit_row(fits, series_keys, key):
+    match = fits
+    for k, v in zip(series_keys, key):
+        match = match[match[k] == v]
+    return match.iloc[0] if len(match) else None
+
+
 def frontier_figure(curve, fits, size_param: str, keys: list, facet_by: str | None, labels: dict,
-                    mode: str, width: int = 1200, height: int = 520):
-    """Accuracy vs size with fitted logistic per series; dotted line at each x50."""
+                    mode: str, width: int = 1200, height: int = 560):
+    """Accuracy vs size with fitted logistic per series; dotted line at each x50 inside the data."""
     facets = _facets(curve, facet_by)
+    series_keys = [k for k in keys if k != facet_by]
+    colours = _colours(curve, series_keys)
     fig, axes = plt.subplots(1, len(facets), squeeze=False, sharey=True,
                              figsize=(width / DPI, height / DPI), dpi=DPI)
-    colours = plt.get_cmap("tab10")
-    series_keys = [k for k in keys if k != facet_by]
     for c, facet in enumerate(facets):
         ax = axes[0][c]
         part = curve if facet is None else curve[curve[facet_by] == facet]
         fit_part = fits if facet is None else fits[fits[facet_by] == facet]
-        for i, (key, rows) in enumerate(part.groupby(series_keys, sort=True)):
+        for key, rows in part.groupby(series_keys, sort=True):
             key = key if isinstance(key, tuple) else (key,)
-            colour = colours(i % 10)
-            name = _series_name(dict(zip(series_keys, key)), series_keys, labels)
+            colour = colours[key]
             ax.errorbar(rows[size_param], rows["center"], yerr=rows["margin"], fmt="o", color=colour,
                         capsize=3, markersize=4)
-            match = fit_part
-            for k, v in zip(series_keys, key):
-                match = match[match[k] == v]
-            if len(match) and bool(match.iloc[0]["fitted"]):
-                fit = match.iloc[0]
-                xs = np.geomspace(rows[size_param].min(), rows[size_param].max(), 100)
-                ax.plot(xs, logistic(np.log(xs), np.log(fit["x50"]), fit["slope"]), color=colour,
-                        label=f"{name}: 50% at {fit['x50']:.3g}")
-                ax.axvline(fit["x50"], color=colour, linestyle=":", linewidth=1)
+            fit = _fit_row(fit_part, series_keys, key)
+            lo, hi = rows[size_param].min(), rows[size_param].max()
+            if fit is not None and bool(fit["fitted"]):
+                xs = np.geomspace(lo, hi, 100)
+                inside = lo <= fit["x50"] <= hi
+                note = f"50% at {fit['x50']:.3g}" if inside else \
+                    (f"50% beyond {hi:g}" if fit["x50"] > hi else f"50% below {lo:g}")
+                ax.plot(xs, logistic(np.log(xs), np.log(fit["x50"]), fit["slope"]), color=colour, label=note)
+                if inside:
+                    ax.axvline(fit["x50"], color=colour, linestyle=":", linewidth=1)
             else:
-                ax.plot(rows[size_param], rows["center"], color=colour, alpha=0.5, label=f"{name}: no fit")
+                ax.plot(rows[size_param], rows["center"], color=colour, alpha=0.4, linestyle="--",
+                        label=f"no fit ({len(rows)} sizes)")
         ax.axhline(0.5, color="grey", linewidth=0.8)
-        ax.set_xscale("log")
+        _size_axis(ax, part[size_param], size_param)
         ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel(size_param)
         ax.set_title(f"{facet_by}={facet}" if facet is not None else "all points", fontsize=10)
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=8, loc="lower left")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="lower left")
     axes[0][0].set_ylabel(f"accuracy ({mode}, guess-corrected)")
     fig.suptitle(f"Capacity frontier: accuracy vs {size_param} with logistic fit", fontsize=12)
-    fig.tight_layout()
+    _shared_legend(fig, colours, series_keys, labels)
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
     return fig
 
 
 def peak_figure(table, summary, keys: list, facet_by: str | None, labels: dict, threshold: float,
-                width: int = 1200, height: int = 520):
-    """Effective capacity (accuracy x size) vs target_tokens; star at each series' peak."""
+                width: int = 1200, height: int = 560):
+    """Effective capacity (accuracy lower bound x size) vs target_tokens; star at each series' peak."""
     facets = _facets(table, facet_by)
+    series_keys = [k for k in keys if k != facet_by]
+    colours = _colours(table, series_keys)
     fig, axes = plt.subplots(1, len(facets), squeeze=False, sharey=True,
                              figsize=(width / DPI, height / DPI), dpi=DPI)
-    colours = plt.get_cmap("tab10")
-    series_keys = [k for k in keys if k != facet_by]
     for c, facet in enumerate(facets):
         ax = axes[0][c]
         part = table if facet is None else table[table[facet_by] == facet]
-        for i, (key, rows) in enumerate(part.groupby(series_keys, sort=True)):
+        for key, rows in part.groupby(series_keys, sort=True):
             key = key if isinstance(key, tuple) else (key,)
-            colour = colours(i % 10)
-            name = _series_name(dict(zip(series_keys, key)), series_keys, labels)
-            ax.plot(rows[TARGET_DIM], rows["effective_capacity"], marker="o", color=colour, label=name)
+            colour = colours[key]
+            ax.plot(rows[TARGET_DIM], rows["effective_capacity"], marker="o", color=colour)
             best = rows.loc[rows["effective_capacity"].idxmax()]
             ax.scatter([best[TARGET_DIM]], [best["effective_capacity"]], marker="*", s=250, color=colour,
                        edgecolor="black", zorder=5)
             below = rows[~rows["above_threshold"]]
             ax.scatter(below[TARGET_DIM], below["effective_capacity"], marker="x", color="black", zorder=6)
-        ax.set_xscale("log")
-        ax.set_xlabel("manifold.target_tokens (prompt budget)")
+        _size_axis(ax, part[TARGET_DIM], "manifold.target_tokens (prompt budget)")
         ax.set_title(f"{facet_by}={facet}" if facet is not None else "all points", fontsize=10)
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("effective capacity =\naccuracy (95% lower bound) × size")
     fig.suptitle(f"Peak capacity vs token budget (★ peak, × accuracy below {threshold:.0%})", fontsize=12)
-    fig.tight_layout()
+    _shared_legend(fig, colours, series_keys, labels)
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
     return fig
