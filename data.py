@@ -58,6 +58,7 @@ def build_parser() -> ArgParser:
 
 def main(argv=None) -> int:
     from resolver import datasync, scopes
+    from resolver.errors import UserError
     from resolver.manifest import load_manifest
     from resolver.remotes import choose_remote_url, open_remote
 
@@ -68,7 +69,7 @@ def main(argv=None) -> int:
     if args.command == "remote":
         return set_or_show_remote(manifest, args.remote, args.url)
     if args.scope and not args.target:
-        raise_usage(f"scope '{args.scope}' needs a target: {SCOPE_HELP}")
+        raise UserError(f"scope '{args.scope}' needs a target: {SCOPE_HELP}")
     url = choose_remote_url(args.remote, manifest.remote)
     remote = open_remote(url, manifest.data_dir)
     scope = scopes.parse_scope(args.scope, args.target, manifest, args.full, args.cohort)
@@ -80,12 +81,6 @@ def main(argv=None) -> int:
     else:
         outcomes = datasync.pull(scope, manifest, remote, args.force, args.quiet)
     return print_outcomes(outcomes, args.command, scope, url)
-
-
-def raise_usage(message: str):
-    from resolver.errors import UserError
-
-    raise UserError(message)
 
 
 def human(size: int) -> str:
