@@ -4,8 +4,8 @@ A `mode: calibrate` manifold entry names one size parameter and a list of
 `target_tokens`. For each target (and each point of the entry's grid) we search the
 parameter so that prompts of the step, rendered by the run's template and counted
 by the `--tokenizer` tokenizer, average as close as possible to the target. The
-prompt length grows with the size parameter, so the search brackets the target by
-doubling and then bisects. Measurements use the very cases the step will generate
+prompt length grows with the size parameter (close to linearly), so the search
+extrapolates to bracket the target and then alternates interpolation and bisection. Measurements use the very cases the step will generate
 (same seed rule as resolver.manifold), so a cached mapping stays true.
 
 The mapping is cached per (tokenizer, template, task) as JSON under the cache
@@ -29,6 +29,9 @@ from resolver.errors import UserError
 SAMPLES = 8             # cases averaged per measurement
 CACHE_VERSION = 1       # bump when the measurement changes meaning
 _BISECT_STEPS = 24      # for float parameters
+# Close enough: prompts of neighbouring sizes differ by more than this through the
+# sampling noise of 8 cases, so searching further only chases noise.
+TOLERANCE = 0.015
 
 
 # ---------------------------------------------------------------- tokenizer
@@ -89,30 +92,58 @@ def mean_prompt_tokens(task, params: dict, tokenizer, template, samples: int = S
 def search_parameter(measure, low, high, target: float, is_int: bool):
     """The value in [low, high] whose measure(value) is closest to target.
 
-    measure grows with the value (more rows -> longer prompt). Bracket by doubling
-    from `low`, then bisect; the two values around the crossing are compared.
+    measure grows with the value (more rows -> longer prompt), close to linearly, so
+    each guess interpolates between the two nearest measurements; every other step is
+    a plain bisection, so a measure far from linear still converges. The search stops
+    at the first measurement within TOLERANCE of the target. A 16K-token table takes
+    ~4 measurements instead of ~20 for doubling + bisection.
     """
     seen: dict = {}
+
+    class Close(Exception):
+        """A measurement within TOLERANCE of the target: stop searching."""
 
     def m(v):
         if v not in seen:
             seen[v] = measure(v)
+            if abs(seen[v] - target) <= TOLERANCE * target:
+                raise Close
         return seen[v]
 
-    lo, hi = low, low
-    while m(hi) < target and hi < high:
-        lo, hi = hi, min(high, max(hi * 2, hi + 1) if is_int else hi * 2 or 1.0)
+    try:
+        return _search(m, low, high, target, is_int)
+    except Close:
+        return min(seen, key=lambda v: abs(seen[v] - target))
+
+
+def _search(m, low, high, target, is_int):
+    lo = low
+    if m(lo) >= target:
+        return lo
+    hi = _bracket(m, lo, high, target, is_int)
     if m(hi) < target:
         return hi  # even the largest value is too short: the best we can do
-    if is_int:
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (mid, hi) if m(mid) < target else (lo, mid)
-    else:
-        for _ in range(_BISECT_STEPS):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if m(mid) < target else (lo, mid)
+    step = 0
+    while (hi - lo > 1) if is_int else (step < _BISECT_STEPS):
+        mid = _interpolate(lo, hi, m(lo), m(hi), target) if step % 2 == 0 else (lo + hi) / 2
+        mid = min(max(int(round(mid)) if is_int else mid, lo + 1 if is_int else lo), hi - 1 if is_int else hi)
+        lo, hi = (mid, hi) if m(mid) < target else (lo, mid)
+        step += 1
     return min((lo, hi), key=lambda v: abs(m(v) - target))
+
+
+def _interpolate(x0, x1, y0, y1, target):
+    return x0 + (target - y0) * (x1 - x0) / (y1 - y0) if y1 != y0 else (x0 + x1) / 2
+
+
+def _bracket(m, lo, high, target, is_int):
+    """A value above the target: extrapolate from `lo` (aiming 10% high), else double."""
+    x = min(high, lo + 1 if is_int else (lo * 2 or 1.0))
+    while m(x) < target and x < high:
+        guess = _interpolate(lo, x, m(lo), m(x), target * 1.1)
+        nxt = max(guess, x * 2 if m(x) <= m(lo) else x + 1)
+        lo, x = x, min(high, int(round(nxt)) if is_int else nxt)
+    return x
 
 
 # ---------------------------------------------------------------- cache

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from resolver.calibrate import load_tokenizer, mean_prompt_tokens, resolve_calibration, search_parameter
+from resolver.calibrate import TOLERANCE, load_tokenizer, mean_prompt_tokens, resolve_calibration, search_parameter
 from resolver.errors import UserError
 from resolver.manifold import ManifoldEntry, TaskConfig, expand_steps, load_config
 from resolver.prompts import load_template
@@ -73,6 +73,26 @@ def test_search_parameter_finds_the_closest_integer_and_handles_limits():
     assert search_parameter(lambda v: 10 * v, 1, 50, 4321, True) == 50        # ceiling
     assert search_parameter(lambda v: 10 * v, 5, 50, 3, True) == 5            # floor
     assert search_parameter(lambda v: v * v, 0.0, 100.0, 2.0, False) == pytest.approx(2 ** 0.5, abs=1e-3)
+
+
+def test_search_needs_few_measurements_when_length_is_near_linear():
+    calls = []
+
+    def measure(v):
+        calls.append(v)
+        return 300 + 24.5 * v + (v % 3)  # a prompt header plus ~24 tokens per row, a little jitter
+
+    best = search_parameter(measure, 1, 3000, 16000, True)
+    assert abs(measure(best) - 16000) <= 24.5 + 3
+    assert len(set(calls)) <= 10
+
+
+def test_search_converges_on_a_far_from_linear_measure():
+    best = search_parameter(lambda v: v ** 3, 1, 3000, 8e9, True)
+    assert abs(best ** 3 - 8e9) <= TOLERANCE * 8e9
+    assert search_parameter(lambda v: 2 ** min(v, 60), 1, 200, 2 ** 40, True) == 40
+    # with no value inside the tolerance, the closest one is returned
+    assert search_parameter(lambda v: 1000 * v, 1, 100, 4400, True) == 4
 
 
 def test_unloadable_tokenizer_is_a_user_error(tmp_path):
