@@ -8,7 +8,8 @@ Every item is named by a *key*: its path relative to the manifest's directory
 
 `status` looks at both. Scopes (seed 002):
 
-* ``eval <eval_id>``: the run folders whose eval (by its evals.json glob) has that id;
+* ``eval <eval_id>`` or ``eval <cohort>/<eval_id>``: the run folders whose eval (by
+  its evals.json glob) has that id;
 * ``cohort <dir>``: every run folder of a ``data/<set>/<Model>/`` directory;
 * ``dataset <data/name.json>``: the dataset's DB file; with ``--full`` also every
   run folder of every cohort the dataset names.
@@ -90,8 +91,11 @@ def parse_scope(scope: str | None, target: str | None, manifest: Manifest, full:
         key = key_of(_cohort_dir(target), data_dir)
         return Scope(name="cohort", label=f"cohort {key}", cohorts=[key])
     if scope == "eval":
+        if "/" in target.rstrip("/") and not cohort:      # data/r12/Model/1f0030 = --cohort + id
+            cohort, target = target.rstrip("/").rsplit("/", 1)
         if not _EVAL_ID.match(target):
-            raise UserError(f"eval scope takes a 6-character eval_id (e.g. 1f0030), got {target!r}")
+            raise UserError(f"eval scope takes a 6-character eval_id (e.g. 1f0030 or "
+                            f"data/<set>/<Model>/1f0030), got {target!r}")
         cohorts = [key_of(_cohort_dir(cohort), data_dir)] if cohort else []
         return Scope(name="eval", label=f"eval {target}", eval_id=target, cohorts=cohorts)
     return _dataset_scope(Path(target), data_dir, full)

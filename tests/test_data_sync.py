@@ -69,7 +69,8 @@ def test_push_twice_is_unchanged_and_pull_by_eval_and_cohort(world):
     for folder in raw_folders(data):
         shutil.rmtree(folder)
     beta_id = eval_id("beta", "zeroshot-nosys", "greedy-max")
-    data_py(world, "pull", "eval", beta_id)
+    data_py(world, "pull", "eval", f"data/demo/alpha/{beta_id}", expect=2)      # not in that cohort
+    data_py(world, "pull", "eval", f"data/demo/beta/{beta_id}")
     assert [p.parent.name for p in raw_folders(data)] == ["beta"]
     data_py(world, "pull", "cohort", "data/demo/alpha")
     pulled = {p.name: tree_bytes(p) for p in raw_folders(data)}
