@@ -77,10 +77,12 @@ def test_truncation_markers_for_beta(page):
     page.select_dropdown("ex-evals", "Beta-30B-A3B (test)")
     figures = page.wait_until(lambda d: len(_main_figures(page)) == 3 and _main_figures(page), message="3 surfaces")
     beta = figures[2]
-    markers = [t for t in beta["data"] if t["type"] == "scatter3d"][0]
+    markers = [t for t in beta["data"] if t["name"] == "truncation > 2%"][0]
     # Beta truncates a quarter of every degree-1 (deep: max_depth 2 and 3) point, none at max_depth 1.
     assert sorted(set(markers["x"])) == [2, 3]
-    assert not [t for t in figures[0]["data"] if t["type"] == "scatter3d"][0]["x"]
+    assert not [t for t in figures[0]["data"] if t["name"] == "truncation > 2%"][0]["x"]
+    measured = [t for t in beta["data"] if t["name"] == "measured points"][0]
+    assert len(measured["x"]) == 8                # 2 shallow + 6 deep arithmetic cells
 
 
 @needs_browser

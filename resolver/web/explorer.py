@@ -38,9 +38,9 @@ def build_app(dataset, db, tokenizer=None, url_base_pathname: str = "/"):
         html.Div([
             html.Div(dcc.Graph(id="ex-projection", config={"displaylogo": False}), className="rs-panel"),
             html.Div(dcc.Graph(id="ex-tokens", config={"displaylogo": False}), className="rs-panel"),
-            html.Div(id="ex-fft", className="rs-panel"),
             html.Div(html.Div("Click a point of a surface or line to see its id, counters, interval and failed "
                               "samples.", className="rs-note"), id="ex-point", className="rs-panel"),
+            html.Div(id="ex-fft", className="rs-panel"),
         ], className="rs-grid"),
     ])
     _register(app, land)
@@ -111,20 +111,31 @@ def surface_figure(land: Landscape, ident: str, eval_id: str) -> dict:
     if not table.empty:
         xs, ys, z = pivot(table, x, y, "center")
         _, _, low = pivot(table.assign(low=(table["center"] - table["margin"]).clip(lower=0)), x, y, "low")
-        data.append({"type": "surface", "x": xs, "y": ys, "z": z, "name": "accuracy", "colorscale": theme.SCORE_SCALE,
+        data.append({"type": "surface", "x": xs, "y": ys, "z": z, "name": "accuracy", "showlegend": True,
+                     "colorscale": theme.SCORE_COLORSCALE,
                      "cmin": 0, "cmax": 1, "colorbar": {"title": {"text": "accuracy"}, "len": 0.7},
                      "hovertemplate": f"{x} %{{x}}<br>{y} %{{y}}<br>accuracy %{{z:.3f}}<extra></extra>"})
         data.append({"type": "surface", "x": xs, "y": ys, "z": low, "name": "lower 95% bound", "showscale": False,
+                     "showlegend": True,
                      "opacity": 0.35, "colorscale": [[0, "#808080"], [1, "#808080"]], "hoverinfo": "skip"})
+        # Every measured cell as a dot too: on sparse grids some cells have no neighbours to form a surface.
+        data.append({"type": "scatter3d", "mode": "markers", "x": table[x].tolist(), "y": table[y].tolist(),
+                     "z": table["center"].tolist(), "name": "measured points",
+                     "marker": {"size": 3, "color": table["center"].tolist(), "colorscale": theme.SCORE_COLORSCALE,
+                                "cmin": 0, "cmax": 1, "line": {"color": "#333", "width": 1}},
+                     "text": [f"± {m:.3f}, {int(p)} point(s)" for m, p in zip(table["margin"], table["points"])],
+                     "hovertemplate": f"{x} %{{x}}<br>{y} %{{y}}<br>accuracy %{{z:.3f}} %{{text}}<extra></extra>"})
         heavy = table[table["truncated_ratio"] > TRUNCATION_HEAVY]
         data.append({"type": "scatter3d", "x": heavy[x].tolist(), "y": heavy[y].tolist(),
                      "z": (heavy["center"] + 0.03).tolist(), "mode": "markers",
                      "name": f"truncation > {TRUNCATION_HEAVY:.0%}",
-                     "marker": {"symbol": "x", "size": 6, "color": theme.TRUNCATION_COLOUR},
+                     "marker": {"symbol": "diamond", "size": 5, "color": "#222222"},
                      "text": [f"{t:.0%} truncated" for t in heavy["truncated_ratio"]],
                      "hovertemplate": "%{text}<extra></extra>"})
-    layout = {"title": {"text": f"{land.labels.get(eval_id, eval_id)} — {view.view}", "font": {"size": 14}},
-              "margin": {"l": 0, "r": 0, "t": 40, "b": 0}, "showlegend": False,
+    layout = {"title": {"text": f"{land.labels.get(eval_id, eval_id)} — {view.view}", "font": {"size": 14},
+                        "x": 0.01, "xanchor": "left", "y": 0.97},
+              "margin": {"l": 0, "r": 0, "t": 60, "b": 0}, "showlegend": True,
+              "legend": {"orientation": "h", "y": 0.02, "x": 0.01, "font": {"size": 11}},
               "scene": {"xaxis": {"title": {"text": x}}, "yaxis": {"title": {"text": y}},
                         "zaxis": {"title": {"text": "accuracy"}, "range": [0, 1]},
                         "camera": {"eye": {"x": 1.6, "y": -1.6, "z": 0.9}}}}

@@ -139,8 +139,13 @@ def radar_figure(profile, title: str, overlays: set) -> go.Figure:
                                             "size": [10 + 40 * t for t in marked["truncated_ratio"]]},
             text=[f"{g}: {t:.1%} truncated" for g, t in zip(marked["group"], marked["truncated_ratio"])],
             hovertemplate="%{text}<extra></extra>"))
-    fig.update_layout(title={"text": f"{title}: accuracy by group"}, margin={"l": 60, "r": 60, "t": 70, "b": 40},
-                      polar={"radialaxis": {"range": [0, 1], "tickformat": ".1f", "title": {"text": "accuracy"}}},
+    # First spoke at the top, clockwise; the radial scale sits between the first two spokes.
+    between = 90 - 180 / max(len(groups), 1)
+    fig.update_layout(title={"text": f"{title}: accuracy by group (0 centre – 1 rim)"},
+                      margin={"l": 60, "r": 60, "t": 70, "b": 40},
+                      polar={"radialaxis": {"range": [0, 1], "tickformat": ".1f", "angle": between,
+                                            "tickangle": between},
+                             "angularaxis": {"rotation": 90, "direction": "clockwise"}},
                       legend={"orientation": "h", "y": -0.08})
     return fig
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from plotly.colors import sample_colorscale
+from plotly.colors import get_colorscale, sample_colorscale
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
 
 SCORE_SCALE = "RdYlGn"          # plotly's ColorBrewer diverging scale: 0 red, 0.5 yellow, 1 green
+# The same scale as explicit stops, for figures built as plain dicts (plotly.js does not know the name).
+SCORE_COLORSCALE = [list(stop) for stop in get_colorscale(SCORE_SCALE)]
 MISSING_COLOUR = "#e6e6e6"
 BEST_OUTLINE = "#1f4e9c"
 TRUNCATION_COLOUR = "#6b6b6b"

@@ -1,0 +1,108 @@
+"""Screenshots of the three web apps for the README and docs/webapps.md.
+
+    .venv/bin/python tests/benchmarks/webapp_screenshots.py data/demo.json --output-dir docs
+
+Serves each app on a free loopback port in this process, drives it with headless Chromium
+(tests/browser.py: Debian's chromium + chromedriver, Selenium) the way a person would, and
+writes leaderboard.png, explorer.png and spiderweb.png. The demo dataset comes from
+`python3 -m resolver.demo --no-serve` (README quick start).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.browser import Browser, DashServer, browser_missing_reason  # noqa: E402
+
+WIDTH = 1500
+
+
+def _settle(browser, seconds: float = 1.5):
+    browser.wait_idle()
+    time.sleep(seconds)         # let plotly finish drawing (WebGL surfaces take a moment)
+
+
+def _fit_height(browser, minimum: int = 700, maximum: int = 2400):
+    height = browser.driver.execute_script("return document.body.scrollHeight")
+    browser.driver.set_window_size(WIDTH, max(minimum, min(maximum, height + 140)))
+
+
+def leaderboard(browser, dataset, db, out: Path):
+    from resolver.web.leaderboard import build_app
+
+    with DashServer(build_app(dataset, db)) as server:
+        browser.open(server.url("/"), ready_selector="#lb-board")
+        _settle(browser)
+        _fit_height(browser)
+        _settle(browser, 0.5)
+        browser.screenshot(out / "leaderboard.png")
+
+
+def explorer(browser, dataset, db, out: Path):
+    from resolver.web.explorer import build_app
+
+    with DashServer(build_app(dataset, db)) as server:
+        browser.open(server.url("/"), ready_selector="#ex-main .js-plotly-plot")
+        _settle(browser, 3)
+        # Inspect one point the way a click on the surface does, so the details panel shows.
+        browser.driver.execute_script(
+            "const g = document.querySelector('#ex-main .js-plotly-plot');"
+            "const s = g.data[0]; const i = Math.floor(s.y.length / 2), j = s.x.length - 1;"
+            "g.emit('plotly_click', {points: [{x: s.x[j], y: s.y[i], z: s.z[i][j], curveNumber: 0}]});")
+        browser.wait_for("#ex-point-details")
+        _fit_height(browser, maximum=1700)
+        _settle(browser, 3)
+        browser.screenshot(out / "explorer.png")
+
+
+def spiderweb(browser, dataset, db, out: Path):
+    from resolver.web.spiderweb import Profiles, build_app
+
+    app = build_app(dataset, db)
+    profiles = Profiles(db)
+    # Show the most telling profile: the first eval whose archetype is not plain "balanced".
+    pick = next((e for e in profiles.eval_ids if profiles.archetypes[e].name not in ("balanced", "uneven")),
+                profiles.eval_ids[0])
+    with DashServer(app) as server:
+        browser.open(server.url("/"), ready_selector="#sw-chart .js-plotly-plot")
+        if pick != profiles.eval_ids[0]:
+            browser.select_dropdown("sw-eval", profiles.labels[pick])
+            browser.wait_until(lambda d: browser.text("#sw-archetype-name") == profiles.archetypes[pick].name,
+                               message="picked eval drawn")
+        _fit_height(browser, maximum=1400)
+        _settle(browser)
+        browser.screenshot(out / "spiderweb.png")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dataset", help="dataset config, e.g. data/demo.json")
+    parser.add_argument("--output-dir", default="docs", help="where the PNGs go (default docs)")
+    args = parser.parse_args(argv)
+    reason = browser_missing_reason()
+    if reason:
+        raise SystemExit(f"webapp_screenshots.py: error: {reason}")
+    from resolver.web.data import open_app_dataset
+
+    out = Path(args.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    dataset, db = open_app_dataset(args.dataset)
+    browser = Browser(WIDTH, 1000)
+    try:
+        for shoot in (leaderboard, explorer, spiderweb):
+            browser.driver.set_window_size(WIDTH, 1000)
+            shoot(browser, dataset, db, out)
+            errors = browser.console_errors()
+            print(f"wrote {out / (shoot.__name__ + '.png')}" + (f" (console errors: {errors})" if errors else ""))
+    finally:
+        browser.close()
+        db.close()
+
+
+if __name__ == "__main__":
+    main()
