@@ -96,12 +96,11 @@ class Objects(Task):
         rng.shuffle(entries)
         phrases = [_phrase(item, q, rng.choice(vocab["adjectives"]) if rng.random() < params["prob_adjective"]
                            else None, rng.random() < params["prob_words"]) for _, item, q in entries]
-        asked = [vocab["question_labels"][d] for d in targets]
-        if len(asked) == 1:
-            question = f"How many {asked[0]} do I have?"
-        else:
-            names = " and ".join(asked) if len(asked) == 2 else _join(asked)
-            question = f"How many {names} do I have in total?"
+        if len(targets) == 1:
+            question = f"How many {vocab['question_labels'][targets[0]]} do I have?"
+        else:  # domain names read naturally after "count as": "fruits or furniture"
+            names = " or ".join(targets) if len(targets) == 2 else _join(targets).replace(", and ", ", or ")
+            question = f"How many things do I have in total that count as {names}?"
         total = sum(q for d, _, q in entries if d in targets)
         return TestCase(
             input=f"{_render(phrases, params['anchor'])}\n\n{question}",
