@@ -3,7 +3,6 @@ subprocess on the hand-known dataset of test_analyze_fixture (built through the 
 evaluate.py). Expected numbers are computed here from the fixture's outcome tables."""
 import itertools
 import json
-import math
 
 import duckdb
 import pytest

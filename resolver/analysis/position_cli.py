@@ -7,6 +7,8 @@ resolver/analysis/, renders it and writes it out. Nothing here computes.
 """
 from __future__ import annotations
 
+import sys
+
 from resolver.analysis import common
 from resolver.errors import UserError
 
@@ -93,7 +95,7 @@ def run_tokens(args) -> int:
     from resolver.analysis.tokens import compute_tokens
 
     group = common.parse_dimension(args.group_by)
-    agg, db, labels = _aggregate(args, common.unique_dims("eval_id", group))
+    agg, labels = _aggregate(args, common.unique_dims("eval_id", group))
     table = compute_tokens(agg, common.unique_dims("eval_id", group))
     table.insert(1, "label", [labels.get(e, e) for e in table["eval_id"]])
     text = common.to_json(table.to_dict("records")) if args.format == "json" else \
@@ -151,7 +153,7 @@ def run_modelinfo(args) -> int:
     with tqdm(total=len(hf_ids), desc="modelinfo", unit="model") as bar:
         models, skipped = collect_modelinfo(hf_ids, args.output_dir, bar)
     for hf_id, reason in skipped:
-        print(f"skipped {hf_id}: {reason}", file=__import__("sys").stderr)
+        sys.stderr.write(f"skipped {hf_id}: {reason}\n")
     common.write_output("MODELINFO.md", modelinfo_markdown(models, skipped), args.output_dir)
     return 0 if models else 1
 
@@ -221,13 +223,13 @@ def _write(name, content, args):
 
 
 def _aggregate(args, dims):
-    """Aggregated counters per dims for args.filters -> (agg, db, eval labels); db is closed."""
+    """Aggregated counters per dims for args.filters -> (agg, {eval_id: label})."""
     filters = common.load_filters(args.filters)
     _, db = common.open_dataset(args.dataset)
     with db:
         agg = common.select_or_explain(db.aggregate(filters, by=dims), db, filters, args.filters)
         labels = common.eval_labels(db)
-    return agg, db, labels
+    return agg, labels
 
 
 def _add_series_facet_split(p, group_default, facet_default, split_default=None, split=True):
@@ -254,7 +256,7 @@ def run_cluster(args) -> int:
     from resolver.analysis.cluster import compute_clusters
 
     series, facet, split = _dims(args)
-    agg, _, labels = _aggregate(args, common.unique_dims(split, facet, series))
+    agg, labels = _aggregate(args, common.unique_dims(split, facet, series))
     for value, part in common.split_frames(agg, split):
         sections = compute_clusters(part, series, facet, args.mode)
         title = cluster.cluster_title(series, facet, split, value, args.mode)
@@ -300,7 +302,7 @@ def run_rank(args) -> int:
     from resolver.analysis.rank import compute_rank
 
     series, facet, _ = _dims(args)
-    agg, _, labels = _aggregate(args, common.unique_dims(facet, series))
+    agg, labels = _aggregate(args, common.unique_dims(facet, series))
     result = compute_rank(agg, series, facet, args.mode)
     if args.format == "json":
         content = common.to_json(rank.rank_json(result, series, facet, args.mode, labels))
@@ -329,7 +331,7 @@ def run_pairwise(args) -> int:
     from resolver.analysis.pairwise import compute_pairwise
 
     group = common.parse_dimension(args.group_by)
-    agg, _, labels = _aggregate(args, common.unique_dims(group, "eval_id"))
+    agg, labels = _aggregate(args, common.unique_dims(group, "eval_id"))
     result = compute_pairwise(agg, "eval_id", group, args.mode, args.sort)
     if len(result["names"]) < 2:
         raise UserError("pairwise needs at least two evals in the selection")
@@ -360,7 +362,7 @@ def run_aggregate(args) -> int:
 
     series, facet, split = _dims(args)
     dims = common.unique_dims(split, facet, series)
-    agg, _, labels = _aggregate(args, dims)
+    agg, labels = _aggregate(args, dims)
     table = compute_aggregate(agg, dims, args.mode, args.compare_modes, args.raw_counters, args.tokens)
     if series == "eval_id":
         table.insert(dims.index(series) + 1, "label", [labels.get(e, e) for e in table["eval_id"]])
