@@ -205,9 +205,15 @@ class S3Remote(Remote):
             import boto3
             from botocore.config import Config
 
+            from botocore import UNSIGNED
+
+            session = boto3.session.Session()
             # botocore retries throttling itself; our loop adds resume-aware retries on top.
             config = Config(retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=10, read_timeout=60)
-            self._client = boto3.session.Session().client("s3", config=config)
+            if session.get_credentials() is None:
+                # No credentials anywhere: read a public bucket anonymously (pushes will be refused).
+                config = config.merge(Config(signature_version=UNSIGNED))
+            self._client = session.client("s3", config=config)
         return self._client
 
     def _key(self, blob: str) -> str:

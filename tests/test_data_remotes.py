@@ -221,3 +221,23 @@ def test_publish_delete_pull_gives_the_same_scores_table(tmp_path, s3_env):
     after = run_script("analyze.py", "scores", "data/tiny-set.json", cwd=tmp_path, env=s3_env, check=True).stdout
     assert "ReasonScore" in before and after == before
     assert not built["folder"].exists()                  # the DB alone was enough
+
+
+def test_s3_without_credentials_reads_anonymously(world, s3_env, tmp_path):
+    result = blobs.pack(world["data"] / "pointsdb-demo.db", tmp_path / "cache")
+    S3Remote(f"s3://{BUCKET}/anon", retries=1, backoff=0).push(result.blob, blobs.blob_path(tmp_path / "cache", result.blob))
+    import boto3
+
+    boto3.client("s3").put_object_acl(Bucket=BUCKET, Key=f"anon/{blobs.blob_key(result.blob)}", ACL="public-read")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(AWS_ENDPOINT_URL=s3_env["AWS_ENDPOINT_URL"], AWS_DEFAULT_REGION="us-east-1",
+               AWS_EC2_METADATA_DISABLED="true", AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"),
+               AWS_CONFIG_FILE=str(tmp_path / "none"))
+    code = ("import sys; from pathlib import Path; from resolver.remotes import S3Remote; "
+            f"r = S3Remote('s3://{BUCKET}/anon', 1, 0); print(r.has('{result.blob}')); "
+            f"r.fetch('{result.blob}', Path(sys.argv[1]))")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "got.tar.zst")], env=dict(env, PYTHONPATH=str(REPO)),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "True"
+    assert (tmp_path / "got.tar.zst").read_bytes() == blobs.blob_path(tmp_path / "cache", result.blob).read_bytes()
