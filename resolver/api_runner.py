@@ -26,6 +26,7 @@ a sample missing from the cache marks its step as still needing that round.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import signal
 import sys
@@ -36,8 +37,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from resolver.cache import ResponseCache, request_key
-from resolver.client import ChatClient, Completion, RequestFailed
+from resolver.cache import TRANSPORT_ONLY_FIELDS, ResponseCache, canonical_request
+from resolver.client import ChatClient, Completion, RequestFailed, fast_event_loop
 from resolver.errors import UserError
 from resolver.experiment import (RunOptions, blank_record, build_experiment, cases_for,
                                  forget_step, graded_record, messages_for, request_for)
@@ -115,6 +116,7 @@ class RunSummary:
     incomplete: list = field(default_factory=list)   # (step name, round, missing samples)
     interrupted: bool = False
     wall: float = 0.0
+    cpu: float = 0.0                 # CPU seconds of this process during the loop
 
     def count(self, record: dict, cached: bool) -> None:
         self.samples += 1
@@ -134,7 +136,7 @@ class RunSummary:
             f"outcomes: {self.correct} correct, {self.truncated} truncated, {self.invalid} invalid, "
             f"{self.failed} failed",
             f"tokens: {self.prompt_tokens} prompt, {self.completion_tokens} completion",
-            f"wall time: {self.wall:.1f} s ({rate:.1f} samples/s); retries: {self.retries}"
+            f"wall time: {self.wall:.1f} s ({rate:.1f} samples/s, {self.cpu:.1f} s CPU); retries: {self.retries}"
             + (f" ({', '.join(f'{k}: {v}' for k, v in sorted(self.retry_reasons.items()))})"
                if self.retry_reasons else ""),
         ]
@@ -146,6 +148,18 @@ class RunSummary:
 
 
 # ================================================================ the loop
+@dataclass
+class _Sample:
+    """One sample's request, prepared before its round is looked up in the cache."""
+
+    index: int
+    case: object
+    messages: list
+    body: dict
+    key: str
+    payload: bytes | None
+
+
 @dataclass
 class _StepState:
     step: object
@@ -170,6 +184,7 @@ class RunLoop:
         self._outbox: list[tuple[_StepState, dict | None, bool]] = []
         self._inflight: dict[str, asyncio.Future] = {}
         self._states: list[_StepState] = []
+        self._answered: set[str] = set()   # keys answered by the server in this run
         self._live_tokens = 0            # for the progress bar (records count at write time)
         self._live_cached = 0
         self._queued = 0             # samples started and not finished
@@ -177,6 +192,7 @@ class RunLoop:
         self._bar = tqdm(total=0, unit="sample", desc=f"{experiment.model}", file=sys.stderr,
                          dynamic_ncols=True, disable=not progress, smoothing=0.1)
         self._started = time.monotonic()
+        self._cpu_started = time.process_time()
         self._last_postfix = 0.0
 
     # ---- top level -----------------------------------------------------------
@@ -199,6 +215,7 @@ class RunLoop:
             self._close_writers()
             self._bar.close()
             self.summary.wall = time.monotonic() - self._started
+            self.summary.cpu = time.process_time() - self._cpu_started
             if self.client:
                 self.summary.retries = self.client.stats.retries
                 self.summary.retry_reasons = dict(self.client.stats.retry_reasons)
@@ -226,12 +243,13 @@ class RunLoop:
         count = self.exp.precision.count
         while True:
             start = state.rounds * count
-            batch = cases_for(state.step, start, start + count)
+            batch = [self._prepare(state.step, i, case) for i, case in cases_for(state.step, start, start + count)]
             self._queued += len(batch)
             if state.rounds:                     # first rounds are in the initial total
                 self._bar.total += len(batch)
                 self._bar.refresh()
-            await asyncio.gather(*(self._sample(state, i, case, start + count) for i, case in batch))
+            stored = self.cache.get_many(s.key for s in batch)     # one query per round
+            await asyncio.gather(*(self._sample(state, s, stored.get(s.key), start + count) for s in batch))
             state.rounds += 1
             if state.missing:
                 self.summary.incomplete.append((state.step.name, state.rounds, state.missing))
@@ -247,23 +265,27 @@ class RunLoop:
                        f"{state.tally.untruncated + state.tally.truncated} samples, "
                        f"excess accuracy {center:.2f} ± {margin:.2f}", file=sys.stderr)
 
-    async def _sample(self, state: _StepState, index: int, case, count: int) -> None:
+    def _prepare(self, step, index: int, case) -> _Sample:
+        messages = messages_for(self.exp, step, case)
+        body = request_for(self.exp, messages)
+        canonical = canonical_request(body)
+        # The canonical bytes are the request itself unless transport fields were dropped.
+        payload = canonical if len(canonical) and not (body.keys() & set(TRANSPORT_ONLY_FIELDS)) else None
+        return _Sample(index, case, messages, body, hashlib.sha256(canonical).hexdigest(), payload)
+
+    async def _sample(self, state: _StepState, sample: _Sample, stored: dict | None, count: int) -> None:
         try:
-            messages = messages_for(self.exp, state.step, case)
-            body = request_for(self.exp, messages)
-            key = request_key(body)
-            stored = self.cache.get(key)
             if stored is not None:
                 completion, cached = Completion.from_json(stored), True
             elif self.client is None:
                 state.missing += 1
                 return
             else:
-                completion = await self._ask(key, body)
+                completion = await self._ask(sample)
                 if completion is None:
                     return
                 cached = False
-            blank = blank_record(self.exp, state.step, index, case, messages, count)
+            blank = blank_record(self.exp, state.step, sample.index, sample.case, sample.messages, count)
             record = graded_record(blank, completion.content, completion.reasoning,
                                    completion.usage, completion.finish_reason, generator=state.step.generator)
             state.tally.add(record)
@@ -277,17 +299,23 @@ class RunLoop:
             self._bar.update(1)
             self._postfix()
 
-    async def _ask(self, key: str, body: dict) -> Completion | None:
+    async def _ask(self, sample: _Sample) -> Completion | None:
         """Send a request (sharing one HTTP call between identical requests in flight)."""
+        key = sample.key
         shared = self._inflight.get(key)
         if shared is not None:
             return await asyncio.shield(shared)
+        if key in self._answered:                # a twin of this sample was answered earlier in the run
+            stored = self.cache.get(key)
+            if stored is not None:
+                return Completion.from_json(stored)
         future = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
             async with self._sem:
-                completion = await self.client.complete(body)
+                completion = await self.client.complete(sample.body, sample.payload)
             self.cache.put(key, completion.to_json())
+            self._answered.add(key)
             self.summary.answered += 1
             future.set_result(completion)
             return completion
@@ -415,6 +443,7 @@ def run_api(opts: RunOptions) -> int:
 
     normalize_apibase(opts.apibase)                 # bad URL: one-line error before any work
     experiment = build_experiment(opts)
+    fast_event_loop()
     with ResponseCache(opts.cache) as cache:
         summary = asyncio.run(_run_with_client(opts, experiment, cache))
     for line in summary.lines():

@@ -31,11 +31,19 @@ TRANSPORT_ONLY_FIELDS = ("stream", "stream_options")
 _SELECT_CHUNK = 500  # stays well under SQLite's bound-parameter limit
 
 
+def canonical_request(body: dict) -> bytes:
+    """The canonical JSON (sorted keys, no spaces, UTF-8) of a request, transport fields dropped.
+
+    When a body has no transport fields these bytes are also a valid request to
+    send, which saves serialising it twice.
+    """
+    canonical = {k: v for k, v in body.items() if k not in TRANSPORT_ONLY_FIELDS}
+    return json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
 def request_key(body: dict) -> str:
     """sha256 hex of the canonical JSON of a chat request body (transport fields dropped)."""
-    canonical = {k: v for k, v in body.items() if k not in TRANSPORT_ONLY_FIELDS}
-    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical_request(body)).hexdigest()
 
 
 def resolve_cache_path(arg: str | Path) -> Path:

@@ -40,6 +40,7 @@ from pathlib import Path
 from aiohttp import web
 
 from resolver.cache import request_key
+from resolver.client import fast_event_loop
 from resolver.errors import UserError
 from resolver.sim_profiles import PROFILES, Answer, Problem, compose_answer, count_tokens, unknown_problem
 
@@ -715,10 +716,12 @@ def main(argv=None) -> int:
               f"started in {time.monotonic() - started:.1f} s)", flush=True)
 
     try:
+        fast_event_loop()
         asyncio.run(serve(app, sock, ready))
     except KeyboardInterrupt:
         pass
     return 0
+
 
 
 if __name__ == "__main__":
