@@ -203,7 +203,8 @@ class Cars(Task):
                         for i in range(1, n + 1))
         parts = [
             f"{number_words(n).capitalize()} cars are parked in a row, numbered 1 to {n} "
-            f"from front to back (car 1 is at the front, and \"back\" means towards car {n}). {cars}",
+            f"from front to back: car 1 is at the front, \"forward\" means towards car 1 and "
+            f"\"back\" means towards car {n}. {cars}",
             "At the start: " + " ".join(start_seats),
         ]
         if events:
