@@ -108,6 +108,8 @@ def compute_pairwise(agg: pd.DataFrame, series: str = "eval_id", group: str | No
         "expected_wins": [float(expected[i]) for i in order],
         "max_wins": [float(games[i].sum()) for i in order],
         "bt_strength": [float(strength[i]) for i in order],
+        # strengths span many orders of magnitude when wins are near-certain: the log reads better
+        "bt_log_strength": [float(np.log(strength[i])) for i in order],
         "win_probability": matrix,
         "groups": 1 if group is None else int(frame[group].nunique()),
         "mode": mode, "sort": sort,
@@ -119,17 +121,18 @@ def pairwise_markdown(result: dict, labels: dict, group) -> str:
     from resolver.analysis.common import markdown_table
 
     names = result["names"]
-    rows = [[i + 1, labels.get(n, n), n, f"{w:.2f}", f"{m:.0f}", f"{s:.3f}"]
-            for i, (n, w, m, s) in enumerate(zip(names, result["expected_wins"], result["max_wins"],
-                                                 result["bt_strength"]))]
-    ranking = markdown_table(rows, ["Rank", "Model", "eval_id", "Expected wins", "Contests", "Bradley-Terry"],
-                             ["r", "l", "l", "r", "r", "r"])
+    rows = [[i + 1, labels.get(n, n), n, f"{w:.2f}", f"{m:.0f}", f"{s:.3g}", f"{ls:+.2f}"]
+            for i, (n, w, m, s, ls) in enumerate(zip(names, result["expected_wins"], result["max_wins"],
+                                                     result["bt_strength"], result["bt_log_strength"]))]
+    ranking = markdown_table(rows, ["Rank", "Model", "eval_id", "Expected wins", "Contests", "Bradley-Terry",
+                                    "BT log-strength"], ["r", "l", "l", "r", "r", "r", "r"])
     short = [f"{i + 1}" for i in range(len(names))]
     matrix = [[f"{i + 1}. {labels.get(n, n)}"] + ["—" if p is None else f"{p:.2f}" for p in row]
               for i, (n, row) in enumerate(zip(names, result["win_probability"]))]
     title = f"# Pairwise win probabilities by {group or 'all data'} (mode {result['mode']}, sorted by {result['sort']})"
     note = ("P(row beats column) per contest from the two intervals (normal approximation, sigma = margin / 1.96), "
             "averaged over the contests both took part in; Expected wins sums them over opponents and contests; "
-            "Bradley-Terry strengths are fitted to the same wins (geometric mean 1).")
+            "Bradley-Terry strengths are fitted to the same wins (geometric mean 1; the log-strength difference of two "
+            "models is the log-odds that the first wins).")
     return "\n".join([title, "", note, "", ranking, "", "## Win probability (row beats column)", "",
                       markdown_table(matrix, ["Model"] + short, ["l"] + ["r"] * len(short))]) + "\n"

@@ -18,8 +18,8 @@ def pairwise_figure(result: dict, labels: list, width: int = 1200, group=None):
     side = width / DPI
     fig, ax = plt.subplots(figsize=(side, min(side, 2.5 + 0.45 * k)), dpi=DPI)
     image = ax.imshow(np.ma.masked_invalid(matrix), cmap="RdBu", vmin=0.0, vmax=1.0, aspect="auto")
-    row_labels = [f"{i + 1}. {lab}  (E[wins] {w:.1f}, BT {s:.2f})"
-                  for i, (lab, w, s) in enumerate(zip(labels, result["expected_wins"], result["bt_strength"]))]
+    row_labels = [f"{i + 1}. {lab}  (E[wins] {w:.1f}, BT log-strength {s:+.1f})"
+                  for i, (lab, w, s) in enumerate(zip(labels, result["expected_wins"], result["bt_log_strength"]))]
     ax.set_yticks(range(k))
     ax.set_yticklabels(row_labels, fontsize=8)
     ax.set_xticks(range(k))
