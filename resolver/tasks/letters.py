@@ -76,6 +76,9 @@ class Letters(Task):
         if params["min_word_length"] > params["max_word_length"]:
             raise UserError("task 'letters': min_word_length must be <= max_word_length, got "
                             f"{params['min_word_length']} > {params['max_word_length']}")
+        if not _words_between(params["min_word_length"], params["max_word_length"]):
+            raise UserError("task 'letters': no vocabulary word has "
+                            f"{params['min_word_length']}..{params['max_word_length']} letters; widen the range")
         if not any(params[f"letters_{tier}"] for tier in TIERS):
             raise UserError("task 'letters': at least one of letters_common, letters_uncommon, "
                             "letters_rare must be >= 1")
