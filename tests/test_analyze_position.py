@@ -371,3 +371,15 @@ def test_modelinfo_hf_id_without_dataset(tmp_path):
     proc = analyze("modelinfo", "--hf-id", "org/Nothing", "--output-dir", tmp_path, env={"HF_HUB_OFFLINE": "1"})
     assert proc.returncode == 1 and "org/Nothing" in proc.stderr
     assert "give a dataset or --hf-id" in user_error("modelinfo", "--output-dir", tmp_path)
+
+
+def test_empty_database_says_which_command_fills_it(tmp_path):
+    from resolver.pointsdb import PointsWriter
+
+    with PointsWriter(tmp_path / "empty.db", keep_existing=False):
+        pass                                   # committed on exit: the schema, no points
+    dataset = tmp_path / "empty.json"
+    dataset.write_text(json.dumps({"name": "empty", "db": "empty.db", "cohorts": []}))
+    for sub in ("scores", "cluster", "points"):
+        line = user_error(sub, dataset)
+        assert "has no points" in line and f"evaluate.py --dataset {dataset}" in line

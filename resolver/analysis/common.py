@@ -302,12 +302,13 @@ def explain_empty_selection(db, filters, filters_text=None) -> str:
     return f"no points match --filters {shown} (each value exists, but not in combination)"
 
 
-def select_or_explain(frame, db, filters, filters_text=None):
+def select_or_explain(frame, db, filters, filters_text=None, dataset_path=None):
     """Return the frame, or raise a UserError explaining an empty selection."""
     if frame is not None and len(frame) > 0:
         return frame
     if not filters:
-        raise UserError(f"the PointsDB {db.path} has no points; build it with: python evaluate.py --dataset <dataset.json>")
+        raise UserError(f"the PointsDB {db.path} has no points; build it with: "
+                        f"{evaluate_command(dataset_path or '<dataset.json>')}")
     raise UserError(explain_empty_selection(db, filters, filters_text))
 
 

@@ -126,7 +126,8 @@ def run_points(args) -> int:
     _, db = common.open_dataset(args.dataset)
     with db:
         columns = POINT_FIELDS + ([split] if split and split not in POINT_FIELDS else [])
-        frame = common.select_or_explain(db.points(filters, columns=columns), db, filters, args.filters)
+        frame = db.points(filters, columns=columns)
+        frame = common.select_or_explain(frame, db, filters, args.filters, args.dataset)
     for value, table in compute_points(frame, split, args.sort):
         ext = "json" if args.format == "json" else "md"
         name = common.output_name("points", f"{split}-{value}" if split else None, ext=ext)
@@ -164,7 +165,8 @@ def _dataset_hf_ids(args) -> list:
     filters = common.load_filters(args.filters)
     _, db = common.open_dataset(args.dataset)
     with db:
-        ids = common.select_or_explain(db.aggregate(filters, by=("eval_id",)), db, filters, args.filters)["eval_id"]
+        ids = common.select_or_explain(db.aggregate(filters, by=("eval_id",)), db, filters, args.filters,
+                                       args.dataset)["eval_id"]
         evals = db.evals()
     hf_ids = [h for h in evals[evals["eval_id"].isin(set(ids))]["hf_id"] if h]
     if not hf_ids:
@@ -199,7 +201,7 @@ def run_scores(args) -> int:
     with db:
         results = compute_scores(db, filters, group, args.sort, args.top)
         if not results:
-            common.select_or_explain(None, db, filters, args.filters)
+            common.select_or_explain(None, db, filters, args.filters, args.dataset)
     title = f"ReasonScore — {dataset.name}" + ("" if group == "base_task" else f" by {group}")
     if args.format == "png":
         from resolver.plots.scores import scores_figure
@@ -227,7 +229,7 @@ def _aggregate(args, dims):
     filters = common.load_filters(args.filters)
     _, db = common.open_dataset(args.dataset)
     with db:
-        agg = common.select_or_explain(db.aggregate(filters, by=dims), db, filters, args.filters)
+        agg = common.select_or_explain(db.aggregate(filters, by=dims), db, filters, args.filters, args.dataset)
         labels = common.eval_labels(db)
     return agg, labels
 
