@@ -221,7 +221,8 @@ def run_hazard(args) -> int:
     for key, series in results.items():
         shown = [f"{d}={labels.get(v, v) if d == 'eval_id' else v}" for d, v in zip(split_by, key)]
         title = "When answers end — " + (", ".join(shown) or "all points")
-        fig = hazard_figure(series, title, args.bucket_size, width=args.width)
+        names = labels if group_by == "eval_id" else {}
+        fig = hazard_figure(series, title, args.bucket_size, width=args.width, names=names)
         common.write_output(common.output_name("hazard", *key, ext="png"), fig, args.output_dir)
     return 0
 
