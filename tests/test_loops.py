@@ -211,3 +211,26 @@ def test_realistic_re_examination_loop_with_long_blocks():
     assert report.classification == "1-LOOP-STATIC"
     assert report.period == 25 and report.repeats >= 5
     assert report.coverage > 0.9
+
+
+def test_sampled_loop_with_varied_sentences_is_still_found():
+    # temperature sampling: each repeat of a 6-sentence paragraph rewords one sentence
+    import random
+
+    rng = random.Random(5)
+    base = ["Wait, the second row might have been skipped in my count.",
+            "Let me go back to the table and read it again from the top.",
+            "The header says name, city, age and score, in that order.",
+            "Row one is alice from oslo, and row two is bruno from lima.",
+            "If I add their scores I get the same partial sum as before.",
+            "So nothing was skipped, but I should make sure once more."]
+    fillers = ["Hmm, maybe I misread a value somewhere along the way.", "Actually the order of columns is irrelevant.",
+               "I keep getting the same number, which is reassuring.", "Perhaps the question wants something else."]
+    parts = []
+    for _ in range(15):
+        block = list(base)
+        block[rng.randrange(len(block))] = rng.choice(fillers)
+        parts.append(" ".join(block) + "\n\n")
+    report = detect_loop(HEALTHY + "".join(parts))
+    assert report.classification == "1-LOOP-STATIC"
+    assert report.period == 7 and report.coverage > 0.7
