@@ -11,7 +11,8 @@ Every remote stores a blob under the same key as the local cache,
   S3-compatible stores).
 * ``https://host/path`` (and ``http://``): read-only, for public pulls.
 
-Downloads go to ``<final>.part`` and continue from its size after an interruption
+Downloads go to ``<final>.part`` (flushed per chunk, so even ``kill -9`` keeps what
+was received) and continue from its size after an interruption
 (``Range`` requests over HTTP and S3, a seek for directories). Network errors are
 retried with exponential back-off, then reported as a RemoteError naming the blob
 and the remote.
@@ -94,6 +95,13 @@ def _upload_bar(total, blob: str, quiet: bool):
                 desc=f"upload {short(blob)}", disable=quiet or None, leave=False, dynamic_ncols=True)
 
 
+def _keep(out, chunk: bytes, bar) -> None:
+    """Append downloaded bytes to the .part file and flush, so an interruption keeps them."""
+    out.write(chunk)
+    out.flush()
+    bar.update(len(chunk))
+
+
 def part_path(final: Path) -> Path:
     return final.with_name(final.name + ".part")
 
@@ -162,8 +170,7 @@ class DirectoryRemote(Remote):
             out.seek(offset)
             out.truncate()
             for chunk in iter(lambda: src.read(CHUNK), b""):
-                out.write(chunk)
-                bar.update(len(chunk))
+                _keep(out, chunk, bar)
 
     def _upload(self, blob: str, source: Path, quiet: bool) -> None:
         target = self._path(blob)
@@ -282,8 +289,7 @@ class S3Remote(Remote):
     @staticmethod
     def _copy_body(body, out, bar) -> None:
         for chunk in iter(lambda: body.read(CHUNK), b""):
-            out.write(chunk)
-            bar.update(len(chunk))
+            _keep(out, chunk, bar)
 
     def _upload(self, blob: str, source: Path, quiet: bool) -> None:
         with _upload_bar(source.stat().st_size, blob, quiet) as bar:
@@ -352,8 +358,7 @@ class HttpRemote(Remote):
                     out.seek(offset)
                     out.truncate()
                     for chunk in response.iter_bytes():     # as it arrives: a stall keeps what came
-                        out.write(chunk)
-                        bar.update(len(chunk))
+                        _keep(out, chunk, bar)
         except self._transport_errors() as exc:
             raise TransientError(f"{type(exc).__name__}: {exc}") from None
 
