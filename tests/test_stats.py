@@ -163,3 +163,48 @@ def test_is_incomplete():
     assert stats.is_incomplete(200, 200) is False
     assert stats.is_incomplete(5, None) is False
     assert stats.is_incomplete(np.array([1, 2]), np.array([2.0, np.nan])).tolist() == [True, False]
+
+
+# ------------------------------------------------------------ properties (hypothesis)
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+counts_strategy = st.tuples(
+    st.integers(0, 500), st.integers(0, 500), st.integers(0, 50), st.integers(0, 100),
+    st.sampled_from([0.0, 0.1, 0.25, 0.5, 1 / 3]),
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(counts_strategy)
+def test_every_mode_gives_a_sane_interval(sample):
+    c, x, v, t, chance = sample
+    frame = counts(c, x, v, t, chance * (c + x + v))
+    for mode in stats.MODES:
+        center, margin = stats.mode_interval(frame, mode).iloc[0]
+        assert np.isfinite(center) and np.isfinite(margin)
+        assert margin >= 0
+        assert -1e-12 <= center - margin and center + margin <= 1 + 1e-12
+    row = stats.add_statistics(frame).iloc[0]
+    assert 0 <= row["truncated_ratio"] <= 1 and 0 <= row["invalid_ratio"] <= 1
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 400), st.integers(0, 400))
+def test_more_correct_never_lowers_the_center(k, s):
+    s = min(s, k - 1)
+    low = stats.wilson_interval(s, k)[0]
+    high = stats.wilson_interval(s + 1, k)[0]
+    assert high > low
+
+
+@settings(max_examples=80, deadline=None)
+@given(counts_strategy)
+def test_optimistic_pessimistic_ignore_order(sample):
+    # Truncations as successes can only help, as failures only hurt: E_P <= E_O.
+    c, x, v, t, chance = sample
+    frame = counts(c, x, v, t, chance * (c + x + v))
+    pessimistic = stats.mode_interval(frame, "E_P")["center"].iloc[0]
+    optimistic = stats.mode_interval(frame, "E_O")["center"].iloc[0]
+    assert pessimistic <= optimistic + 1e-12
