@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from resolver.calibrate import TOLERANCE, load_tokenizer, mean_prompt_tokens, resolve_calibration, search_parameter
+from resolver.calibrate import TOLERANCE, count_prompt_tokens, load_tokenizer, mean_prompt_tokens, resolve_calibration, search_parameter
 from resolver.errors import UserError
 from resolver.manifold import ManifoldEntry, TaskConfig, expand_steps, load_config
 from resolver.prompts import load_template
@@ -93,6 +93,21 @@ def test_search_converges_on_a_far_from_linear_measure():
     assert search_parameter(lambda v: 2 ** min(v, 60), 1, 200, 2 ** 40, True) == 40
     # with no value inside the tolerance, the closest one is returned
     assert search_parameter(lambda v: 1000 * v, 1, 100, 4400, True) == 4
+
+
+def test_prompt_tokens_follow_the_tokenizers_chat_template(tokenizer_dir, tmp_path):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tokenizer_dir)
+    tok.chat_template = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}\n{% endfor %}"
+                         "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
+    tok.save_pretrained(tmp_path)
+    chat = load_tokenizer(str(tmp_path))
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "| a | b |"}]
+    by_hand = "<|system|>\nBe brief.\n<|user|>\n| a | b |\n<|assistant|>\n"
+    assert count_prompt_tokens(chat, messages) == len(chat(by_hand, add_special_tokens=False)["input_ids"])
+    plain = load_tokenizer(tokenizer_dir)
+    assert count_prompt_tokens(plain, messages) == len(plain("Be brief.\n| a | b |")["input_ids"])
 
 
 def test_unloadable_tokenizer_is_a_user_error(tmp_path):
