@@ -208,7 +208,19 @@ def make_context_variant(cohort_dir, wanted_id: str, limit: int, tokenizer: str 
     _write_variant(folders, folder, limit, counter, sampler, result, quiet)
     result.entry = _register(cohort_dir, spec, sampler, limit, folder)
     result.commands, result.notes = evaluate_commands(cohort_dir, new_id, folder)
+    result.notes.extend(_overlap_notes(specs, cohort_dir, folder))
     return result
+
+
+def _overlap_notes(specs, cohort_dir: Path, folder: Path) -> list:
+    """Existing evals whose glob (e.g. a sampler wildcard, `*_model_template_*/*`) also takes the new folder."""
+    notes = []
+    for other in specs:
+        if folder in eval_folders(other, cohort_dir):
+            notes.append(f"eval {other.eval_id}'s glob {other.glob!r} also matches {folder.name}; evaluate.py "
+                         f"will skip those records for it (their sampler differs) and verify will flag them: "
+                         f"narrow it to end in _{safe_name(other.sampler)}/*")
+    return notes
 
 
 def _write_variant(folders: dict, folder: Path, limit: int, counter, sampler: str, result, quiet: bool) -> None:

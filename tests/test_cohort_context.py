@@ -175,3 +175,12 @@ def test_context_input_errors(cohort):
     gone = run_script(*base, "--eval-id", cohort["id"], "--context", 100, cwd=cohort["root"])
     assert gone.returncode == 2 and f"python data.py pull eval {cohort['id']}" in gone.stderr
     assert [p.name for p in cohort["cohort"].iterdir()] == ["evals.json"]     # nothing half-made
+
+
+def test_a_wildcard_glob_that_would_swallow_the_variant_is_pointed_out(cohort):
+    entries = json.loads((cohort["cohort"] / "evals.json").read_text())
+    entries[0]["evaluate"]["glob"] = "data/tiny-set/gamma/*_gamma_zeroshot-nosys_*/*"     # seed-style wildcard
+    (cohort["cohort"] / "evals.json").write_text(json.dumps(entries))
+    proc = run_script("cohort.py", "context", str(cohort["cohort"]), "--eval-id", cohort["id"], "--context", LIMIT,
+                      "--quiet", cwd=cohort["root"], check=True)
+    assert f"eval {cohort['id']}'s glob" in proc.stdout and "narrow it to end in _greedy-max/*" in proc.stdout
