@@ -185,6 +185,7 @@ class RunLoop:
         self._inflight: dict[str, asyncio.Future] = {}
         self._states: list[_StepState] = []
         self._answered: set[str] = set()   # keys answered by the server in this run
+        self._failure_streak = 0             # failures since the last answer
         self._live_tokens = 0            # for the progress bar (records count at write time)
         self._live_cached = 0
         self._queued = 0             # samples started and not finished
@@ -316,6 +317,7 @@ class RunLoop:
                 completion = await self.client.complete(sample.body, sample.payload)
             self.cache.put(key, completion.to_json())
             self._answered.add(key)
+            self._failure_streak = 0
             self.summary.answered += 1
             future.set_result(completion)
             return completion
@@ -332,6 +334,7 @@ class RunLoop:
 
     def _note_failure(self, message: str) -> None:
         self.summary.failed += 1
+        self._failure_streak += 1
         first = message not in self.summary.failures
         self.summary.failures[message] += 1
         if first:
@@ -339,6 +342,9 @@ class RunLoop:
         if self.summary.failed >= ABORT_AFTER_FAILURES and self.summary.answered == 0:
             raise UserError(f"stopping: the first {self.summary.failed} requests all failed "
                             f"(last: {message}); check --model, --apibase and the sampler")
+        if self._failure_streak >= max(ABORT_AFTER_FAILURES, 2 * self.opts.parallel):
+            raise UserError(f"stopping: the last {self._failure_streak} requests all failed (last: {message}); "
+                            "everything answered so far is saved: run the same command again to resume")
 
     # ---- writing ---------------------------------------------------------------
     async def _flush_forever(self) -> None:

@@ -120,9 +120,12 @@ def _grader(task, case) -> callable:
     return check
 
 
-def simulator_steps(config_path: str, *, seed: int = 42, tokenizer: str | None = None,
-                         template=None, cache_dir: str = "cache"):
+def simulator_steps(config_path: str, *, seed: int = 42, precision: str | None = None,
+                    tokenizer: str | None = None, template=None, cache_dir: str = "cache"):
     """(steps, round size, deepest sample count) for indexing a config's problems.
+
+    The depth is what a runner can ask for: count x maxrounds samples per step
+    at the given precision level, or at the deepest level when none is given.
 
     All densities and degrees are covered: thinner grids are subsets of the
     normal grid and a step's problems depend only on its parameters and seed.
@@ -139,7 +142,10 @@ def simulator_steps(config_path: str, *, seed: int = 42, tokenizer: str | None =
             continue
         steps += expand_steps(config, tasks=[task.name], seed=seed, tokenizer=tokenizer,
                               template=template, cache_dir=cache_dir)
-    levels = list(config.precision.values())
+    if precision is not None:
+        _, level = config.precision_level(precision)
+        return steps, level.count, level.count * level.maxrounds
+    levels = list(config.precision.values())   # any level the runner may choose
     return steps, min(p.count for p in levels), max(p.count * p.maxrounds for p in levels)
 
 
@@ -147,16 +153,18 @@ class ExperimentProblems:
     """Regenerates the problems of one config and keeps them indexed.
 
     The index grows on demand: it starts with the first round of every step and
-    deepens by a round whenever a prompt is not found, up to the deepest any
-    precision level of the config can ask for.
+    deepens by a round whenever a prompt of this config is not found, up to
+    count x maxrounds of the chosen precision level (default: the deepest).
     """
 
-    def __init__(self, config_path: str, *, seed: int = 42, tokenizer: str | None = None,
-                 template: str | None = None, cache_dir: str = "cache"):
+    def __init__(self, config_path: str, *, seed: int = 42, precision: str | None = None,
+                 tokenizer: str | None = None, template=None, cache_dir: str = "cache"):
         self.index = ProblemIndex()
         self.steps, self.round_size, self.max_depth = simulator_steps(
-            config_path, seed=seed, tokenizer=tokenizer, template=template, cache_dir=cache_dir)
+            config_path, seed=seed, precision=precision, tokenizer=tokenizer, template=template,
+            cache_dir=cache_dir)
         self.depth = 0
+        self._task_texts: list[str] | None = None
         self._difficulty: dict[int, float] = {}
         self._lock = threading.Lock()
         self.deepen()
@@ -186,10 +194,27 @@ class ExperimentProblems:
             return True
 
     def lookup(self, prompt: str) -> Problem | None:
+        """The problem at the end of `prompt`, deepening the index while that may help.
+
+        Only prompts that carry one of this config's task descriptions or answer
+        formats deepen it: a prompt from another benchmark costs nothing.
+        """
         found = self.index.lookup(prompt)
-        while found is None and self.deepen():
-            found = self.index.lookup(prompt)
+        if found is None and self.depth < self.max_depth and self._looks_like_ours(prompt):
+            while found is None and self.deepen():
+                found = self.index.lookup(prompt)
         return found
+
+    def _looks_like_ours(self, prompt: str) -> bool:
+        if self._task_texts is None:
+            from resolver.tasks import get_task
+
+            texts = set()
+            for step in self.steps:
+                task = get_task(step.generator)
+                texts |= {task.description_for(step.gen_params), task.answer_format_for(step.gen_params)}
+            self._task_texts = [t for t in texts if t and len(t) >= 8]
+        return any(text in prompt for text in self._task_texts)
 
 
 def _difficulties(steps, cases_by_step) -> dict[int, float]:
@@ -527,9 +552,10 @@ class SimulatorServer:
     def __init__(self, config: str | None, *, seed: int = 42, host: str = "127.0.0.1", port: int = 0,
                  latency_ms: float = 0.0, faults: dict | None = None, retry_after: float = 1.0,
                  stall_seconds: float = 30.0, api_key: str | None = None,
-                 think_style: str = "inline", tokenizer: str | None = None, template=None):
-        problems = (ExperimentProblems(config, seed=seed, tokenizer=tokenizer, template=template)
-                    if config else None)
+                 think_style: str = "inline", precision: str | None = None,
+                 tokenizer: str | None = None, template=None):
+        problems = (ExperimentProblems(config, seed=seed, precision=precision, tokenizer=tokenizer,
+                                       template=template) if config else None)
         plan = FaultPlan(faults or {}, retry_after=retry_after, stall_seconds=stall_seconds, seed=seed)
         self.app = SimulatorApp(problems, seed=seed, latency_ms=latency_ms, faults=plan,
                                 api_key=api_key, think_style=think_style)
@@ -669,6 +695,8 @@ def build_parser():
     parser.add_argument("--config", help="experiment config whose prompts it should recognise "
                         "(without it every prompt gets a plausible wrong answer)")
     parser.add_argument("--seed", type=int, default=42, help="the runner's --seed (default 42)")
+    parser.add_argument("--precision", help="recognise only as many rounds as this precision level "
+                        "can ask for (default: the config's deepest level)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=3333, help="port (default 3333; 0 = any free port)")
     parser.add_argument("--latency", type=float, default=0.0, metavar="MS",
@@ -701,8 +729,8 @@ def main(argv=None) -> int:
         from resolver.prompts import load_template
 
         template = load_template(args.template)
-    problems = (ExperimentProblems(args.config, seed=args.seed, tokenizer=args.tokenizer, template=template)
-                if args.config else None)
+    problems = (ExperimentProblems(args.config, seed=args.seed, precision=args.precision,
+                                   tokenizer=args.tokenizer, template=template) if args.config else None)
     plan = FaultPlan(faults, retry_after=args.retry_after, stall_seconds=args.stall_seconds, seed=args.seed)
     app = SimulatorApp(problems, seed=args.seed, latency_ms=args.latency, faults=plan,
                        api_key=args.api_key, think_style=args.think_style)

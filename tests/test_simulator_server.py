@@ -174,3 +174,17 @@ def test_subprocess_start_and_stop():
         assert status == 200 and sim.stats()["requests"] == 0
         pid = sim.pid
     assert sim.proc.poll() is not None and pid > 0
+
+
+def test_index_deepens_for_later_rounds_of_this_config_only():
+    from resolver.simulator import ExperimentProblems
+    problems = ExperimentProblems(str(TINY), precision="low")
+    assert (problems.depth, problems.max_depth) == (4, 8)          # low: count 4 x maxrounds 2
+    step = problems.steps[5]
+    [(_, late)] = cases_for(step, 6, 7)
+    from resolver.tasks import get_task
+    prefix = get_task(step.generator).description_for(step.gen_params) + "\n"
+    assert problems.lookup("some other benchmark's question") is None and problems.depth == 4
+    found = problems.lookup(prefix + late.input)
+    assert found is not None and found.target == str(late.target) and problems.depth == 8
+    assert ExperimentProblems(str(TINY)).max_depth == 24              # deepest level: medium 8 x 3
