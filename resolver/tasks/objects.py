@@ -20,6 +20,9 @@ _SMALLEST_DOMAIN = 13  # items in the smallest domain of objects.json
 
 
 def _article(word: str) -> str:
+    """"an" before a vowel sound; "u" read as "you" (ukulele, uniform) takes "a"."""
+    if word.startswith(("uk", "uni", "use", "eu")):
+        return "a"
     return "an" if word[0] in "aeiou" else "a"
 
 
