@@ -103,6 +103,16 @@ def _attribute_relative(lot, mover, rng):
     return f"{mover} moves to the car {gap} {where} {lot.describe(anchor, rng)}.", anchor + d
 
 
+def _occupancy(lot, people, rng):
+    """Everyone in one occupied car moves to another car: (sentence, people moved)."""
+    source = rng.choice(sorted(set(lot.seats.values())))
+    dest = rng.choice([c for c in range(1, lot.cars + 1) if c != source])
+    moved = [p for p in people if lot.seats[p] == source]
+    for p in moved:
+        lot.seats[p] = dest
+    return f"Everyone in car {source} moves to car {dest}.", moved
+
+
 _PERSON_MOVES = {1: _absolute, 2: _reference, 4: _relative, 8: _person_relative,
                  32: _attribute_absolute, 64: _attribute_relative}
 
@@ -177,13 +187,8 @@ class Cars(Task):
         for attempt in range(100):
             op = rng.choice(enabled)
             if op == 16:
-                occupied = sorted(set(lot.seats.values()))
-                source = rng.choice(occupied)
-                dest = rng.choice([c for c in range(1, lot.cars + 1) if c != source])
-                moved = [p for p in people if lot.seats[p] == source]
-                for p in moved:
-                    lot.seats[p] = dest
-                return f"Everyone in car {source} moves to car {dest}.", op, moved
+                sentence, moved = _occupancy(lot, people, rng)
+                return sentence, op, moved
             mover = target if rng.random() < 0.5 or len(people) == 1 else rng.choice(people)
             result = _PERSON_MOVES[op](lot, mover, rng)
             # A move to the car the person already sits in reads like a trick; redraw it.
