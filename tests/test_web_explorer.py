@@ -30,6 +30,7 @@ def page(dataset):
     browser = Browser()
     with DashServer(build_app(ds, db, tokenizer=load_tokenizer("bytes"))) as server:
         browser.open(server.url("/"), ready_selector="#ex-main .js-plotly-plot")
+        browser.dataset_path = dataset
         yield browser
     browser.close()
     db.close()
@@ -113,7 +114,10 @@ def test_one_d_view_line_panels_and_fft(page):
     projection = page.figure("ex-projection")
     assert len(projection["data"]) == 3
     tokens = page.figure("ex-tokens")
-    assert [t["type"] for t in tokens["data"]] == ["histogram"] * 3
+    assert [t["type"] for t in tokens["data"]] == ["bar"] * 3
+    for trace, model in zip(tokens["data"], ("Alpha-8B", "Alpha-8B-Q4", "Beta-30B-A3B")):
+        answers = list(_records(page.dataset_path, model, "arithmetic"))
+        assert sum(trace["y"]) == len(answers)          # every answer lands in one bin
     fft = page.figure("ex-fft")
     assert [t["name"] for t in fft["data"]] == ["params.length = 4", "params.length = 8", "params.length = 16"]
     page.select_dropdown("ex-task", "boolean")

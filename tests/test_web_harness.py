@@ -32,7 +32,7 @@ def _counter_app(base="/"):
 
 def test_callback_round_trip_in_real_browser(browser):
     with DashServer(_counter_app()) as server:
-        browser.open(server.url("/"))
+        browser.open(server.url("/"), ready_selector="#add")
         browser.wait_until(lambda d: d.find_element("css selector", "#count").text == "0", message="initial render")
         browser.click("#add")
         browser.click("#add")
@@ -42,7 +42,7 @@ def test_callback_round_trip_in_real_browser(browser):
 
 def test_base_pathname_prefix(browser):
     with DashServer(_counter_app("rs")) as server:
-        browser.open(server.url("/rs/"))
+        browser.open(server.url("/rs/"), ready_selector="#add")
         browser.click("#add")
         browser.wait_until(lambda d: d.find_element("css selector", "#count").text == "2", message="callback under /rs/")
         assert browser.console_errors() == []
@@ -51,7 +51,7 @@ def test_base_pathname_prefix(browser):
 def test_console_errors_are_seen(browser):
     """The console check must be able to fail: a page that logs an error is reported."""
     with DashServer(_counter_app()) as server:
-        browser.open(server.url("/"))
+        browser.open(server.url("/"), ready_selector="#add")
         browser.driver.execute_script("console.error('deliberate failure for the harness test')")
         errors = browser.console_errors()
         assert any("deliberate failure" in e for e in errors)

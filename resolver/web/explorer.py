@@ -186,16 +186,17 @@ def projection_figure(land: Landscape, ident: str, eval_ids: tuple) -> dict:
 
 
 def token_figure(land: Landscape, task: str, eval_ids: tuple) -> dict:
-    samples = land.token_samples(task, eval_ids)
-    data = []
-    for i, eval_id in enumerate(eval_ids):
-        values = samples.loc[samples["eval_id"] == eval_id, "completion_tokens"].astype(float).tolist()
-        data.append({"type": "histogram", "x": values, "name": land.labels.get(eval_id, eval_id), "opacity": 0.55,
-                     "nbinsx": 40, "marker": {"color": theme.eval_colour(i)}})
+    edges, counts = land.token_histogram(task, eval_ids)
+    centers = ((edges[:-1] + edges[1:]) / 2).tolist()
+    width = float(edges[1] - edges[0]) if len(edges) > 1 else 1.0
+    data = [{"type": "bar", "x": centers, "y": counts[e].tolist(), "width": width, "opacity": 0.55,
+             "name": land.labels.get(e, e), "marker": {"color": theme.eval_colour(i)},
+             "hovertemplate": "%{x:.0f} tokens: %{y} answers<extra></extra>"}
+            for i, e in enumerate(eval_ids) if e in counts]
     return {"data": data, "layout": {"title": {"text": f"{task}: completion tokens per answer"}, "barmode": "overlay",
                                      "height": 360, "xaxis": {"title": {"text": "completion tokens"}},
                                      "yaxis": {"title": {"text": "answers"}}, "margin": {"t": 60, "b": 40},
-                                     "legend": {"orientation": "h", "y": -0.3}}}
+                                     "bargap": 0, "legend": {"orientation": "h", "y": -0.3}}}
 
 
 def _fft_panel(land: Landscape, ident: str, eval_id: str):

@@ -30,6 +30,7 @@ class Landscape:
         self.tasks = list(dict.fromkeys(v.base_task for v in self.views))
         columns = ["id", "eval_id", "base_task", "points_one", *COUNTERS, "prompt_tokens", *view_columns(self.views)]
         self.points = db.points(None, columns=[c for c in columns if c != "points_one"])
+        self._by_task = {task: frame for task, frame in self.points.groupby("base_task", sort=False)}
         self.db = LockedDB(db)
         self.tokenizer = tokenizer
 
@@ -45,20 +46,34 @@ class Landscape:
     def _eval_points(self, eval_ids) -> pd.DataFrame:
         return self.points[self.points["eval_id"].isin(list(eval_ids))]
 
-    @lru_cache(maxsize=256)
-    def surface(self, ident: str, eval_id: str) -> pd.DataFrame:
-        """Accuracy per (x, y) of a 2-D view for one eval (surface_table of analyze.py surface)."""
-        return surface_table(self._eval_points([eval_id]), self.view(ident), MODE)
+    def _task_points(self, task: str) -> pd.DataFrame:
+        return self._by_task.get(task, self.points.iloc[0:0])
 
-    @lru_cache(maxsize=256)
-    def projection(self, ident: str, dim: str, eval_ids: tuple) -> pd.DataFrame:
-        """Accuracy per value of one dimension of a view, per eval (summed over the other)."""
-        part = view_points(self._eval_points(eval_ids), self.view(ident))
+    @lru_cache(maxsize=64)
+    def view_surface(self, ident: str) -> pd.DataFrame:
+        """Accuracy per (eval, x, y) of a 2-D view for every eval at once (analyze.py surface's table)."""
+        view = self.view(ident)
+        return surface_table(self._task_points(view.base_task), view, MODE)
+
+    def surface(self, ident: str, eval_id: str) -> pd.DataFrame:
+        """One eval's rows of view_surface."""
+        table = self.view_surface(ident)
+        return table[table["eval_id"] == eval_id]
+
+    @lru_cache(maxsize=128)
+    def view_projection(self, ident: str, dim: str) -> pd.DataFrame:
+        """Accuracy per value of one dimension of a view (summed over the others), every eval at once."""
+        part = view_points(self._task_points(self.view(ident).base_task), self.view(ident))
         if part.empty:
             return pd.DataFrame(columns=["eval_id", dim, "center", "margin"])
-        agg = part.groupby(["eval_id", dim], sort=True)[COUNTERS].sum().reset_index()
-        agg["points"] = part.groupby(["eval_id", dim], sort=True).size().to_numpy()
+        grouped = part.groupby(["eval_id", dim], sort=True)
+        agg = grouped[COUNTERS].sum().reset_index()
+        agg["points"] = grouped.size().to_numpy()
         return add_statistics(agg, MODE)
+
+    def projection(self, ident: str, dim: str, eval_ids: tuple) -> pd.DataFrame:
+        table = self.view_projection(ident, dim)
+        return table[table["eval_id"].isin(list(eval_ids))]
 
     def points_at(self, ident: str, eval_id: str, coords: dict) -> pd.DataFrame:
         """The point rows of an eval at the given view coordinates ({dim: value})."""
@@ -68,13 +83,20 @@ class Landscape:
         return part
 
     @lru_cache(maxsize=128)
-    def token_samples(self, task: str, eval_ids: tuple) -> pd.DataFrame:
-        """Per-sample completion tokens and outcomes of a task's points (one row per sample)."""
-        frame = self.db.call("points", {"eval_id": list(eval_ids), "base_task": task},
-                             ["id", "eval_id", "completion_tokens", "outcome"], decode_json=False)
-        if frame.empty:
-            return pd.DataFrame(columns=["id", "eval_id", "completion_tokens", "outcome"])
-        return frame.explode(["completion_tokens", "outcome"]).dropna(subset=["completion_tokens"])
+    def token_histogram(self, task: str, eval_ids: tuple, bins: int = 40) -> tuple:
+        """(bin edges, {eval_id: answers per bin}) of completion tokens per answer, shared bins.
+
+        Binned here with numpy so the browser gets 40 numbers per eval, not every answer.
+        """
+        marks = ", ".join("?" for _ in eval_ids)
+        flat = self.db.call("query", "SELECT eval_id, unnest(completion_tokens) AS tokens FROM points "
+                                     f"WHERE base_task = ? AND eval_id IN ({marks})", [task, *eval_ids])
+        if flat.empty:
+            return np.array([0.0, 1.0]), {}
+        values = flat["tokens"].to_numpy(dtype=float)
+        edges = np.histogram_bin_edges(values, bins=bins)
+        counts = {e: np.histogram(values[(flat["eval_id"] == e).to_numpy()], bins=edges)[0] for e in eval_ids}
+        return edges, counts
 
     def failures(self, point_ids, limit: int = 3):
         from resolver.probe.failure import failure_report
@@ -136,9 +158,16 @@ def inferred_views(db, max_values: int = 200) -> list[TaskView]:
 
 
 def pivot(surface: pd.DataFrame, x: str, y: str, value: str) -> tuple[list, list, list]:
-    """(xs, ys, z rows) for a plotly surface: z[i][j] at (xs[j], ys[i]); gaps are None."""
+    """(xs, ys, z rows) for a plotly surface: z[i][j] at (xs[j], ys[i]); gaps are None.
+
+    Plain numpy placement (pandas' pivot_table costs ~30 ms a call, too much per click).
+    """
     xs = sorted(surface[x].unique().tolist())
     ys = sorted(surface[y].unique().tolist())
-    grid = surface.pivot_table(index=y, columns=x, values=value, aggfunc="first").reindex(index=ys, columns=xs)
-    z = [[None if pd.isna(v) else float(v) for v in row] for row in grid.to_numpy()]
-    return xs, ys, z
+    z = np.full((len(ys), len(xs)), np.nan)
+    col = {v: j for j, v in enumerate(xs)}
+    row = {v: i for i, v in enumerate(ys)}
+    for vx, vy, vz in zip(surface[x].tolist(), surface[y].tolist(), surface[value].tolist()):
+        if np.isnan(z[row[vy], col[vx]]):      # first value wins, as pivot_table(aggfunc="first")
+            z[row[vy], col[vx]] = vz
+    return xs, ys, [[None if np.isnan(v) else float(v) for v in line] for line in z]

@@ -113,7 +113,7 @@ def bench_explorer(dataset_path, repeats):
     from resolver.web.landscape import Landscape
 
     start_s, land, _ = startup(lambda ds, db: Landscape(ds, db), dataset_path, repeats)
-    clear = [land.surface.cache_clear, land.projection.cache_clear, land.token_samples.cache_clear]
+    clear = [land.view_surface.cache_clear, land.view_projection.cache_clear, land.token_histogram.cache_clear]
     two_d = next(v for v in land.views if len(v.dims) == 2)
     one_d = next(v for v in land.views if len(v.dims) == 1)
     evals2, evals4 = land.eval_ids[:2], land.eval_ids[:4]
