@@ -47,14 +47,13 @@ def _span(n: int, unit: str) -> str:
     return f"{number_words(n)} {unit}" + ("" if n == 1 else "s")
 
 
-def _offset(rng: random.Random, tier: int) -> tuple[str, str, int, int]:
-    """A random offset: (unit, phrase, signed amount, days) - months/years from tier 2."""
+def _offset(rng: random.Random, calendar_units: bool) -> tuple[str, str, int]:
+    """A random signed offset: (unit, phrase, amount). Months and years only when asked."""
     sign = rng.choice((-1, 1))
-    units = ["day", "week"] + (["month", "year"] if tier >= 2 else [])
-    unit = rng.choice(units)
+    unit = rng.choice(["day", "week"] + (["month", "year"] if calendar_units else []))
     n = {"day": rng.randint(2, 45), "week": rng.randint(1, 8),
          "month": rng.randint(1, 14), "year": rng.randint(1, 6)}[unit]
-    return unit, _span(n, unit), sign * n, sign
+    return unit, _span(n, unit), sign * n
 
 
 def _apply(day: dt.date, unit: str, amount: int) -> dt.date:
@@ -71,34 +70,42 @@ def _relative(phrase: str, amount: int, anchor: str) -> str:
     return f"{phrase} {'after' if amount > 0 else 'before'} {anchor}"
 
 
-def _question(today: dt.date, tier: int, rng: random.Random) -> tuple[str, str, dt.date, int]:
-    """(extra narrative, question, answer, steps)."""
-    if tier == 0:
-        word, delta = rng.choice((("yesterday", -1), ("tomorrow", 1)))
-        verb = "was it" if delta < 0 else "will it be"
-        return "", f"What date {verb} {word}?", today + dt.timedelta(days=delta), 1
-    if tier == 1:
-        unit, phrase, amount, _ = _offset(rng, tier)
-        answer = _apply(today, unit, amount)
-        when = f"{phrase} ago" if amount < 0 else f"{phrase} from today"
-        verb = "was it" if amount < 0 else "will it be"
-        return "", f"What date {verb} {when}?", answer, 1
-    if tier == 2:
-        unit, phrase, amount, _ = _offset(rng, tier)
-        first = rng.choice((("tomorrow", 1), ("yesterday", -1)))
-        base = today + dt.timedelta(days=first[1])
-        answer = _apply(base, unit, amount)
-        return "", f"What is the date {_relative(phrase, amount, first[0])}?", answer, 2
-    # tier 3: an event relative to today, a question relative to the event
-    unit1, phrase1, amount1, _ = _offset(rng, 2)
-    unit2, phrase2, amount2, _ = _offset(rng, 2)
+def _tier0(today, rng):
+    word, delta = rng.choice((("yesterday", -1), ("tomorrow", 1)))
+    verb = "was it" if delta < 0 else "will it be"
+    return "", f"What date {verb} {word}?", today + dt.timedelta(days=delta), 1
+
+
+def _tier1(today, rng):
+    unit, phrase, amount = _offset(rng, calendar_units=False)
+    when = f"{phrase} ago" if amount < 0 else f"{phrase} from today"
+    verb = "was it" if amount < 0 else "will it be"
+    return "", f"What date {verb} {when}?", _apply(today, unit, amount), 1
+
+
+def _tier2(today, rng):
+    unit, phrase, amount = _offset(rng, calendar_units=True)
+    word, delta = rng.choice((("tomorrow", 1), ("yesterday", -1)))
+    answer = _apply(today + dt.timedelta(days=delta), unit, amount)
+    return "", f"What is the date {_relative(phrase, amount, word)}?", answer, 2
+
+
+def _tier3(today, rng):
+    """An event placed relative to today, then a question relative to the event."""
+    unit1, phrase1, amount1 = _offset(rng, calendar_units=True)
+    unit2, phrase2, amount2 = _offset(rng, calendar_units=True)
     event = _apply(today, unit1, amount1)
     if unit2 in ("month", "year") and event.day > 28:
-        unit2, phrase2, amount2 = "day", _span(abs(amount2) + 2, "day"), (abs(amount2) + 2) * (1 if amount2 > 0 else -1)
-    answer = _apply(event, unit2, amount2)
+        # "a month after January 30" has no single answer: ask in days instead
+        days = (abs(amount2) + 2) * (1 if amount2 > 0 else -1)
+        unit2, phrase2, amount2 = "day", _span(abs(days), "day"), days
     happened = "happened" if amount1 < 0 else "is planned for"
     story = f" The town fair {happened} {_relative(phrase1, amount1, 'today')}."
-    return story, f"What is the date {_relative(phrase2, amount2, 'the town fair')}?", answer, 3
+    question = f"What is the date {_relative(phrase2, amount2, 'the town fair')}?"
+    return story, question, _apply(event, unit2, amount2), 3
+
+
+_TIERS = (_tier0, _tier1, _tier2, _tier3)
 
 
 def _distractors(today: dt.date, answer: dt.date, rng: random.Random) -> list[dt.date]:
@@ -140,7 +147,7 @@ class Dates(Task):
         # Day 2..27 keeps "tomorrow + N months" on a day every month has; years keep
         # every offset inside 1990..2039, where two-digit years are unambiguous.
         today = dt.date(rng.randint(2003, 2026), rng.randint(1, 12), rng.randint(2, 27))
-        story, question, answer, steps = _question(today, tier, rng)
+        story, question, answer, steps = _TIERS[tier](today, rng)
         wrong = _distractors(today, answer, rng)[: params["choice_count"] - 1]
         options = wrong + [answer]
         rng.shuffle(options)
