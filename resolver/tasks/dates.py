@@ -22,7 +22,6 @@ FORMAT_NOTES = {
     2: "Dates are written as the day of the year (January 1 is the 1st day).",
     3: "Dates are written MM/DD/YY (all years are between 1990 and 2039).",
 }
-TIERS = 4
 MONTHS = ("January February March April May June July August September October "
           "November December").split()
 
@@ -105,7 +104,7 @@ def _tier3(today, rng):
     return story, question, _apply(event, unit2, amount2), 3
 
 
-_TIERS = (_tier0, _tier1, _tier2, _tier3)
+TIERS = (_tier0, _tier1, _tier2, _tier3)  # question builders by `tier`
 
 
 def _distractors(today: dt.date, answer: dt.date, rng: random.Random) -> list[dt.date]:
@@ -135,7 +134,7 @@ class Dates(Task):
     description = "Read the short story, work out the requested date and choose the matching option."
     answer_format = "Final Answer: (A) - (Z)"
     params = (
-        Param("tier", int, 1, low=0, high=TIERS - 1, doc="question complexity: 0 one day, 1 days/weeks, "
+        Param("tier", int, 1, low=0, high=len(TIERS) - 1, doc="question complexity: 0 one day, 1 days/weeks, "
               "2 months/years or chained offsets, 3 event-relative"),
         Param("format", int, 1, choices=tuple(FORMATS),
               doc="date format: " + ", ".join(f"{k} {v}" for k, v in FORMATS.items())),
@@ -147,7 +146,7 @@ class Dates(Task):
         # Day 2..27 keeps "tomorrow + N months" on a day every month has; years keep
         # every offset inside 1990..2039, where two-digit years are unambiguous.
         today = dt.date(rng.randint(2003, 2026), rng.randint(1, 12), rng.randint(2, 27))
-        story, question, answer, steps = _TIERS[tier](today, rng)
+        story, question, answer, steps = TIERS[tier](today, rng)
         wrong = _distractors(today, answer, rng)[: params["choice_count"] - 1]
         options = wrong + [answer]
         rng.shuffle(options)
