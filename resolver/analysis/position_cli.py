@@ -280,8 +280,10 @@ def _dims(args):
     series = common.parse_dimension(args.group_by, allow_none=False)
     facet = common.parse_dimension(args.facet_by)
     split = common.parse_dimension(getattr(args, "split_by", None))
-    if facet == series or (split and split in (series, facet)):
-        raise UserError("--group-by, --facet-by and --split-by must be different dimensions")
+    if series in (facet, split):
+        # Legal (seed 000 itself splits cluster output by eval_id) but each section then
+        # holds a single series; say so rather than leave the user puzzled.
+        sys.stderr.write(f"note: --group-by {series} is also a facet/split dimension; each section holds one {series}\n")
     return series, facet, split
 
 
