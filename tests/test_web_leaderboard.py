@@ -63,13 +63,9 @@ def _wait_label(b, text):
 
 
 def _analyze_scores(dataset):
-    """The ranking `analyze.py scores` computes (its JSON structure), from a fresh read-only connection."""
-    from resolver.analysis.common import open_dataset
-    from resolver.analysis.scores import compute_scores
-
-    _, db = open_dataset(dataset)
-    with db:
-        return json.loads(json.dumps(compute_scores(db), default=float))
+    """The ranking printed by the real `analyze.py scores --format json` (a separate process)."""
+    proc = run_script("analyze.py", "scores", dataset, "--format", "json", check=True)
+    return json.loads(proc.stdout)
 
 
 @needs_browser
@@ -145,11 +141,23 @@ def test_facet_filter(page):
     _wait_label(page, f"page 1 of 2 · {len(EVALS)} evals")
 
 
+def _two_decimals(value):
+    text = f"{value:.2f}"
+    return text[1:] if text.startswith("0.") else text
+
+
 @needs_browser
-def test_tier_filter(page):
+def test_tier_filter(page, dataset):
     page.choose("medium", "#lb-tier")
     page.wait_until(lambda d: "(3/6)" in _cell(_row_of(page, "Delta-14B"), "arithmetic").text,
                     message="Delta's medium-tier arithmetic cell (3 of 6 deep points)")
+    by_id = {e["eval_id"]: e for e in _analyze_scores(dataset)}
+    for row in _rows(page):
+        medium = by_id[row.get_attribute("data-eval-id")]["tiers"]["medium"]
+        assert row.find_element("css selector", "td.lb-score").text.rstrip("*") == f"{medium['reasonscore']:.0f}"
+        for group, task in medium["tasks"].items():
+            interval = _cell(row, group).find_element("css selector", ".rs-interval").text
+            assert interval == f"{_two_decimals(task['center'])} - {_two_decimals(task['center'] + task['margin'])}"
     beta = _cell(_row_of(page, "Beta-30B-A3B"), "arithmetic")
     assert "[-.25]" in beta.text                 # a quarter of the deep samples
     page.choose("overall", "#lb-tier")
