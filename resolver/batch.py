@@ -150,6 +150,7 @@ def plan_batch(experiment, cache) -> BatchPlan:
     """Walk every step's rounds through the cache, as the API loop would, and
     collect the requests of the first round that is not fully answered."""
     from resolver.api_runner import Tally, needs_another_round
+    from resolver.experiment import forget_step
 
     plan = BatchPlan()
     count = experiment.precision.count
@@ -168,6 +169,7 @@ def plan_batch(experiment, cache) -> BatchPlan:
             if not needs_another_round(tally, rounds, experiment.precision):
                 plan.complete += 1
                 break
+        forget_step(step)
     return plan
 
 
@@ -257,12 +259,13 @@ def run_read_batch(opts) -> int:
 
 
 def experiment_keys(experiment) -> set[str]:
-    """Cache keys of every request the experiment can make (all rounds of all steps)."""
-    from resolver.experiment import cases_for, messages_for, request_for
+    """Cache keys of every request the experiment can make (all rounds of all steps at its precision)."""
+    from resolver.experiment import cases_for, forget_step, messages_for, request_for
 
-    depth = max(p.count * p.maxrounds for p in experiment.config.precision.values())
+    depth = experiment.precision.count * experiment.precision.maxrounds
     keys = set()
     for step in experiment.steps:
         for _, case in cases_for(step, 0, depth):
             keys.add(request_key(request_for(experiment, messages_for(experiment, step, case))))
+        forget_step(step)                 # keep memory flat on big configs
     return keys
