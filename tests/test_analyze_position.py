@@ -383,3 +383,15 @@ def test_empty_database_says_which_command_fills_it(tmp_path):
     for sub in ("scores", "cluster", "points"):
         line = user_error(sub, dataset)
         assert "has no points" in line and f"evaluate.py --dataset {dataset}" in line
+
+
+def test_points_without_a_dimension_form_a_none_group(hand, tmp_path):
+    # params.format exists only for boolean: arithmetic points must not vanish.
+    data = json.loads(ok("aggregate", hand, "--facet-by", "params.format", "--format", "json").stdout)
+    assert sum(r["points"] for r in data) == sum(len(list(points_of(m))) for m in MODELS)
+    assert {r["params.format"] for r in data} == {0, 3, "(none)"}
+    ok("points", hand, "--split-by", "params.format", "--output-dir", tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "points_params.format-0.md", "points_params.format-3.md", "points_params.format-_none.md"]
+    scores = json.loads(ok("scores", hand, "--group-by", "params.format", "--format", "json").stdout)
+    assert "(none)" in scores[0]["tiers"]["easy"]["tasks"]

@@ -61,7 +61,7 @@ def compute_clusters(agg: pd.DataFrame, series: str, facet: str | None, mode: st
     """
     frame = stats.add_statistics(agg, mode=mode)
     sections = []
-    groups = [(None, frame)] if facet is None else frame.groupby(facet, sort=False)
+    groups = [(None, frame)] if facet is None else frame.groupby(facet, sort=False, dropna=False)
     for value, part in groups:
         part = part.sort_values(["center", series], ascending=[False, True], kind="stable")
         sections.append({"facet": _plain(value), "series": _series_rows(part, series),

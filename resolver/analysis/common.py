@@ -323,6 +323,24 @@ def unique_dims(*dims) -> list:
     return list(dict.fromkeys(d for d in dims if d))
 
 
+MISSING_VALUE = "(none)"
+
+
+def label_missing(frame, dims):
+    """Points without a value for a dimension (e.g. a param only some tasks have) form
+    their own group named "(none)" instead of silently disappearing from groupbys."""
+    for dim in dims:
+        if dim in frame.columns and frame[dim].isna().any():
+            # NaN turned whole numbers into floats: give them back as ints (file names, labels)
+            frame[dim] = [MISSING_VALUE if _missing(v) else int(v) if isinstance(v, float) and v.is_integer() else v
+                          for v in frame[dim]]
+    return frame
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def split_frames(frame, split):
     """[(value, part)] per split value, or [(None, frame)] without a split."""
     if split is None:

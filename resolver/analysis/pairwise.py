@@ -43,7 +43,7 @@ def win_matrices(frame: pd.DataFrame, series: str, group: str | None):
     index = {name: i for i, name in enumerate(names)}
     k = len(names)
     wins, games = np.zeros((k, k)), np.zeros((k, k))
-    parts = [(None, frame)] if group is None else frame.groupby(group, sort=False)
+    parts = [(None, frame)] if group is None else frame.groupby(group, sort=False, dropna=False)
     for _, part in parts:
         idx = np.array([index[n] for n in part[series]])
         c, m = part["center"].to_numpy(float), part["margin"].to_numpy(float)

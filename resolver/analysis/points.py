@@ -38,6 +38,16 @@ def sort_points(frame: pd.DataFrame, params: pd.DataFrame, sort_keys) -> pd.Data
     return keyed.drop(columns=keys)
 
 
+def _split_parts(frame: pd.DataFrame, split: str) -> list:
+    """(value, rows) per split value in sorted order; numbers before text, and points
+    without the dimension grouped under "(none)" rather than dropped."""
+    from resolver.analysis.common import label_missing
+
+    frame = label_missing(frame, [split])
+    values = sorted(set(frame[split]), key=lambda v: (isinstance(v, str), v if not isinstance(v, str) else 0, str(v)))
+    return [(value, frame[frame[split] == value]) for value in values]
+
+
 def compute_points(points: pd.DataFrame, split: str | None = None, sort_keys=()) -> list:
     """[(split value or None, table DataFrame)] ready to render.
 
@@ -46,7 +56,7 @@ def compute_points(points: pd.DataFrame, split: str | None = None, sort_keys=())
     parameter, center, margin (E_I) and the counters.
     """
     frame = stats.add_statistics(points, mode="E_I")
-    parts = [(None, frame)] if split is None else frame.groupby(split, sort=True, dropna=False)
+    parts = [(None, frame)] if split is None else _split_parts(frame, split)
     tables = []
     for value, part in parts:
         params = param_frame(part)

@@ -231,7 +231,7 @@ def _aggregate(args, dims):
     with db:
         agg = common.select_or_explain(db.aggregate(filters, by=dims), db, filters, args.filters, args.dataset)
         labels = common.eval_labels(db)
-    return agg, labels
+    return common.label_missing(agg, dims), labels
 
 
 def _add_series_facet_split(p, group_default, facet_default, split_default=None, split=True):

@@ -212,9 +212,12 @@ def score_table_columns(results: list) -> dict:
 
 def compute_scores(db, filters=None, group_by: str = "base_task", sort: str = "score", top: int | None = None):
     """ReasonScore results (seed-001 JSON structure) for the evals of a PointsDB."""
+    from resolver.analysis.common import label_missing
+
     agg = db.aggregate(filters, by=("eval_id", DEGREE_COLUMN, group_by))
     if agg.empty:
         return []
+    agg = label_missing(agg, [group_by])
     expected = db.expected() if group_by == "base_task" else None
     return summarize_scores(score_cells(agg, group_by, expected), db.evals(), sort=sort, top=top)
 
