@@ -237,3 +237,14 @@ def test_served_under_base_pathname_by_the_real_script(dataset):
             browser.close()
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_empty_db_is_one_line_error(tmp_path):
+    from resolver.pointsdb import PointsWriter
+
+    with PointsWriter(tmp_path / "e.db", keep_existing=False):
+        pass
+    dataset = tmp_path / "e.json"
+    dataset.write_text(json.dumps({"name": "e", "db": "e.db", "cohorts": []}))
+    proc = run_script("leaderboard.py", dataset, "--port", str(free_port()), timeout=60)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "has no points" in proc.stderr

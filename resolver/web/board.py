@@ -42,23 +42,37 @@ class Board:
         degrees = sorted({int(d) for d in self.agg[scores.DEGREE_COLUMN].dropna()})
         self.tiers = [scores.tier_name(d) for d in degrees] or [scores.NO_TIER]
 
-    @lru_cache(maxsize=128)
-    def view(self, manifolds: tuple = (), groups: tuple = ()) -> BoardView:
-        """Scores over the chosen manifold ids and groups (empty tuple = all)."""
+    @lru_cache(maxsize=32)
+    def cells(self, manifolds: tuple = ()) -> tuple:
+        """(cells by eval x tier x group, {(eval_id, group): tiers-pooled task dict}) over manifold ids."""
         agg = self.agg
         if manifolds:
             agg = agg[agg[MANIFOLD_COLUMN].astype(str).isin(manifolds)]
-        if groups:
-            agg = agg[agg[self.group_by].astype(str).isin([str(g) for g in groups])]
         if agg.empty:
-            return BoardView([], {}, {OVERALL: []})
+            return None, {}
         # Expected point counts describe whole tasks; with a manifold subset they no longer apply.
         expected = None if manifolds else self.expected
-        by_tier = self._sum(agg, ("eval_id", scores.DEGREE_COLUMN, self.group_by))
-        cells = scores.score_cells(by_tier, self.group_by, expected)
-        results = scores.summarize_scores(cells, self.evals, sort="score")
+        by_tier = scores.score_cells(self._sum(agg, ("eval_id", scores.DEGREE_COLUMN, self.group_by)),
+                                     self.group_by, expected)
         pooled_cells = scores.score_cells(self._sum(agg, ("eval_id", self.group_by)), self.group_by, expected)
         pooled = {(r["eval_id"], r["group"]): scores._task_entry(r) for r in pooled_cells.to_dict("records")}
+        return by_tier, pooled
+
+    @lru_cache(maxsize=128)
+    def view(self, manifolds: tuple = (), groups: tuple = ()) -> BoardView:
+        """Scores over the chosen manifold ids and groups (empty tuple = all).
+
+        Cell statistics depend only on the manifold choice (cached by `cells`); a group
+        choice only decides which cells enter each ReasonScore.
+        """
+        cells, pooled = self.cells(manifolds)
+        if cells is not None and groups:
+            wanted = {str(g) for g in groups}
+            cells = cells[cells["group"].astype(str).isin(wanted)]
+            pooled = {k: v for k, v in pooled.items() if str(k[1]) in wanted}
+        if cells is None or cells.empty:
+            return BoardView([], {}, {OVERALL: []})
+        results = scores.summarize_scores(cells, self.evals, sort="score")
         columns = scores.score_table_columns(results)
         columns[OVERALL] = [g for g in self.groups if any(g in c for c in columns.values())]
         return BoardView(results, pooled, columns)

@@ -16,9 +16,13 @@ from resolver.errors import UserError, choices_text
 
 def open_app_dataset(path):
     """(Dataset, PointsDB) for a dataset file; one-line UserError for a bad path or a missing DB."""
-    from resolver.analysis.common import open_dataset
+    from resolver.analysis.common import evaluate_command, open_dataset
 
-    return open_dataset(path)
+    dataset, db = open_dataset(path)
+    if db.query("SELECT count(*) AS n FROM points")["n"].iloc[0] == 0:
+        db.close()
+        raise UserError(f"PointsDB {dataset.db_path} has no points yet; fill it with: {evaluate_command(path)}")
+    return dataset, db
 
 
 def check_group_by(db, group_by: str) -> str:
