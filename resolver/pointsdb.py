@@ -36,6 +36,9 @@ SCHEMA_VERSION = 1
 # DuckDB's own memory cap while writing, so evaluate.py stays well under 1 GB whatever
 # the dataset size (DuckDB spills to disk beyond it).
 WRITER_MEMORY_LIMIT = "400MB"
+# A large checkpoint threshold: the writer commits once per eval and checkpoints once
+# at the end, instead of rewriting the file after every few evals.
+WRITER_CONFIG = {"memory_limit": WRITER_MEMORY_LIMIT, "checkpoint_threshold": "4GB"}
 
 # Column name -> DuckDB type, in table order. JSON columns hold canonical text
 # (sorted keys, compact separators) so identical values compare equal as strings.
@@ -289,11 +292,14 @@ class PointsWriter:
         self.tmp_path = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
         self._lock = _acquire_writer_lock(self.path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            _remove_db_files(self.tmp_path)
+            # Holding the lock, any temporary copy left here is from a killed writer.
+            prefix = f"{self.path.name}.tmp-"
+            for name in os.listdir(self.path.parent):
+                if name.startswith(prefix):
+                    os.unlink(self.path.parent / name)
             if keep_existing and self.path.exists():
                 shutil.copyfile(self.path, self.tmp_path)
-            self.con = duckdb.connect(str(self.tmp_path), config={"memory_limit": WRITER_MEMORY_LIMIT, "checkpoint_threshold": "4GB"})
+            self.con = duckdb.connect(str(self.tmp_path), config=WRITER_CONFIG)
             create_schema(self.con)
             # One transaction for the whole build: faster bulk loads (no checkpoint per
             # statement) and nothing half-done is ever visible in the file.

@@ -333,3 +333,27 @@ def test_reader_holding_db_open_is_not_blocked(dataset, tmp_path):
     assert fresh.execute("SELECT count(*) FROM points").fetchone()[0] == before[0] + 1
     fresh.close()
     assert not [p for p in db.parent.iterdir() if ".tmp-" in p.name]
+
+
+def test_duckdb_fast_path_and_line_path_agree(dataset, tmp_path):
+    # reasoning text, unanswered (runner --offline) records and blank lines on both paths
+    rng = random.Random(21)
+    extra = [make_record("ModelA", "zs", "greedy", "cars", {"length": 2}, i, "correct", rng, step=9) for i in range(4)]
+    extra[0]["reasoning"] = "thinking about it " * 30
+    extra[1]["answer"], extra[1]["usage"] = None, None
+    write_run(tmp_path / "data/r1/ModelA/2026-01-04_00-00-00_r1_ModelA_zs_greedy", extra)
+    with open(next((tmp_path / "data/r1/ModelA/2026-01-04_00-00-00_r1_ModelA_zs_greedy").glob("*.ndjson")), "a") as fh:
+        fh.write("\n\n")
+    fast = tmp_path / "fast.db"
+    slow = tmp_path / "slow.db"
+    spec = f"{tmp_path}/data/r1"
+    out_fast = run_script("evaluate.py", "--interview", spec, "--db", fast, check=True)
+    out_slow = run_script("evaluate.py", "--interview", spec, "--db", slow, check=True,
+                          env={"REASONSCAPE_INGEST_LINES": "1"})
+    assert out_fast.stdout.replace("fast.db", "slow.db") == out_slow.stdout
+    assert "1 unanswered records" in out_fast.stdout
+    dump = lambda db: [r[:19] for r in db_points(db)]   # noqa: E731
+    assert dump(fast) == dump(slow)
+    with_reasoning = [r for r in db_points(fast) if r[3] == "cars"][0]
+    text = (extra[0]["reasoning"] + extra[0]["answer"]).encode()
+    assert with_reasoning[16][0] == len(text) and with_reasoning[18] == [0, 2, 3]

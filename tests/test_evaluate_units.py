@@ -78,3 +78,22 @@ def test_expand_interview(tmp_path):
     assert len(warnings) == 1 and "nothing*" in warnings[0]
     with pytest.raises(UserError, match="matched no files"):
         expand_interview(f"{tmp_path}/zzz", warnings.append)
+
+
+def test_fast_path_reads_clean_files_and_defers_bad_ones(tmp_path):
+    import json
+
+    from resolver.ingest import FileJob, scan_file_fast, scan_file_lines
+
+    clean = tmp_path / "clean.ndjson"
+    clean.write_text("".join(json.dumps(_record(key=f"000_a_length-3-{i}")) + "\n" for i in range(5)))
+    fast = scan_file_fast(FileJob(str(clean)))
+    assert fast is not None and fast.records == 5
+    assert fast.parts == scan_file_lines(FileJob(str(clean))).parts
+    assert scan_file_fast(FileJob(str(clean), ("m", "t", "other"))) is None     # another eval's records
+    bad = tmp_path / "bad.ndjson"
+    bad.write_text(clean.read_text() + '{"key": "000_a_length-3-9", "model": "m"')
+    assert scan_file_fast(FileJob(str(bad))) is None
+    missing = tmp_path / "missing.ndjson"
+    missing.write_text(json.dumps(_record(template=None)) + "\n")
+    assert scan_file_fast(FileJob(str(missing))) is None

@@ -196,3 +196,19 @@ def test_open_missing_and_foreign(tmp_path):
     con.close()
     with pytest.raises(UserError, match="not a PointsDB"):
         open_pointsdb(tmp_path / "other.db")
+
+
+def test_writer_lock_stale_temp_and_abort(tmp_path):
+    path = tmp_path / "w.db"
+    stale = tmp_path / "w.db.tmp-999999"
+    stale.write_bytes(b"left by a killed writer")
+    first = PointsWriter(path, keep_existing=False)
+    assert not stale.exists()
+    with pytest.raises(UserError, match="another evaluate.py is writing"):
+        PointsWriter(path)
+    first.abort()
+    assert not path.exists() and not list(tmp_path.glob("w.db.tmp-*"))
+    with PointsWriter(path) as writer:           # the lock is free again
+        writer.set_meta({"k": "v"})
+    with open_pointsdb(path) as pdb:
+        assert pdb.meta() == {"k": "v", "schema_version": "1"}
