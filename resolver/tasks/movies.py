@@ -3,7 +3,8 @@
 A hidden criterion is drawn first: a pair of genres ("Crime" + "Thriller") or one
 theme ("heist"), chosen by `genre_weight` / `theme_weight`. The liked films and the
 right option all have it; every wrong option shares no genre or theme that all the
-liked films have in common, so exactly one option fits. Fewer liked films
+liked films have in common (genre and theme names are compared case-folded, so a
+"Romance" film is never a wrong answer to a "romance" link), so exactly one option fits. Fewer liked films
 (`reference_count`) give less evidence; more options (`choice_count`) add
 distractors.
 """
@@ -26,6 +27,7 @@ class Film:
     genres: frozenset
     themes: frozenset
     labels: frozenset  # genres and "theme:<name>" together, computed once
+    concepts: frozenset  # genres and themes case-folded into one space ("Romance" == "romance")
 
 
 @lru_cache(maxsize=None)
@@ -36,7 +38,8 @@ def catalogue() -> tuple[Film, ...]:
         genre_set = frozenset(genres.split(","))
         theme_set = frozenset(t for t in themes.split(",") if t)
         films.append(Film(title, int(year), genre_set, theme_set,
-                          genre_set | {f"theme:{t}" for t in theme_set}))
+                          genre_set | {f"theme:{t}" for t in theme_set},
+                          frozenset(x.casefold() for x in genre_set | theme_set)))
     return tuple(films)
 
 
@@ -93,8 +96,10 @@ class Movies(Task):
             labels, members = rng.choice(_criteria(kind, params["reference_count"] + 1))
             chosen = rng.sample(members, params["reference_count"] + 1)
             liked, answer = [films[i] for i in chosen[:-1]], films[chosen[-1]]
-            shared = frozenset.intersection(*(f.labels for f in liked))
-            unrelated = [f for f in films if shared.isdisjoint(f.labels)]
+            # A wrong option may share nothing the liked films have in common, whether
+            # it is listed as a genre or a theme (a "Romance" film fits a "romance" link).
+            shared = frozenset.intersection(*(f.concepts for f in liked))
+            unrelated = [f for f in films if shared.isdisjoint(f.concepts)]
             if len(unrelated) >= params["choice_count"] - 1:
                 break
         options = rng.sample(unrelated, params["choice_count"] - 1) + [answer]
