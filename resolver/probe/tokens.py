@@ -7,6 +7,7 @@ hub when reachable). A tokenizer that cannot be loaded is a UserError naming it.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from resolver.errors import UserError
@@ -55,6 +56,9 @@ def load_tokenizer(spec: str | None, offline: bool = False):
             return _RawTokenizer(str(path), Tokenizer.from_file(str(path)))
         except Exception as exc:  # tokenizers raises its own exception types
             raise UserError(f"cannot load tokenizer file {spec}: {exc}")
+    # transformers announces at import that torch is absent; only its tokenizers are used
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     try:
         from transformers import AutoTokenizer
 
