@@ -83,7 +83,8 @@ def bar_figure(rows: pd.DataFrame, group_by: str, mode: str, width: int, height:
     twin.set_ylim(0, max(max_tokens, 1) * 1.1)
     handles = ax.get_legend_handles_labels()
     extra = twin.get_legend_handles_labels()
-    ax.legend(handles[0] + extra[0], handles[1] + extra[1], loc="upper right", fontsize=8)
+    ax.legend(handles[0] + extra[0], handles[1] + extra[1], loc="upper center", bbox_to_anchor=(0.5, -0.16),
+              ncol=4, fontsize=8, frameon=False)
     ax.set_title(_title(rows, group_by, mode), fontsize=11)
     fig.tight_layout()
     return fig
