@@ -111,6 +111,18 @@ def test_one_d_view_line_panels_and_fft(page):
     lines = _main_figures(page)[0]["data"]
     assert [t["name"] for t in lines] == ["Alpha-8B (test)", "Alpha-8B-Q4 (test)", "Beta-30B-A3B (test)"]
     assert lines[0]["x"] == [4, 8, 16]
+    # Click the Alpha-8B-Q4 line at length 8: the details cover every arithmetic point of that length.
+    eval_id = page.driver.execute_script(
+        "const g = document.querySelector('#ex-main .js-plotly-plot'); const t = g.data[1];"
+        "g.emit('plotly_click', {points: [{x: 8, y: t.y[1], curveNumber: 1, pointNumber: 1, pointIndex: 1,"
+        " customdata: t.customdata[1], data: t, fullData: t}]}); return t.customdata[1];")
+    page.wait_until(lambda d: "Alpha-8B-Q4 (test) at params.length = 8" in page.text("#ex-point-details"),
+                    message="details of the clicked line point")
+    samples = [r for r in _records(page.dataset_path, "Alpha-8B-Q4", "arithmetic") if r["params"]["length"] == 8]
+    correct = sum(r["is_correct"] for r in samples)
+    assert page.text("#ex-point-counters") == f"correct {correct}, incorrect {len(samples) - correct}, invalid 0, truncated 0"
+    assert len(page.text("#ex-point-ids").split(", ")) == len({r["task"] for r in samples})
+    assert eval_id
     projection = page.figure("ex-projection")
     assert len(projection["data"]) == 3
     tokens = page.figure("ex-tokens")
