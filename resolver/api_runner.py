@@ -203,7 +203,7 @@ class RunLoop:
         flusher = asyncio.create_task(self._flush_forever())
         tasks: set[asyncio.Task] = set()
         try:
-            await self._launch_steps(list(steps), tasks)
+            await self._launch_steps(steps, tasks)
         except asyncio.CancelledError:
             self.summary.interrupted = True
         finally:
@@ -271,7 +271,7 @@ class RunLoop:
         body = request_for(self.exp, messages)
         canonical = canonical_request(body)
         # The canonical bytes are the request itself unless transport fields were dropped.
-        payload = canonical if len(canonical) and not (body.keys() & set(TRANSPORT_ONLY_FIELDS)) else None
+        payload = None if body.keys() & set(TRANSPORT_ONLY_FIELDS) else canonical
         return _Sample(index, case, messages, body, hashlib.sha256(canonical).hexdigest(), payload)
 
     async def _sample(self, state: _StepState, sample: _Sample, stored: dict | None, count: int) -> None:

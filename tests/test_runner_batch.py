@@ -17,7 +17,7 @@ from resolver.batch import batch_line, read_batch_output, write_batch_file
 from resolver.cache import request_key
 from resolver.errors import UserError
 
-from runner_support import (SAMPLER, TINY, comparable, read_folder, run_folders, runner_args, simulator)
+from runner_support import TINY, comparable, read_folder, run_folders, runner_args, simulator
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 INPUT_KEYS = {"custom_id", "method", "url", "body"}

@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_runner import MODEL, bench_config, runner_requests  # noqa: E402
+from bench_runner import bench_config, runner_requests  # noqa: E402
 from resolver.simulator import start_simulator_process  # noqa: E402
 
 BARE_SERVER = textwrap.dedent("""
