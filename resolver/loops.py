@@ -104,6 +104,10 @@ DEGENERATE_MIN_CHARS = 100
 PHRASE_MAX_UNIT_CHARS = 300
 #: ...in this many characters at the end of the text.
 CHAR_WINDOW = 6000
+#: A 1-loop whose unit is at most this many tokens, inside a line, is a collapse:
+#: DEGENERATE wins when it covers nearly as much (within TINY_COVERAGE_SLACK).
+TINY_UNIT_TOKENS = 3
+TINY_COVERAGE_SLACK = 0.05
 #: Loop coverage above this is a severe failure (seed 000).
 SEVERE_COVERAGE = 0.90
 
@@ -136,6 +140,7 @@ class LoopReport:
     start_token: int = 0
     start_fraction: float = 1.0
     total_tokens: int = 0
+    unit_tokens: float = 0.0
 
     @property
     def severe(self) -> bool:
@@ -348,7 +353,8 @@ def _segment_loop(segments: list[str], tokens: list[int], total: int) -> LoopRep
     return LoopReport(
         classification=kind, coverage=loop_tokens / total, period=period,
         repeats=len(lengths), delta_tokens=float(np.mean(np.diff(lengths))) if len(lengths) > 1 else 0.0,
-        start_token=start_token, start_fraction=start_token / total, total_tokens=total)
+        start_token=start_token, start_fraction=start_token / total, total_tokens=total,
+        unit_tokens=float(np.mean(lengths)))
 
 
 def _char_tail(text: str) -> tuple[int, int]:
@@ -392,7 +398,8 @@ def _char_loop(text: str, count_tokens, total: int) -> LoopReport | None:
     return LoopReport(
         classification=kind, coverage=loop_tokens / total, period=unit if kind == "DEGENERATE" else 1,
         repeats=tail // unit, delta_tokens=0.0, start_token=start_token,
-        start_fraction=start_token / total, total_tokens=total)
+        start_fraction=start_token / total, total_tokens=total,
+        unit_tokens=loop_tokens / max(1, tail // unit))
 
 
 def detect_loop(text: str | None, tokenizer=None) -> LoopReport:
@@ -408,9 +415,14 @@ def detect_loop(text: str | None, tokenizer=None) -> LoopReport:
     tokens = count_tokens(segments)
     total = max(1, int(sum(tokens)))
     found = _segment_loop(segments, tokens, total)
-    if found is None or found.coverage < SEVERE_COVERAGE:
+    # one word said again and again ("Other; Other; ...") splits into tiny sentence
+    # segments; the character check names that collapse better, so it runs then too
+    tiny = found is not None and found.period == 1 and found.unit_tokens <= TINY_UNIT_TOKENS
+    if found is None or found.coverage < SEVERE_COVERAGE or tiny:
         in_line = _char_loop(text, count_tokens, total)
-        if in_line and (found is None or in_line.coverage > found.coverage):
+        if in_line and (found is None or in_line.coverage > found.coverage
+                        or (tiny and in_line.classification == "DEGENERATE"
+                            and in_line.coverage >= found.coverage - TINY_COVERAGE_SLACK)):
             found = in_line
     return found or LoopReport(classification=None, total_tokens=total)
 

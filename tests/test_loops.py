@@ -234,3 +234,19 @@ def test_sampled_loop_with_varied_sentences_is_still_found():
     report = detect_loop(HEALTHY + "".join(parts))
     assert report.classification == "1-LOOP-STATIC"
     assert report.period == 7 and report.coverage > 0.7
+
+
+def test_one_word_repeated_with_separators_is_degenerate():
+    # a list that collapses into one word forever, "; "-separated on one line
+    text = "Categories found: Action; Drama; Comedy; " + "Other; " * 600
+    report = detect_loop(text)
+    assert report.classification == "DEGENERATE"
+    assert report.period == len("Other; ") and report.coverage > 0.9
+
+
+def test_run_on_sentence_repeated_on_one_line_is_static():
+    sentence = "I have been practising the lift for a few weeks now and I have been practising it daily. "
+    text = "How should I train for the lift?\n\n" + sentence * 40
+    report = detect_loop(text)
+    assert report.classification == "1-LOOP-STATIC"
+    assert report.coverage > 0.9
