@@ -217,3 +217,83 @@ def test_api_key_is_sent_and_a_wrong_one_is_one_line(tmp_path):
         by_flag = _run(sim.url, tmp_path / "y", "--apikey", "s3cret")
         by_env = _run(sim.url, tmp_path / "z", env={"OPENAI_API_KEY": "s3cret"})
     assert by_flag.returncode == 0 and by_env.returncode == 0, by_env.stderr
+
+
+class FailingProxy:
+    """A loopback proxy to the simulator that answers HTTP 400 to every 5th distinct
+    request while `failing` is set (a server refusing some prompts, e.g. too long)."""
+
+    def __init__(self, upstream: str):
+        import socket
+        import threading
+        self.upstream, self.failing, self.forwarded = upstream, True, []
+        self._threading = threading
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(64)
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+
+    async def chat(self, request):
+        from aiohttp import web
+        raw = await request.read()
+        key = request_key(json.loads(raw))
+        if self.failing and int(key, 16) % 5 == 0:
+            return web.json_response({"error": {"message": "prompt is too long for this server"}}, status=400)
+        self.forwarded.append(key)
+        async with self._session.post(f"{self.upstream}/v1/chat/completions", data=raw,
+                                      headers={"Content-Type": "application/json"}) as resp:
+            return web.Response(body=await resp.read(), status=resp.status, content_type="application/json")
+
+    async def models(self, request):
+        from aiohttp import web
+        return web.json_response({"object": "list", "data": [{"id": "sim-mid"}]})
+
+    def __enter__(self):
+        import asyncio
+        import aiohttp
+        from aiohttp import web
+        ready = self._threading.Event()
+
+        async def main():
+            self._session = aiohttp.ClientSession()
+            app = web.Application()
+            app.router.add_post("/v1/chat/completions", self.chat)
+            app.router.add_get("/v1/models", self.models)
+            runner = web.AppRunner(app, access_log=None)
+            await runner.setup()
+            await web.SockSite(runner, self._sock).start()
+            self._stop = asyncio.Event()
+            ready.set()
+            await self._stop.wait()
+            await runner.cleanup()
+            await self._session.close()
+
+        def run():
+            self._loop = asyncio.new_event_loop()
+            self._loop.run_until_complete(main())
+
+        self._thread = self._threading.Thread(target=run, daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        return self
+
+    def __exit__(self, *exc):
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(10)
+
+
+def test_refused_samples_fail_alone_and_a_rerun_asks_only_for_them(sim, reference, tmp_path):
+    with FailingProxy(sim.url) as proxy:
+        first = _run(proxy.url, tmp_path)
+        refused = int(first.stdout.split(" sample(s) failed")[0].rsplit("\n", 1)[-1])
+        assert first.returncode == 1 and refused > 0, first.stdout + first.stderr
+        assert "HTTP 400: prompt is too long for this server" in first.stderr + first.stdout
+        written = read_folder(run_folders(tmp_path / "results")[0])
+        assert all(r["answer"] is not None for r in written)                     # failures are not written
+        answered = cache_keys(tmp_path / "cache")
+        assert answered == set(proxy.forwarded)                                  # ...nor cached
+        proxy.failing, proxy.forwarded = False, []
+        second = _run(proxy.url, tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert proxy.forwarded and not (set(proxy.forwarded) & answered)           # only what was missing
+    assert comparable(read_folder(max(run_folders(tmp_path / "results")))) == comparable(reference[1])
