@@ -8,6 +8,7 @@ the leaderboard are the numbers of the markdown table. Results are cached per se
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -37,7 +38,7 @@ class Board:
         self.agg = db.aggregate(None, by=by)
         self.expected = db.expected() if group_by == "base_task" else None
         self.evals = db.evals()
-        self.groups = list(dict.fromkeys(self.agg[group_by].tolist()))
+        self.groups = sorted(set(self.agg[group_by].dropna().tolist()), key=_group_order)
         self.manifolds = sorted({str(m) for m in self.agg[MANIFOLD_COLUMN].dropna()})
         degrees = sorted({int(d) for d in self.agg[scores.DEGREE_COLUMN].dropna()})
         self.tiers = [scores.tier_name(d) for d in degrees] or [scores.NO_TIER]
@@ -73,7 +74,7 @@ class Board:
         if cells is None or cells.empty:
             return BoardView([], {}, {OVERALL: []})
         results = scores.summarize_scores(cells, self.evals, sort="score")
-        columns = scores.score_table_columns(results)
+        columns = {tier: sorted(groups, key=_group_order) for tier, groups in scores.score_table_columns(results).items()}
         columns[OVERALL] = [g for g in self.groups if any(g in c for c in columns.values())]
         return BoardView(results, pooled, columns)
 
@@ -84,6 +85,12 @@ class Board:
         numeric = [c for c in numeric if c not in by]
         summed = agg.groupby(list(by), dropna=False, sort=False)[numeric].sum().reset_index()
         return summed
+
+
+def _group_order(value):
+    """Numbers before text, numbers numerically (4, 8, 12 ...), text alphabetically."""
+    is_number = isinstance(value, numbers.Number) and not isinstance(value, bool)
+    return (0, float(value), "") if is_number else (1, 0.0, str(value))
 
 
 def rows_for(view: BoardView, tier: str, sort: str, eval_ids=None) -> list:
