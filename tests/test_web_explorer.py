@@ -141,3 +141,35 @@ def test_unloadable_tokenizer_is_one_line_error(tmp_path, dataset):
     proc = run_script("explorer.py", dataset, "--tokenizer", str(tmp_path / "no-such-tokenizer"),
                       "--port", str(free_port()))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "tokenizer" in proc.stderr
+
+
+def test_views_inferred_without_a_config(dataset, tmp_path):
+    """A dataset file without "config": per task a 2-D view of the first two varying numeric params + 1-D views."""
+    from resolver.web.data import open_app_dataset
+    from resolver.web.landscape import Landscape
+
+    spec = json.loads(Path(dataset).read_text())
+    spec.pop("config")
+    spec["cohorts"] = []
+    spec["db"] = str(Path(dataset).parent / spec["db"])
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(spec))
+    ds, db = open_app_dataset(bare)
+    with db:
+        views = {v.ident: v.dims for v in Landscape(ds, db).views}
+    assert views["arithmetic/length_max_depth"] == ("params.length", "params.max_depth")
+    assert views["arithmetic/length"] == ("params.length",) and views["arithmetic/max_depth"] == ("params.max_depth",)
+    assert views["boolean/length_max_depth"] == ("params.length", "params.max_depth")
+    assert views["brackets/length_max_depth"] == ("params.length", "params.max_depth")   # 6 / 12 and 2 / 4
+
+
+def test_base_pathname_normalisation():
+    from resolver.errors import UserError
+    from resolver.web.server import normalize_base_pathname
+
+    assert normalize_base_pathname("/") == "/"
+    assert normalize_base_pathname("rs") == normalize_base_pathname("/rs") == normalize_base_pathname("/rs/") == "/rs/"
+    assert normalize_base_pathname("/a/b") == "/a/b/"
+    for bad in ("/../x", "/a b/", "/a?b/"):
+        with pytest.raises(UserError):
+            normalize_base_pathname(bad)
