@@ -302,11 +302,11 @@ def scan_file_fast(job: FileJob) -> FileResult | None:
         table = _duckdb().sql(_FAST_QUERY, params={"path": job.path, "columns": FAST_COLUMNS}).to_arrow_table()
     except Exception:               # any reader complaint: let the careful path explain it
         return None
-    cols = {name: table.column(name).to_pylist() for name in table.column_names if name != "answer"}
+    rows = zip(*(table.column(name).to_pylist() for name in _FAST_ROW), _utf8_buffers(table.column("answer")))
     result = FileResult(job.path)
-    params_cache, manifold_cache = {}, {}
-    for row, answer in enumerate(_utf8_buffers(table.column("answer"))):
-        fields = _fast_sample(cols, row, answer, params_cache, manifold_cache)
+    canonical = {}                  # JSON text of params / manifold -> canonical identity text
+    for row in rows:
+        fields = _fast_sample(row, canonical)
         if fields is None:
             return None
         result.records += 1
@@ -319,32 +319,34 @@ def scan_file_fast(job: FileJob) -> FileResult | None:
     return result
 
 
-def _fast_sample(cols, row, answer, params_cache, manifold_cache):
-    """The same tuple as sample_from_record, from column lists; None = needs the careful path, False = unanswered."""
-    triple = (cols["model"][row], cols["template"][row], cols["sampler"][row])
-    base_task, key, params = cols["base_task"][row], cols["key"][row], cols["params"][row]
-    if not all(triple) or not base_task or not params or not params.startswith("{"):
+_FAST_ROW = ("model", "template", "sampler", "base_task", "key", "params", "manifold", "task", "reasoning",
+             "answer_is_null", "no_usage", "ctoks", "ptoks", "guess_chance", "is_valid", "is_correct", "is_truncated")
+
+
+def _fast_sample(row, canonical: dict):
+    """The tuple of sample_from_record from one DuckDB row; None = needs the careful path, False = unanswered."""
+    (model, template, sampler, base_task, key, params, manifold, task, reasoning,
+     answer_is_null, no_usage, ctoks, ptoks, guess, valid, correct, truncated, answer) = row
+    if not (model and template and sampler and base_task and params and params.startswith("{")):
         return None
     try:
         index = _sample_index(key)
     except RecordProblem:
         return None
-    if cols["no_usage"][row] and cols["answer_is_null"][row]:
+    if no_usage and answer_is_null:
         return False
-    reasoning = cols["reasoning"][row]
     if reasoning:
         answer = reasoning.encode("utf-8", "surrogatepass") + bytes(answer)
-    flags = {"is_truncated": cols["is_truncated"][row], "is_correct": cols["is_correct"][row],
-             "is_valid": cols["is_valid"][row]}
-    sample = (outcome_of(flags), cols["ctoks"][row] or 0, cols["ptoks"][row] or 0,
-              float(cols["guess_chance"][row] or 0.0), len(answer), gzip_size(answer))
-    if params not in params_cache:
-        params_cache[params] = _params_key(json.loads(params))
-    manifold = cols["manifold"][row] or "{}"
-    if manifold not in manifold_cache:
-        manifold_cache[manifold] = _canonical(json.loads(manifold) or {})
-    task = cols["task"][row] or base_task
-    return triple, base_task, params_cache[params], task, manifold_cache[manifold], index, sample
+    outcome = outcome_of({"is_truncated": truncated, "is_correct": correct, "is_valid": valid})
+    sample = (outcome, ctoks or 0, ptoks or 0, float(guess or 0.0), len(answer), gzip_size(answer))
+    params_key = canonical.get(("p", params))
+    if params_key is None:
+        params_key = canonical[("p", params)] = _params_key(json.loads(params))
+    manifold = manifold or "{}"
+    manifold_key = canonical.get(("m", manifold))
+    if manifold_key is None:
+        manifold_key = canonical[("m", manifold)] = _canonical(json.loads(manifold) or {})
+    return (model, template, sampler), base_task, params_key, task or base_task, manifold_key, index, sample
 
 
 class _NullContext:
@@ -530,7 +532,9 @@ def _existing_state(db_path: Path):
     if not db_path.exists():
         return {}, {}
     with pointsdb.open_pointsdb(db_path) as pdb:
-        rows = pdb.query("SELECT * FROM evals").to_dict("records")
+        cursor = pdb.con.execute("SELECT * FROM evals")
+        names = [d[0] for d in cursor.description]
+        rows = [dict(zip(names, values)) for values in cursor.fetchall()]
         meta = pdb.meta()
     for row in rows:
         row["groups"] = list(row["groups"]) if row["groups"] is not None else []

@@ -25,12 +25,15 @@ import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pandas as pd
 import pyarrow as pa
 
 from resolver.errors import UserError, choices_text
+
+if TYPE_CHECKING:   # pandas is imported lazily: evaluate.py's writer never needs it
+    import pandas as pd
 
 SCHEMA_VERSION = 1
 # DuckDB's own memory cap while writing, so evaluate.py stays well under 1 GB whatever
@@ -490,6 +493,8 @@ class PointsDB:
         expr, params = dimension_sql(name)
         where, where_params = parse_filters(filters).sql()
         rows = self.con.execute(f"SELECT DISTINCT {expr} FROM points WHERE {where}", params + where_params).fetchall()
+        import pandas as pd
+
         values = numeric_if_possible(pd.Series([r[0] for r in rows if r[0] is not None], dtype=object))
         return sorted(values.tolist())
 
@@ -515,6 +520,8 @@ def _select_list(columns) -> tuple:
 
 def numeric_if_possible(series: pd.Series) -> pd.Series:
     """Convert a text column to numbers when every non-null value is numeric (ints kept int)."""
+    import pandas as pd
+
     if series.dtype != object and not pd.api.types.is_string_dtype(series):
         return series
     present = series.dropna()

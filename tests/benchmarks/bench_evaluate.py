@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import time
@@ -129,19 +130,25 @@ def ndjson_files(workdir: Path) -> list:
     return sorted(str(p) for p in (workdir / "data" / "bench").rglob("*.ndjson"))
 
 
+def _cpu(who) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def duckdb_scan(files: list) -> tuple:
+    """(wall seconds, CPU seconds, record count) of DuckDB counting the records."""
     con = duckdb.connect()
-    start = time.perf_counter()
+    cpu, start = _cpu(resource.RUSAGE_SELF), time.perf_counter()
     count = con.execute("SELECT count(*) FROM read_json(?, format='newline_delimited')", [files]).fetchone()[0]
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, _cpu(resource.RUSAGE_SELF) - cpu
     con.close()
-    return elapsed, count
+    return elapsed, cpu, count
 
 
 def run_evaluate(dataset: Path) -> tuple:
-    """(seconds, peak RSS of the process tree in bytes, peak RSS of one process, stdout)."""
+    """(seconds, CPU seconds of the tree, peak RSS of the tree in bytes, peak RSS of one process, stdout)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    start = time.perf_counter()
+    cpu, start = _cpu(resource.RUSAGE_CHILDREN), time.perf_counter()
     proc = subprocess.Popen([sys.executable, str(REPO / "evaluate.py"), "--dataset", str(dataset),
                              "--parallel", "2", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
@@ -156,10 +163,10 @@ def run_evaluate(dataset: Path) -> tuple:
             pass
         time.sleep(0.05)
     out, err = proc.communicate()
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, _cpu(resource.RUSAGE_CHILDREN) - cpu
     if proc.returncode != 0:
         raise SystemExit(f"evaluate.py failed ({proc.returncode}):\n{err}")
-    return elapsed, peak_tree, peak_one, out.strip()
+    return elapsed, cpu, peak_tree, peak_one, out.strip()
 
 
 def main() -> None:
@@ -174,11 +181,11 @@ def main() -> None:
     db = dataset.parent / "pointsdb-bench.db"
     if db.exists():
         db.unlink()
-    duck1, count = duckdb_scan(files)
-    ev_time, peak_tree, peak_one, summary = run_evaluate(dataset)
-    duck2, _ = duckdb_scan(files)
-    noop_time, _, _, noop_summary = run_evaluate(dataset)
-    duck = (duck1 + duck2) / 2
+    duck1, duck_cpu1, count = duckdb_scan(files)
+    ev_time, ev_cpu, peak_tree, peak_one, summary = run_evaluate(dataset)
+    duck2, duck_cpu2, _ = duckdb_scan(files)
+    noop_time, _, _, _, noop_summary = run_evaluate(dataset)
+    duck, duck_cpu = (duck1 + duck2) / 2, (duck_cpu1 + duck_cpu2) / 2
     ratio = duck / ev_time
     result = {
         "bytes": size, "files": len(files), "records": count,
@@ -186,7 +193,8 @@ def main() -> None:
         "evaluate_seconds": round(ev_time, 3), "evaluate_mb_s": round(size / ev_time / 1e6, 1),
         "evaluate_records_s": round(count / ev_time), "peak_rss_tree_mb": round(peak_tree / 2**20),
         "peak_rss_process_mb": round(peak_one / 2**20), "noop_rerun_seconds": round(noop_time, 3),
-        "ratio": round(ratio, 3), "bar": 0.25, "cpu_count": os.cpu_count(), "load_avg": os.getloadavg(),
+        "duckdb_cpu_seconds": round(duck_cpu, 3), "evaluate_cpu_seconds": round(ev_cpu, 3),
+        "cpu_ratio": round(duck_cpu / ev_cpu, 3), "ratio": round(ratio, 3), "bar": 0.25, "cpu_count": os.cpu_count(), "load_avg": os.getloadavg(),
     }
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "evaluate.json").write_text(json.dumps(result, indent=2))
@@ -195,6 +203,8 @@ def main() -> None:
     print(f"evaluate.py --parallel 2: {ev_time:.2f} s ({result['evaluate_mb_s']} MB/s, "
           f"{result['evaluate_records_s']} records/s) -> {summary.splitlines()[-1]}")
     print(f"peak RSS: {result['peak_rss_tree_mb']} MB for the process tree, {result['peak_rss_process_mb']} MB largest process")
+    print(f"CPU seconds: duckdb {duck_cpu:.2f}, evaluate.py {ev_cpu:.2f} (CPU ratio {duck_cpu / ev_cpu:.3f}); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"second run (nothing changed): {noop_time:.2f} s -> {noop_summary.splitlines()[-1]}")
     print(f"RATIO evaluate/duckdb = {ratio:.3f} (bar >= 0.25)")
 
