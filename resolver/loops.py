@@ -18,7 +18,8 @@ None               no loop: healthy text
 
 How it works
 ------------
-1. The text is split into *segments*: lines, and sentences inside lines that are long.
+1. The text is split into *segments*: lines (blank lines glued to the line before),
+   and sentences inside lines that are long.
 2. Each segment becomes a *signature* that ignores numbers, case, punctuation and
    immediate word repetitions ("step 5: 1, 2, 3" and "Step 6: 1, 2, 3, 4" share one
    signature), so counters and growing lists still match. Segments with almost no
@@ -182,10 +183,16 @@ def _memoised(count_one):
 
 
 def segment_text(text: str) -> list[str]:
-    """Lines (newline kept on each), long lines further split into sentences."""
+    """Lines (newline kept on each), long lines further split into sentences.
+
+    Blank lines are glued to the segment before them: "A\n\nB\n\nA\n\nB" must be a
+    two-state loop, not a four-segment block.
+    """
     segments: list[str] = []
     for line in text.splitlines(keepends=True):
-        if len(line) > LONG_LINE_CHARS:
+        if not line.strip() and segments:
+            segments[-1] += line
+        elif len(line) > LONG_LINE_CHARS:
             segments.extend(_split_sentences(line))
         else:
             segments.append(line)
@@ -282,7 +289,11 @@ def _best_period(sigs: Sequence[str]) -> tuple[int, int]:
     for period in range(1, MAX_BLOCK_SEGMENTS + 1):
         if 2 * period > n:
             break
-        starts[period] = _tail_region(codes, period)
+        start = _tail_region(codes, period)
+        # a long period needs as many whole repeats as a short one: with few
+        # comparisons to fail, its tail would otherwise look longer than it is
+        if (n - start) // period >= (MIN_REPEATS if period <= 3 else MIN_BLOCK_REPEATS):
+            starts[period] = start
     if not starts:
         return 0, n
     longest = n - min(starts.values())
