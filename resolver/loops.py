@@ -119,7 +119,7 @@ NO_LOOP = "none"
 _TOKEN_RE = re.compile(r"\d{1,3}|[^\W\d_]{1,6}|[^\w\s]|_")
 _NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD_RE = re.compile(r"[^\W_]+")
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?;:])\s+")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?;:])\s+|(?<=[。！？；])")  # CJK stops need no space
 
 
 @dataclass

@@ -261,3 +261,11 @@ def test_blank_lines_between_states_do_not_inflate_the_period():
     assert report.classification == "3-LOOP-STATIC" and report.period == 3
     two = detect_loop(HEALTHY + "Maybe it is (B).\n\nNo, it cannot be (B) after all.\n\n" * 30)
     assert two.classification == "2-LOOP-STATIC" and two.period == 2
+
+
+def test_cjk_sentences_without_spaces_are_segmented():
+    sentence = "我需要再检查一遍表格中的第二列。"
+    text = "首先读取表格并计算总和，然后给出答案。" * 3 + "\n" + sentence * 60
+    report = detect_loop(text)
+    assert report.classification == "1-LOOP-STATIC"
+    assert report.coverage > 0.8
