@@ -395,3 +395,10 @@ def test_points_without_a_dimension_form_a_none_group(hand, tmp_path):
         "points_params.format-0.md", "points_params.format-3.md", "points_params.format-_none.md"]
     scores = json.loads(ok("scores", hand, "--group-by", "params.format", "--format", "json").stdout)
     assert "(none)" in scores[0]["tiers"]["easy"]["tasks"]
+
+
+def test_param_filters_do_not_mark_cells_incomplete(hand):
+    data = json.loads(ok("scores", hand, "--format", "json", "--filters", '{"params.length": 8}').stdout)
+    alpha = [e for e in data if e["model"] == "Alpha"][0]
+    cell = alpha["tiers"]["easy"]["tasks"]["arithmetic"]
+    assert cell["point_count"] == 1 and cell["expected_points"] is None and cell["is_incomplete"] is False

@@ -267,3 +267,12 @@ def test_parameter_estimate_of_a_known_moe_model():
 
 def test_parameter_estimate_needs_sizes():
     assert modelinfo.estimate_parameters({"hidden_size": 10}) == (None, None)
+
+
+def test_filters_within_tasks_detects_point_level_filters():
+    from resolver.pointsdb import parse_filters
+
+    assert scores._filters_within_tasks(parse_filters('{"params.length": 8}'))
+    assert scores._filters_within_tasks({"manifold.id": "deep"})
+    assert not scores._filters_within_tasks(parse_filters('{"base_task": "a", "groups": ["size:large"]}'))
+    assert not scores._filters_within_tasks(None)

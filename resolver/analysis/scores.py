@@ -210,6 +210,13 @@ def score_table_columns(results: list) -> dict:
     return columns
 
 
+def _filters_within_tasks(filters) -> bool:
+    """Filters on params / manifold / step select part of each task on purpose: the
+    config's expected point counts no longer apply, so completeness is not judged."""
+    items = filters if isinstance(filters, dict) else (getattr(filters, "items", None) or {})
+    return any(key == "task" or key.startswith(("params.", "manifold.")) for key in items)
+
+
 def compute_scores(db, filters=None, group_by: str = "base_task", sort: str = "score", top: int | None = None):
     """ReasonScore results (seed-001 JSON structure) for the evals of a PointsDB."""
     from resolver.analysis.common import label_missing
@@ -218,7 +225,7 @@ def compute_scores(db, filters=None, group_by: str = "base_task", sort: str = "s
     if agg.empty:
         return []
     agg = label_missing(agg, [group_by])
-    expected = db.expected() if group_by == "base_task" else None
+    expected = db.expected() if group_by == "base_task" and not _filters_within_tasks(filters) else None
     return summarize_scores(score_cells(agg, group_by, expected), db.evals(), sort=sort, top=top)
 
 
