@@ -111,7 +111,9 @@ def independent_counts(files):
                     kind = "invalid"
                 else:
                     kind = "incorrect"
-                data = r["answer"].encode()
+                if r.get("answer") is None and r.get("usage") is None:
+                    continue                                  # runner --offline: not answered yet
+                data = ((r.get("reasoning") or "") + (r["answer"] or "")).encode()
                 samples[index] = (kind, r["usage"]["completion_tokens"], r["usage"]["prompt_tokens"],
                                   r["guess_chance"], len(data), len(igzip.compress(data, compresslevel=1, mtime=0)))
     return points
