@@ -101,6 +101,10 @@ def test_click_point_shows_details_and_failures(page, dataset):
     failures = page.find_all(".ex-failure")
     assert len(failures) == min(3, wrong) and "Final Answer: wrong-" in failures[0].text
     assert page.text("#ex-point-ids").isdigit()
+    # The projections follow the inspected point: a dashed line at max_depth 3 and at length 16.
+    page.wait_until(lambda d: len((page.figure("ex-projection")["layout"].get("shapes") or [])) == 2,
+                    message="projection markers")
+    assert [s["x0"] for s in page.figure("ex-projection")["layout"]["shapes"]] == [3, 16]
 
 
 @needs_browser

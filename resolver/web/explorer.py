@@ -35,6 +35,7 @@ def build_app(dataset, db, tokenizer=None, url_base_pathname: str = "/"):
                 options=[{"label": land.labels[e], "value": e} for e in land.eval_ids]), wide=True),
         ], className="rs-controls"),
         html.Div(id="ex-main", className="rs-grid"),
+        dcc.Store(id="ex-selected"),
         html.Div([
             html.Div(dcc.Graph(id="ex-projection", config={"displaylogo": False}), className="rs-panel"),
             html.Div(dcc.Graph(id="ex-tokens", config={"displaylogo": False}), className="rs-panel"),
@@ -52,25 +53,34 @@ def _register(app, land: Landscape):
     def views_of_task(task):
         return view_options(land, task)
 
-    @app.callback(Output("ex-main", "children"), Output("ex-projection", "figure"), Output("ex-tokens", "figure"),
+    @app.callback(Output("ex-main", "children"), Output("ex-tokens", "figure"),
                   Output("ex-fft", "children"), Input("ex-view", "value"), Input("ex-evals", "value"))
     def draw(ident, eval_ids):
         return draw_update(land, ident, eval_ids)
 
-    @app.callback(Output("ex-point", "children"), Input({"type": "ex-main", "eval": ALL}, "clickData"),
+    @app.callback(Output("ex-projection", "figure"), Input("ex-view", "value"), Input("ex-evals", "value"),
+                  Input("ex-selected", "data"))
+    def project(ident, eval_ids, selected):
+        if not ident or not eval_ids:
+            return {}
+        coords = selected["coords"] if selected and selected.get("view") == ident else {}
+        return projection_figure(land, ident, tuple(eval_ids), coords)
+
+    @app.callback(Output("ex-point", "children"), Output("ex-selected", "data"),
+                  Input({"type": "ex-main", "eval": ALL}, "clickData"),
                   State("ex-view", "value"), prevent_initial_call=True)
     def inspect(_clicks, ident):
         trigger = ctx.triggered_id
         click = ctx.triggered[0]["value"] if ctx.triggered else None
         if not trigger or not click or not click.get("points"):
-            return no_update
+            return no_update, no_update
         point = click["points"][0]
         view = land.view(ident)
         eval_id = trigger["eval"] if trigger["eval"] != "*" else point.get("customdata")
         coords = {view.dims[0]: point["x"]}
         if len(view.dims) == 2:
             coords[view.dims[1]] = point["y"]
-        return point_details(land, ident, eval_id, coords)
+        return point_details(land, ident, eval_id, coords), {"view": ident, "coords": coords}
 
 
 def view_options(land: Landscape, task: str):
@@ -82,17 +92,16 @@ def view_options(land: Landscape, task: str):
 
 
 def draw_update(land: Landscape, ident: str, eval_ids):
-    """Main graphs and linked panels for a view and evals (the main callback)."""
+    """Main graphs, token histograms and FFT for a view and evals (the main callback)."""
     if not ident or not eval_ids:
-        return html.Div("Choose a view and at least one eval.", className="rs-note"), {}, {}, ""
+        return html.Div("Choose a view and at least one eval.", className="rs-note"), {}, ""
     view = land.view(ident)
     if len(view.dims) == 2:
         main = [_surface_panel(land, ident, e) for e in eval_ids]
     else:
         main = [html.Div(dcc.Graph(id={"type": "ex-main", "eval": "*"}, figure=line_figure(land, ident, eval_ids),
                                    config={"displaylogo": False}), className="rs-panel")]
-    return (main, projection_figure(land, ident, tuple(eval_ids)),
-            token_figure(land, view.base_task, tuple(eval_ids)), _fft_panel(land, ident, eval_ids[0]))
+    return main, token_figure(land, view.base_task, tuple(eval_ids)), _fft_panel(land, ident, eval_ids[0])
 
 
 def _surface_panel(land: Landscape, ident: str, eval_id: str):
@@ -142,6 +151,11 @@ def surface_figure(land: Landscape, ident: str, eval_id: str) -> dict:
     return {"data": data, "layout": layout}
 
 
+def _title(text: str) -> dict:
+    """Left-aligned panel title (a centred one runs under the plotly toolbar)."""
+    return {"text": text, "x": 0.01, "xanchor": "left"}
+
+
 def _accuracy_lines(table, dim: str, eval_ids, labels: dict, axes: dict | None = None, legend: bool = True) -> list:
     traces = []
     for i, eval_id in enumerate(eval_ids):
@@ -159,19 +173,23 @@ def line_figure(land: Landscape, ident: str, eval_ids) -> dict:
     dim = view.dims[0]
     table = land.projection(ident, dim, tuple(eval_ids))
     return {"data": _accuracy_lines(table, dim, eval_ids, land.labels),
-            "layout": {"title": {"text": f"{view.base_task} — {view.view}: accuracy by {dim}"},
+            "layout": {"title": _title(f"{view.base_task} — {view.view}: accuracy by {dim}"),
                        "xaxis": {"title": {"text": dim}},
                        "yaxis": {"title": {"text": "accuracy (95% CI)"}, "range": [0, 1.05]},
                        "margin": {"t": 50}, "legend": {"orientation": "h", "y": -0.2}}}
 
 
-def projection_figure(land: Landscape, ident: str, eval_ids: tuple) -> dict:
-    """Accuracy along each dimension of the view, side by side, one line per eval."""
+def projection_figure(land: Landscape, ident: str, eval_ids: tuple, selected: dict | None = None) -> dict:
+    """Accuracy along each dimension of the view, side by side, one line per eval.
+
+    `selected` ({dim: value}, from the last clicked point) is marked with a dashed line
+    on each panel, so the projections follow the point being inspected.
+    """
     view = land.view(ident)
     count = len(view.dims)
     gap = 0.08
     width = (1 - gap * (count - 1)) / count
-    data, layout = [], {"title": {"text": "Accuracy projections"}, "height": 360, "margin": {"t": 60, "b": 40},
+    data, layout = [], {"title": _title("Accuracy projections (dashed: the inspected point)"), "height": 360, "margin": {"t": 60, "b": 40},
                         "legend": {"orientation": "h", "y": -0.3}, "annotations": []}
     for k, dim in enumerate(view.dims):
         suffix = "" if k == 0 else str(k + 1)
@@ -182,6 +200,10 @@ def projection_figure(land: Landscape, ident: str, eval_ids: tuple) -> dict:
         layout[f"xaxis{suffix}"] = {"domain": [left, left + width], "title": {"text": dim}, "anchor": f"y{suffix}"}
         layout[f"yaxis{suffix}"] = {"range": [0, 1.05], "anchor": f"x{suffix}",
                                     "title": {"text": "accuracy (95% CI)" if k == 0 else ""}}
+        if selected and dim in selected:
+            layout.setdefault("shapes", []).append({
+                "type": "line", "xref": f"x{suffix}", "yref": f"y{suffix}", "x0": selected[dim], "x1": selected[dim],
+                "y0": 0, "y1": 1.05, "line": {"color": "#333", "dash": "dash", "width": 1.5}})
     return {"data": data, "layout": layout}
 
 
@@ -193,7 +215,7 @@ def token_figure(land: Landscape, task: str, eval_ids: tuple) -> dict:
              "name": land.labels.get(e, e), "marker": {"color": theme.eval_colour(i)},
              "hovertemplate": "%{x:.0f} tokens: %{y} answers<extra></extra>"}
             for i, e in enumerate(eval_ids) if e in counts]
-    return {"data": data, "layout": {"title": {"text": f"{task}: completion tokens per answer"}, "barmode": "overlay",
+    return {"data": data, "layout": {"title": _title(f"{task}: completion tokens per answer"), "barmode": "overlay",
                                      "height": 360, "xaxis": {"title": {"text": "completion tokens"}},
                                      "yaxis": {"title": {"text": "answers"}}, "margin": {"t": 60, "b": 40},
                                      "bargap": 0, "legend": {"orientation": "h", "y": -0.3}}}
@@ -211,7 +233,7 @@ def _fft_panel(land: Landscape, ident: str, eval_id: str):
     data = [{"type": "scatter", "mode": "lines", "x": FREQUENCIES.tolist(), "y": list(map(float, row.spectrum)),
              "name": f"{dim} = {row.value}", "line": {"color": theme.eval_colour(i)}}
             for i, row in enumerate(table.itertuples(index=False))]
-    layout = {"title": {"text": f"Prompt FFT ({land.tokenizer.name}) by {dim}: {land.labels.get(eval_id)}"},
+    layout = {"title": _title(f"Prompt FFT ({land.tokenizer.name}) by {dim}: {land.labels.get(eval_id)}"),
               "xaxis": {"title": {"text": "frequency (cycles / token)"}},
               "yaxis": {"title": {"text": "magnitude"}, "type": "log"}, "height": 360, "margin": {"t": 60, "b": 40},
               "legend": {"orientation": "h", "y": -0.3}}

@@ -122,10 +122,14 @@ def bench_explorer(dataset_path, repeats):
     coords = {x: table[x].iloc[len(table) // 2], y: table[y].iloc[len(table) // 2]}
     cases = {
         "task -> views": lambda: ex.view_options(land, land.tasks[-1]),
-        "2-D view, 2 evals": lambda: ex.draw_update(land, two_d.ident, evals2),
-        "2-D view, 4 evals": lambda: ex.draw_update(land, two_d.ident, evals4),
-        "1-D view, 4 evals": lambda: ex.draw_update(land, one_d.ident, evals4),
-        "click a point": lambda: ex.point_details(land, two_d.ident, evals2[0], coords),
+        "2-D view, 2 evals": lambda: (ex.draw_update(land, two_d.ident, evals2),
+                                      ex.projection_figure(land, two_d.ident, tuple(evals2))),
+        "2-D view, 4 evals": lambda: (ex.draw_update(land, two_d.ident, evals4),
+                                      ex.projection_figure(land, two_d.ident, tuple(evals4))),
+        "1-D view, 4 evals": lambda: (ex.draw_update(land, one_d.ident, evals4),
+                                      ex.projection_figure(land, one_d.ident, tuple(evals4))),
+        "click a point": lambda: (ex.point_details(land, two_d.ident, evals2[0], coords),
+                                  ex.projection_figure(land, two_d.ident, tuple(evals2), coords)),
     }
     return start_s, {name: timed(f, repeats, clear) for name, f in cases.items()}
 
