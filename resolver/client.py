@@ -223,8 +223,9 @@ class ChatClient:
         headers = {"Content-Type": "application/json"}
         if self.apikey:
             headers["Authorization"] = f"Bearer {self.apikey}"
+        # trust_env: HTTP(S)_PROXY / NO_PROXY are honoured, as the OpenAI SDK does.
         self._session = aiohttp.ClientSession(
-            connector=connector, headers=headers,
+            connector=connector, headers=headers, trust_env=True,
             timeout=aiohttp.ClientTimeout(total=self.timeout))
         return self
 
