@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 
 from resolver.cli import ArgParser, run_main
-from resolver.errors import UserError
 
 
 def positive_int(text: str) -> int:
@@ -45,7 +44,7 @@ def build_parser() -> ArgParser:
     p.add_argument("--degree", type=int, default=None,
                    help="run only grid entries of this degree (0 easy, 1 medium, 2 hard) plus untagged ones")
     p.add_argument("--parallel", type=positive_int, default=16, help="requests in flight (api mode, default 16)")
-    p.add_argument("--threads", type=positive_int, default=1, help="steps in flight (default 1)")
+    p.add_argument("--threads", type=positive_int, default=1, help="open at least this many steps at once (default 1; --parallel keeps the request pool full regardless)")
     p.add_argument("--timeout", type=float, default=3600.0, help="request timeout in seconds (default 3600)")
     p.add_argument("--cache", default="cache/", help="response cache: a file or a directory (default cache/)")
     p.add_argument("--task", action="append", default=[], dest="tasks", metavar="TASK",
