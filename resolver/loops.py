@@ -109,6 +109,8 @@ CHAR_WINDOW = 6000
 #: DEGENERATE wins when it covers nearly as much (within TINY_COVERAGE_SLACK).
 TINY_UNIT_TOKENS = 3
 TINY_COVERAGE_SLACK = 0.05
+#: Characters of the repeated unit kept in a report (for people, not for matching).
+UNIT_TEXT_CHARS = 120
 #: Loop coverage above this is a severe failure (seed 000).
 SEVERE_COVERAGE = 0.90
 
@@ -142,6 +144,7 @@ class LoopReport:
     start_fraction: float = 1.0
     total_tokens: int = 0
     unit_tokens: float = 0.0
+    unit_text: str = ""
 
     @property
     def severe(self) -> bool:
@@ -365,7 +368,7 @@ def _segment_loop(segments: list[str], tokens: list[int], total: int) -> LoopRep
         classification=kind, coverage=loop_tokens / total, period=period,
         repeats=len(lengths), delta_tokens=float(np.mean(np.diff(lengths))) if len(lengths) > 1 else 0.0,
         start_token=start_token, start_fraction=start_token / total, total_tokens=total,
-        unit_tokens=float(np.mean(lengths)))
+        unit_tokens=float(np.mean(lengths)), unit_text="".join(segments[start:start + period])[:UNIT_TEXT_CHARS])
 
 
 def _char_tail(text: str) -> tuple[int, int]:
@@ -410,7 +413,7 @@ def _char_loop(text: str, count_tokens, total: int) -> LoopReport | None:
         classification=kind, coverage=loop_tokens / total, period=unit if kind == "DEGENERATE" else 1,
         repeats=tail // unit, delta_tokens=0.0, start_token=start_token,
         start_fraction=start_token / total, total_tokens=total,
-        unit_tokens=loop_tokens / max(1, tail // unit))
+        unit_tokens=loop_tokens / max(1, tail // unit), unit_text=pattern[:UNIT_TEXT_CHARS])
 
 
 def detect_loop(text: str | None, tokenizer=None) -> LoopReport:

@@ -46,6 +46,12 @@ def failure_markdown(report, labels: dict, full: bool) -> str:
     return "\n\n".join(parts)
 
 
+def _snippet(text: str, chars: int = 60) -> str:
+    """The start of a repeated unit on one table line: newlines shown as ⏎, code marks removed."""
+    flat = (text or "").replace("\n", "⏎").replace("`", "'")
+    return f"`{flat[:chars]}{'…' if len(flat) > chars else ''}`" if flat else ""
+
+
 def truncation_markdown(points, table, distribution: dict, labels: dict) -> str:
     parts = [f"# Loop analysis of truncated samples — point(s) {', '.join(str(i) for i in points['id'])}"]
     for _, point in points.iterrows():
@@ -53,10 +59,11 @@ def truncation_markdown(points, table, distribution: dict, labels: dict) -> str:
     if table.empty:
         parts.append("No truncated samples in these points.")
         return "\n\n".join(parts)
-    shown = table.assign(severe=["SEVERE" if s else "" for s in table["severe"]])
+    shown = table.assign(severe=["SEVERE" if s else "" for s in table["severe"]],
+                         repeated=[_snippet(t) for t in table["unit_text"]])
     parts.append(frame_to_markdown(shown, ["point_id", "sample_index", "completion_tokens", "classification",
                                            "period", "repeats", "delta_tokens", "coverage", "start_fraction",
-                                           "severe"], floats=3))
+                                           "severe", "repeated"], floats=3))
     total = sum(distribution.values())
     rows = [(name, count, f"{count / total:.0%}") for name, count in distribution.items() if count]
     parts.append("## Class distribution")
@@ -64,5 +71,6 @@ def truncation_markdown(points, table, distribution: dict, labels: dict) -> str:
     severe = int(table["severe"].sum())
     parts.append(f"{severe} of {total} truncated samples are severe (loop coverage > {SEVERE_COVERAGE:.0%}). "
                  "period = segments per repeated unit (characters for DEGENERATE); delta_tokens = mean change "
-                 "in unit length between repeats; start_fraction = where in the answer the loop begins.")
+                 "in unit length between repeats; start_fraction = where in the answer the loop begins; "
+                 "repeated = the start of the first repeat.")
     return "\n\n".join(parts)

@@ -12,7 +12,7 @@ from resolver.loops import class_distribution, detect_loop
 from resolver.probe.traces import full_text, load_points, point_records, sample_index
 
 COLUMNS = ["point_id", "key", "sample_index", "completion_tokens", "classification", "period",
-           "repeats", "delta_tokens", "coverage", "start_token", "start_fraction", "severe"]
+           "repeats", "delta_tokens", "coverage", "start_token", "start_fraction", "severe", "unit_text"]
 
 
 def truncation_report(db, point_ids, tokenizer=None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
@@ -32,5 +32,6 @@ def truncation_report(db, point_ids, tokenizer=None) -> tuple[pd.DataFrame, pd.D
                          "classification": report.label, "period": report.period,
                          "repeats": report.repeats, "delta_tokens": report.delta_tokens,
                          "coverage": report.coverage, "start_token": report.start_token,
-                         "start_fraction": report.start_fraction, "severe": report.severe})
+                         "start_fraction": report.start_fraction, "severe": report.severe,
+                         "unit_text": report.unit_text})
     return points, pd.DataFrame(rows, columns=COLUMNS), class_distribution(reports)
