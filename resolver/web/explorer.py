@@ -230,10 +230,11 @@ def _fft_panel(land: Landscape, ident: str, eval_id: str):
     view = land.view(ident)
     dim = view.dims[0]
     table = land.spectra(ident, dim, eval_id)
-    data = [{"type": "scatter", "mode": "lines", "x": FREQUENCIES.tolist(), "y": list(map(float, row.spectrum)),
+    # Bin 0 is the removed mean (~0): leaving it in stretches the log axis over 15 decades.
+    data = [{"type": "scatter", "mode": "lines", "x": FREQUENCIES[1:].tolist(), "y": list(map(float, row.spectrum[1:])),
              "name": f"{dim} = {row.value}", "line": {"color": theme.eval_colour(i)}}
             for i, row in enumerate(table.itertuples(index=False))]
-    layout = {"title": _title(f"Prompt FFT ({land.tokenizer.name}) by {dim}: {land.labels.get(eval_id)}"),
+    layout = {"title": _title(f"Prompt FFT ({land.tokenizer.name}) by {dim}<br><sub>{land.labels.get(eval_id)}</sub>"),
               "xaxis": {"title": {"text": "frequency (cycles / token)"}},
               "yaxis": {"title": {"text": "magnitude"}, "type": "log"}, "height": 360, "margin": {"t": 60, "b": 40},
               "legend": {"orientation": "h", "y": -0.3}}

@@ -44,9 +44,11 @@ def leaderboard(browser, dataset, db, out: Path):
 
 
 def explorer(browser, dataset, db, out: Path):
+    from resolver.probe.tokens import load_tokenizer
     from resolver.web.explorer import build_app
 
-    with DashServer(build_app(dataset, db)) as server:
+    # As `explorer.py DATASET --tokenizer bytes`: the FFT panel needs no download.
+    with DashServer(build_app(dataset, db, tokenizer=load_tokenizer("bytes"))) as server:
         browser.open(server.url("/"), ready_selector="#ex-main .js-plotly-plot")
         _settle(browser, 3)
         # Inspect one point the way a click on the surface does, so the details panel shows.
