@@ -191,7 +191,8 @@ def check_eval_filters(filters, where: str) -> dict:
         raise UserError(f"{where}: 'filters' must be an object, e.g. {{\"tags\": \"leaderboard\"}}")
     for key, value in filters.items():
         if key not in EVAL_FILTER_KEYS:
-            raise UserError(f"{where}: unknown filter key '{key}'; valid: {choices_text(EVAL_FILTER_KEYS)}")
+            shown = json.dumps(str(key), ensure_ascii=False)[1:-1]
+            raise UserError(f"{where}: unknown filter key '{shown}'; valid: {choices_text(EVAL_FILTER_KEYS)}")
         _string_list(value, where, key)
     return dict(filters)
 

@@ -114,7 +114,7 @@ def validate_dimension(name) -> str:
     if dot and prefix in JSON_PREFIXES and _KEY_RE.match(key):
         return name
     raise UserError(
-        f"unknown dimension '{name}'; valid: {', '.join(PLAIN_DIMENSIONS)}, "
+        f"unknown dimension '{_shown(name)}'; valid: {', '.join(PLAIN_DIMENSIONS)}, "
         f"params.<key>, manifold.<key>, facets.<key>")
 
 
@@ -130,6 +130,11 @@ def dimension_sql(name: str) -> tuple:
 FILTER_KEYS = ("eval_id", "base_task", "groups", "model", "template", "sampler", "task")
 
 
+def _shown(text: str) -> str:
+    """A user-supplied name made safe for a one-line message (newlines escaped)."""
+    return json.dumps(str(text), ensure_ascii=False)[1:-1]
+
+
 def _scalar_text(value) -> str:
     """How a filter value compares with json_extract_string: strings raw, others as JSON."""
     return value if isinstance(value, str) else json.dumps(value)
@@ -138,10 +143,10 @@ def _scalar_text(value) -> str:
 def _value_list(key: str, value) -> list:
     values = value if isinstance(value, list) else [value]
     if not values:
-        raise UserError(f"filter '{key}' has an empty list; give at least one value")
+        raise UserError(f"filter '{_shown(key)}' has an empty list; give at least one value")
     for v in values:
         if isinstance(v, (dict, list)) or v is None:
-            raise UserError(f"filter '{key}' values must be strings or numbers, got {json.dumps(v)}")
+            raise UserError(f"filter '{_shown(key)}' values must be strings or numbers, got {json.dumps(v)}")
     return values
 
 
@@ -214,7 +219,7 @@ def parse_filters(text_or_dict) -> Filters:
         else:
             prefix, dot, sub = key.partition(".")
             if not (dot and prefix in JSON_PREFIXES and _KEY_RE.match(sub)):
-                raise UserError(f"unknown filter key '{key}'; valid: {', '.join(FILTER_KEYS)}, "
+                raise UserError(f"unknown filter key '{_shown(key)}'; valid: {', '.join(FILTER_KEYS)}, "
                                 "params.<key>, manifold.<key>, facets.<key>")
             items[key] = _value_list(key, value)
     return Filters(items)
