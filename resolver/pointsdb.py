@@ -428,6 +428,10 @@ class PointsDB:
     def close(self) -> None:
         self.con.close()
 
+    def source_path(self, source: str) -> Path:
+        """The file a ``sources`` entry names (entries are relative to the DB's directory)."""
+        return (self.path.parent / source).resolve()
+
     def query(self, sql: str, params=None) -> pd.DataFrame:
         """Run a SQL query with bound parameters and return a DataFrame."""
         return self.con.execute(sql, params or []).df()

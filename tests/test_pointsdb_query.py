@@ -212,3 +212,11 @@ def test_writer_lock_stale_temp_and_abort(tmp_path):
         writer.set_meta({"k": "v"})
     with open_pointsdb(path) as pdb:
         assert pdb.meta() == {"k": "v", "schema_version": "1"}
+
+
+def test_source_path_resolves_relative_to_the_db(tmp_path):
+    path = tmp_path / "sub" / "s.db"
+    with PointsWriter(path, keep_existing=False):
+        pass
+    with open_pointsdb(path) as pdb:
+        assert pdb.source_path("cohort/run/000_a.ndjson") == (tmp_path / "sub" / "cohort/run/000_a.ndjson").resolve()
