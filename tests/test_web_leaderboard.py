@@ -151,6 +151,7 @@ def test_tier_filter(page, dataset):
     page.choose("medium", "#lb-tier")
     page.wait_until(lambda d: "(3/6)" in _cell(_row_of(page, "Delta-14B"), "arithmetic").text,
                     message="Delta's medium-tier arithmetic cell (3 of 6 deep points)")
+    assert page.text("#lb-tier-note").startswith("Tier medium")
     by_id = {e["eval_id"]: e for e in _analyze_scores(dataset)}
     for row in _rows(page):
         medium = by_id[row.get_attribute("data-eval-id")]["tiers"]["medium"]
@@ -162,6 +163,7 @@ def test_tier_filter(page, dataset):
     assert "[-.25]" in beta.text                 # a quarter of the deep samples
     page.choose("overall", "#lb-tier")
     page.wait_until(lambda d: "(5/8)" in _cell(_row_of(page, "Delta-14B"), "arithmetic").text, message="overall")
+    assert "pools all tiers" in page.text("#lb-tier-note")
 
 
 @needs_browser

@@ -104,8 +104,18 @@ def table_update(board: Board, trigger, page, tier: str, sort: str, selected: di
     columns = [g for g in view.columns.get(tier, []) if not groups or str(g) in set(map(str, groups))]
     table = render_table(shown, columns, best_values(rows), tier, board.group_by) if rows else \
         html.Div("No eval matches these filters.", className="rs-panel", id="lb-empty")
+    table = html.Div([html.Div(_tier_note(tier, board), className="rs-note", id="lb-tier-note"), table])
     label = f"page {page + 1} of {pages} · {len(rows)} evals"
     return table, page, label, page == 0, page >= pages - 1
+
+
+def _tier_note(tier: str, board: Board) -> str:
+    if tier != OVERALL:
+        return (f"Tier {tier}: its ReasonScore and cells, as the {tier} rows of analyze.py scores.")
+    if len(board.tiers) > 1:
+        return ("Overall: ReasonScore over every (tier, group) cell; each cell pools all tiers of its group. "
+                "Pick a tier for the per-tier cells of analyze.py scores.")
+    return "ReasonScore over every group; the cells are those of analyze.py scores."
 
 
 def _next_page(trigger, page: int, pages: int) -> int:
