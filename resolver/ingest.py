@@ -528,10 +528,20 @@ def eval_row(spec: EvalSpec, fingerprint: str, stats: EvalStats | None, old: dic
 
 
 def _existing_state(db_path: Path):
-    """({eval_id: evals row}, meta) of the live DB, or ({}, {}) when there is none."""
+    """({eval_id: evals row}, meta) of the live DB; ({}, {}) when there is none or it is stale.
+
+    A DB written by an older schema counts as empty (everything is rebuilt); a file
+    that is not a PointsDB at all is never overwritten silently.
+    """
     if not db_path.exists():
         return {}, {}
-    with pointsdb.open_pointsdb(db_path) as pdb:
+    try:
+        pdb = pointsdb.open_pointsdb(db_path)
+    except UserError:
+        raise UserError(f"{db_path} exists but is not a readable PointsDB; move it away or delete it, then run again")
+    with pdb:
+        if pdb.meta().get("schema_version") != str(pointsdb.SCHEMA_VERSION):
+            return {}, {}
         cursor = pdb.con.execute("SELECT * FROM evals")
         names = [d[0] for d in cursor.description]
         rows = [dict(zip(names, values)) for values in cursor.fetchall()]
@@ -689,6 +699,7 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False) -> R
     dataset = load_dataset(dataset_path)
     report = Report(db_path=dataset.db_path)
     existing, old_meta = _existing_state(dataset.db_path)
+    reuse = bool(old_meta)          # a current-schema DB is updated in place of a fresh build
     plan = plan_dataset(dataset, existing, old_meta)
     for spec, kept in plan.no_files:
         what = "kept its existing points" if kept else "skipped"
@@ -699,7 +710,7 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False) -> R
     jobs, owners = _build_jobs(plan.build)
     # The pool is forked before the writer opens its DuckDB connection (see WorkerPool).
     with WorkerPool(parallel, len(jobs)) as pool, \
-            pointsdb.PointsWriter(dataset.db_path, keep_existing=True) as writer:
+            pointsdb.PointsWriter(dataset.db_path, keep_existing=reuse) as writer:
         for eid in plan.drop:
             writer.drop_eval(eid)
         for spec, old in plan.relabel:

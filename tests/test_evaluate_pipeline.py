@@ -359,3 +359,24 @@ def test_duckdb_fast_path_and_line_path_agree(dataset, tmp_path):
     with_reasoning = [r for r in db_points(fast) if r[3] == "cars"][0]
     text = (extra[0]["reasoning"] + extra[0]["answer"]).encode()
     assert with_reasoning[16][0] == len(text) and with_reasoning[18] == [0, 2, 3]
+
+
+def test_foreign_file_at_db_path_is_not_overwritten(dataset, tmp_path):
+    db = tmp_path / "data" / "pointsdb-r1.db"
+    db.write_bytes(b"not a database at all")
+    proc = run_script("evaluate.py", "--dataset", dataset)
+    assert proc.returncode == 2 and "not a readable PointsDB" in proc.stderr
+    assert db.read_bytes() == b"not a database at all"
+
+
+def test_older_schema_is_rebuilt_from_scratch(dataset, tmp_path):
+    db = tmp_path / "data" / "pointsdb-r1.db"
+    run_script("evaluate.py", "--dataset", dataset, check=True)
+    first = _table_dump(db)
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
+    con.execute("UPDATE points SET correct = correct + 100")
+    con.close()
+    proc = run_script("evaluate.py", "--dataset", dataset, check=True)
+    assert "2 evals built" in proc.stdout
+    assert _table_dump(db) == first
