@@ -14,8 +14,10 @@ def build_parser() -> ArgParser:
     source.add_argument("--dataset", help="dataset config JSON (processes all its evals), e.g. data/r12.json")
     source.add_argument("--interview", help="NDJSON path, glob or comma-separated list (folders: their *.ndjson)")
     parser.add_argument("--parallel", type=int, default=16, help="worker processes scanning files (default 16)")
-    parser.add_argument("--offline", action="store_true", help="re-grade stored answers with the current grader (interview mode only)")
-    parser.add_argument("--inplace", action="store_true", help="write re-graded records back to the NDJSON files (requires --offline)")
+    parser.add_argument("--offline", action="store_true",
+                        help="re-grade stored answers with the current grader (interview mode only)")
+    parser.add_argument("--inplace", action="store_true",
+                        help="write re-graded records back to the NDJSON files (requires --offline)")
     parser.add_argument("--db", help="interview mode: also write a PointsDB to this file (default: summary only)")
     parser.add_argument("--quiet", action="store_true", help="less output: no progress bar, no per-eval lines")
     return parser

@@ -1,9 +1,10 @@
 """The evaluate.py pipeline: runner NDJSON -> points -> PointsDB.
 
 Per eval: its NDJSON files are scanned in parallel worker processes (one file per
-task), each worker streams its file line by line and returns only numbers per sample
-(never the texts), so memory is bounded by the largest eval's per-sample numbers,
-not by the size of the raw data. The main process merges the files of an eval in
+task). A worker reads a clean file with DuckDB's JSON reader and falls back to
+Python's json, line by line, when a line needs reporting; either way it returns only
+numbers per sample (never the texts), so memory is bounded by one file in a worker
+and one eval's per-sample numbers in the main process, not by the size of the data. The main process merges the files of an eval in
 sorted path order, de-duplicates samples (the first occurrence of a sample index of
 a point wins), turns each point into one row and loads the eval's rows into DuckDB
 as one Arrow batch.
@@ -32,8 +33,8 @@ from resolver.errors import UserError
 # Bump when the meaning of stored numbers changes, so every eval is rebuilt once.
 INGEST_VERSION = 1
 # The per-sample compressed size is the size of a gzip file of the answer, deflated
-# by ISA-L (python-isal) at its level 1: 3-5x faster than zlib at level 1 and about
-# as tight as zlib's default level 6 (measurements in docs/evaluate.md). Deflating
+# by ISA-L (python-isal) at its level 1: 3-5x faster than zlib at level 1 and within
+# about 11% of zlib's default level 6 (measurements in docs/evaluate.md). Deflating
 # is the largest cost of evaluate.py, so this choice sets its speed.
 GZIP_LEVEL = 1
 GZIP_FRAMING = 18 - 6      # gzip header+trailer minus zlib header+trailer
@@ -260,7 +261,8 @@ _FAST_QUERY = """
     SELECT key, model, template, sampler, base_task, task, params, manifold, answer, reasoning,
            answer IS NULL AS answer_is_null, usage IS NULL AS no_usage, usage.completion_tokens AS ctoks, usage.prompt_tokens AS ptoks,
            guess_chance, is_valid, is_correct, is_truncated
-    FROM read_json($path, format = 'newline_delimited', columns = $columns, maximum_object_size = 33554432)
+    FROM read_json($path, format = 'newline_delimited', columns = $columns,
+                   maximum_object_size = 33554432)
 """
 _worker_con = None
 
@@ -699,11 +701,12 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False) -> R
     dataset = load_dataset(dataset_path)
     report = Report(db_path=dataset.db_path)
     existing, old_meta = _existing_state(dataset.db_path)
-    reuse = bool(old_meta)          # a current-schema DB is updated in place of a fresh build
+    reuse = bool(old_meta)          # copy and update a current-schema DB; otherwise start empty
     plan = plan_dataset(dataset, existing, old_meta)
     for spec, kept in plan.no_files:
         what = "kept its existing points" if kept else "skipped"
-        report.warnings.append(f"eval {spec.eval_id} ({spec.label}): glob {spec.glob!r} matched no NDJSON files; {what}")
+        report.warnings.append(
+            f"eval {spec.eval_id} ({spec.label}): glob {spec.glob!r} matched no NDJSON files; {what}")
     report.unchanged = len(plan.unchanged) + sum(1 for _, kept in plan.no_files if kept)
     if not plan.touches_db():
         return report
