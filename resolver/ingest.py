@@ -838,7 +838,8 @@ def summary_lines(report: Report) -> list:
             extra.append(f"{len(e.problems)} bad records skipped")
         tail = f" ({'; '.join(extra)})" if extra else ""
         lines.append(f"{e.eval_id}  {e.label}: {e.points} points, {e.samples} samples from {e.files} files{tail}")
-    done = f"{len(report.evals)} evals built"
+    verb = "built" if report.db_path is not None else "evaluated (no --db: nothing written)"
+    done = f"{len(report.evals)} evals {verb}"
     if report.unchanged:
         done += f", {report.unchanged} unchanged"
     if report.relabelled:
