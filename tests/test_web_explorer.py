@@ -177,3 +177,24 @@ def test_base_pathname_normalisation():
     for bad in ("/../x", "/a b/", "/a?b/"):
         with pytest.raises(UserError):
             normalize_base_pathname(bad)
+
+
+def test_text_dimension_on_a_surface_axis(dataset):
+    """A 2-D view over a text dimension (manifold.id) is drawn at 0, 1 ... with the values as tick labels,
+    and a click at a position inspects the points of that value."""
+    from resolver.web import explorer as ex
+    from resolver.web.data import open_app_dataset
+    from resolver.web.landscape import Landscape
+
+    ds, db = open_app_dataset(dataset)
+    with db:
+        land = Landscape(ds, db)
+        alpha = next(e for e in land.eval_ids if land.labels[e] == "Alpha-8B (test)")
+        figure = ex.surface_figure(land, "arithmetic/manifold_length", alpha)
+        assert figure["layout"]["scene"]["xaxis"]["ticktext"] == ["deep", "shallow"]
+        assert figure["data"][0]["x"] == [0, 1] and figure["data"][0]["y"] == [4, 8, 16]
+        shallow = ex._from_position(1, land.categories("arithmetic/manifold_length", "manifold.id"))
+        rows = land.points_at("arithmetic/manifold_length", alpha, {"manifold.id": shallow, "params.length": 8})
+    samples = [r for r in _records(dataset, "Alpha-8B", "arithmetic")
+               if r["manifold"]["id"] == "shallow" and r["params"]["length"] == 8]
+    assert int(rows["correct"].sum()) == sum(r["is_correct"] for r in samples) and len(rows) == 1

@@ -40,6 +40,8 @@ CONFIG = textwrap.dedent("""\
             group_by: [params.max_depth, params.length]
           - view: length
             group_by: [params.length]
+          - view: manifold_length
+            group_by: [manifold.id, params.length]
       - name: boolean
         label: Boolean
         generator: boolean

@@ -79,7 +79,8 @@ def _register(app, land: Landscape):
         eval_id = trigger["eval"] if trigger["eval"] != "*" else point.get("customdata")
         coords = {view.dims[0]: point["x"]}
         if len(view.dims) == 2:
-            coords[view.dims[1]] = point["y"]
+            coords = {dim: _from_position(point[axis], land.categories(ident, dim))
+                      for dim, axis in zip(view.dims, ("x", "y"))}
         return point_details(land, ident, eval_id, coords), {"view": ident, "coords": coords}
 
 
@@ -117,9 +118,12 @@ def surface_figure(land: Landscape, ident: str, eval_id: str) -> dict:
     x, y = view.dims
     table = land.surface(ident, eval_id)
     data = []
+    # Text-valued dimensions (e.g. params.operation) are placed at 0, 1, 2 ... and labelled with their values.
+    axes = {dim: land.categories(ident, dim) for dim in (x, y)}
     if not table.empty:
-        xs, ys, z = pivot(table, x, y, "center")
-        _, _, low = pivot(table.assign(low=(table["center"] - table["margin"]).clip(lower=0)), x, y, "low")
+        table = table.assign(**{f"_{i}": _positions(table[dim], axes[dim]) for i, dim in enumerate((x, y))})
+        xs, ys, z = pivot(table, "_0", "_1", "center")
+        _, _, low = pivot(table.assign(low=(table["center"] - table["margin"]).clip(lower=0)), "_0", "_1", "low")
         data.append({"type": "surface", "x": xs, "y": ys, "z": z, "name": "accuracy", "showlegend": True,
                      "colorscale": theme.SCORE_COLORSCALE,
                      "cmin": 0, "cmax": 1, "colorbar": {"title": {"text": "accuracy"}, "len": 0.7},
@@ -128,14 +132,14 @@ def surface_figure(land: Landscape, ident: str, eval_id: str) -> dict:
                      "showlegend": True,
                      "opacity": 0.35, "colorscale": [[0, "#808080"], [1, "#808080"]], "hoverinfo": "skip"})
         # Every measured cell as a dot too: on sparse grids some cells have no neighbours to form a surface.
-        data.append({"type": "scatter3d", "mode": "markers", "x": table[x].tolist(), "y": table[y].tolist(),
+        data.append({"type": "scatter3d", "mode": "markers", "x": table["_0"].tolist(), "y": table["_1"].tolist(),
                      "z": table["center"].tolist(), "name": "measured points",
                      "marker": {"size": 3, "color": table["center"].tolist(), "colorscale": theme.SCORE_COLORSCALE,
                                 "cmin": 0, "cmax": 1, "line": {"color": "#333", "width": 1}},
                      "text": [f"± {m:.3f}, {int(p)} point(s)" for m, p in zip(table["margin"], table["points"])],
                      "hovertemplate": f"{x} %{{x}}<br>{y} %{{y}}<br>accuracy %{{z:.3f}} %{{text}}<extra></extra>"})
         heavy = table[table["truncated_ratio"] > TRUNCATION_HEAVY]
-        data.append({"type": "scatter3d", "x": heavy[x].tolist(), "y": heavy[y].tolist(),
+        data.append({"type": "scatter3d", "x": heavy["_0"].tolist(), "y": heavy["_1"].tolist(),
                      "z": (heavy["center"] + 0.03).tolist(), "mode": "markers",
                      "name": f"truncation > {TRUNCATION_HEAVY:.0%}",
                      "marker": {"symbol": "diamond", "size": 5, "color": "#222222"},
@@ -145,10 +149,30 @@ def surface_figure(land: Landscape, ident: str, eval_id: str) -> dict:
                         "x": 0.01, "xanchor": "left", "y": 0.97},
               "margin": {"l": 0, "r": 0, "t": 60, "b": 0}, "showlegend": True,
               "legend": {"orientation": "h", "y": 0.02, "x": 0.01, "font": {"size": 11}},
-              "scene": {"xaxis": {"title": {"text": x}}, "yaxis": {"title": {"text": y}},
+              "scene": {"xaxis": _scene_axis(x, axes[x]), "yaxis": _scene_axis(y, axes[y]),
                         "zaxis": {"title": {"text": "accuracy"}, "range": [0, 1]},
                         "camera": {"eye": {"x": 1.6, "y": -1.6, "z": 0.9}}}}
     return {"data": data, "layout": layout}
+
+
+def _positions(values, categories):
+    """Numbers stay; text values become their index in `categories`."""
+    if categories is None:
+        return values
+    index = {c: i for i, c in enumerate(categories)}
+    return [index[str(v)] for v in values]
+
+
+def _from_position(value, categories):
+    """Surface clicks report positions for text dimensions: turn them back into values."""
+    return categories[int(round(float(value)))] if categories is not None else value
+
+
+def _scene_axis(dim: str, categories) -> dict:
+    axis = {"title": {"text": dim}}
+    if categories is not None:
+        axis.update(tickvals=list(range(len(categories))), ticktext=list(categories))
+    return axis
 
 
 def _title(text: str) -> dict:

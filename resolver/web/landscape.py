@@ -55,6 +55,15 @@ class Landscape:
         view = self.view(ident)
         return surface_table(self._task_points(view.base_task), view, MODE)
 
+    @lru_cache(maxsize=256)
+    def categories(self, ident: str, dim: str):
+        """Sorted text values of a dimension of a view, or None when its values are numbers."""
+        view = self.view(ident)
+        values = view_points(self._task_points(view.base_task), view)[dim].dropna()
+        if pd.api.types.is_numeric_dtype(values):
+            return None
+        return tuple(sorted({str(v) for v in values}))
+
     def surface(self, ident: str, eval_id: str) -> pd.DataFrame:
         """One eval's rows of view_surface."""
         table = self.view_surface(ident)
