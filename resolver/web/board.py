@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -28,7 +28,6 @@ class BoardView:
     results: list                      # summarize_scores output, ranked by ReasonScore
     pooled: dict                       # {(eval_id, group): task dict} with tiers pooled
     columns: dict                      # {tier: [groups]} and OVERALL: all groups
-    best: dict = field(default_factory=dict)
 
 
 class Board:

@@ -11,7 +11,7 @@ import threading
 
 import pandas as pd
 
-from resolver.errors import UserError, choices_text
+from resolver.errors import UserError
 
 
 def open_app_dataset(path):
@@ -62,14 +62,6 @@ def eval_labels(evals: pd.DataFrame) -> dict:
         seen[label] = seen.get(label, 0) + 1
         labels[row.eval_id] = label
     return {eid: (lab if seen[lab] == 1 else f"{lab} [{eid}]") for eid, lab in labels.items()}
-
-
-def check_eval_ids(evals: pd.DataFrame, wanted) -> list:
-    known = set(evals["eval_id"])
-    bad = [e for e in wanted if e not in known]
-    if bad:
-        raise UserError(f"unknown eval_id {bad[0]!r}; valid: {choices_text(known)}")
-    return list(wanted)
 
 
 class LockedDB:

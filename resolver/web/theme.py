@@ -16,7 +16,6 @@ SCORE_SCALE = "RdYlGn"          # plotly's ColorBrewer diverging scale: 0 red, 0
 # The same scale as explicit stops, for figures built as plain dicts (plotly.js does not know the name).
 SCORE_COLORSCALE = [list(stop) for stop in get_colorscale(SCORE_SCALE)]
 MISSING_COLOUR = "#e6e6e6"
-BEST_OUTLINE = "#1f4e9c"
 TRUNCATION_COLOUR = "#6b6b6b"
 TOKEN_COLOUR = "#7b52ab"
 EVAL_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
