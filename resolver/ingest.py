@@ -448,13 +448,12 @@ class EvalBuilder:
             stats.duplicates += part.duplicates
             point = self.points.setdefault((part.base_task, part.params), [part.task, part.manifold, {}, []])
             samples = point[2]
-            before = len(samples)
             for index, sample in part.samples.items():
                 if index in samples:
                     stats.duplicates += 1
                 else:
                     samples[index] = sample
-            if len(samples) > before or source not in point[3]:
+            if source not in point[3]:
                 point[3].append(source)
 
     def _source_name(self, path: str) -> str:
