@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from resolver.errors import UserError
+from resolver.tokenizers import load_hf_tokenizer
 
 SAMPLES = 8             # cases averaged per measurement
 CACHE_VERSION = 1       # bump when the measurement changes meaning
@@ -37,25 +37,8 @@ TOLERANCE = 0.015
 # ---------------------------------------------------------------- tokenizer
 @lru_cache(maxsize=8)
 def load_tokenizer(name_or_path: str):
-    """A HuggingFace tokenizer from a local directory or a hub id (local cache first).
-
-    Works offline when the id is in the local HuggingFace cache or the path is a
-    directory holding tokenizer files. UserError when it cannot be loaded.
-    """
-    from transformers import AutoTokenizer
-
-    if not isinstance(name_or_path, str) or not name_or_path:
-        raise UserError("--tokenizer must be a HuggingFace tokenizer id or a local tokenizer directory")
-    errors = []
-    for local_only in (True, False):
-        try:
-            return AutoTokenizer.from_pretrained(name_or_path, local_files_only=local_only)
-        except Exception as exc:  # transformers raises many types (OSError, ValueError, HTTP errors)
-            errors.append(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-            if os.path.isdir(name_or_path):
-                break
-    raise UserError(f"cannot load tokenizer {name_or_path!r} ({errors[-1]}); give a HuggingFace "
-                    "tokenizer id (cached or downloadable) or a directory with tokenizer files")
+    """A HuggingFace tokenizer from a local directory or a hub id (local cache first)."""
+    return load_hf_tokenizer(name_or_path)
 
 
 def count_prompt_tokens(tokenizer, messages: list[dict]) -> int:

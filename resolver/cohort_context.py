@@ -39,6 +39,7 @@ from resolver.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_fol
 from resolver.datasets import eval_files, eval_id as make_eval_id
 from resolver.errors import UserError, choices_text
 from resolver.results import iter_records, run_folder_name, safe_name
+from resolver.tokenizers import load_hf_tokenizer
 
 USAGE = "usage"     # --tokenizer value that forces the records' own counts
 
@@ -102,15 +103,13 @@ def load_counter(choice: str | None, hf_id: str | None):
     if not name or name == USAGE:
         return UsageCounter()
     try:
-        from transformers import AutoTokenizer
-
-        tokenizer = AutoTokenizer.from_pretrained(name)
-    except Exception as exc:          # offline, gated, missing files: all mean "no tokenizer here"
+        tokenizer = load_hf_tokenizer(name)
+    except UserError as exc:          # offline, gated, missing files: all mean "no tokenizer here"
         if choice:
-            raise UserError(f"--tokenizer {choice!r} could not be loaded ({type(exc).__name__}); "
-                            f"give a local tokenizer directory, a reachable HF id, or 'usage'") from None
-        print(f"cohort.py: note: tokenizer {name!r} not available ({type(exc).__name__}); "
-              f"cutting proportionally by characters", file=sys.stderr)
+            raise UserError(f"--tokenizer {choice!r} could not be loaded; give a local tokenizer "
+                            f"directory, a reachable HF id, or 'usage' ({exc})") from None
+        print(f"cohort.py: note: tokenizer {name!r} not available; cutting proportionally by characters",
+              file=sys.stderr)
         return UsageCounter()
     if not getattr(tokenizer, "is_fast", False):
         print(f"cohort.py: note: {name!r} has no fast tokenizer (no offsets); cutting by characters",

@@ -19,4 +19,5 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
     echo "warning: chromium/chromedriver not found; browser tests will be skipped"
   fi
 fi
-exec "$VENV/bin/python" -m pytest -q tests "$@"
+# -p no:dash: dash ships a pytest plugin we do not use (it only adds a deprecation warning)
+exec "$VENV/bin/python" -m pytest -q -p no:dash tests "$@"

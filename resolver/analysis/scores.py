@@ -109,7 +109,7 @@ def tier_columns(cells: pd.DataFrame) -> dict:
     return columns
 
 
-def _task_entry(row: dict) -> dict:
+def task_entry(row: dict) -> dict:
     """One `tasks.{group}` JSON entry from a cell record (plain Python numbers)."""
     entry = {}
     for name in TASK_FIELDS:
@@ -139,7 +139,7 @@ def _eval_summary(records: list, columns: dict) -> dict:
         if not rows:
             any_incomplete = True   # a whole tier missing: the overall score covers less
             continue
-        tasks = {r["group"]: _task_entry(r) for r in rows}
+        tasks = {r["group"]: task_entry(r) for r in rows}
         missing = [g for g in groups if g not in tasks]
         incomplete = any(t["is_incomplete"] for t in tasks.values()) or bool(missing)
         any_incomplete = any_incomplete or incomplete

@@ -7,10 +7,10 @@ hub when reachable). A tokenizer that cannot be loaded is a UserError naming it.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from resolver.errors import UserError
+from resolver.tokenizers import load_hf_tokenizer
 
 BYTES = "bytes"
 
@@ -56,16 +56,7 @@ def load_tokenizer(spec: str | None, offline: bool = False):
             return _RawTokenizer(str(path), Tokenizer.from_file(str(path)))
         except Exception as exc:  # tokenizers raises its own exception types
             raise UserError(f"cannot load tokenizer file {spec}: {exc}")
-    # transformers announces at import that torch is absent; only its tokenizers are used
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
-    try:
-        from transformers import AutoTokenizer
-
-        return HFTokenizer(spec, AutoTokenizer.from_pretrained(spec, local_files_only=offline))
-    except Exception as exc:  # network, missing files, bad repo id: all mean "cannot load"
-        raise UserError(f"cannot load tokenizer {spec!r} ({type(exc).__name__}); pass a local path "
-                        "with --tokenizer, or --tokenizer bytes")
+    return HFTokenizer(spec, load_hf_tokenizer(spec, offline=offline))
 
 
 class _RawTokenizer:

@@ -55,7 +55,7 @@ class Board:
         by_tier = scores.score_cells(self._sum(agg, ("eval_id", scores.DEGREE_COLUMN, self.group_by)),
                                      self.group_by, expected)
         pooled_cells = scores.score_cells(self._sum(agg, ("eval_id", self.group_by)), self.group_by, expected)
-        pooled = {(r["eval_id"], r["group"]): scores._task_entry(r) for r in pooled_cells.to_dict("records")}
+        pooled = {(r["eval_id"], r["group"]): scores.task_entry(r) for r in pooled_cells.to_dict("records")}
         return by_tier, pooled
 
     @lru_cache(maxsize=128)
