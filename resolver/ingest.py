@@ -20,6 +20,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import signal
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -367,6 +368,11 @@ def _scan_file_safe(job: FileJob):
         return UserError(f"{job.path}: {exc}")
 
 
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the main process, which stops them and removes its temp files."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class WorkerPool:
     """``parallel`` forked worker processes (none when parallel <= 1 or jobs <= 1).
 
@@ -377,7 +383,9 @@ class WorkerPool:
 
     def __init__(self, parallel: int, jobs: int):
         workers = min(parallel, jobs)
-        self.pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+        self.pool = None
+        if workers > 1:
+            self.pool = multiprocessing.get_context("fork").Pool(workers, initializer=_ignore_sigint)
 
     def __enter__(self):
         return self
