@@ -530,9 +530,9 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 async def serve(app: SimulatorApp, sock: socket.socket, ready=None, stop_event: asyncio.Event | None = None):
     """Serve until `stop_event` is set (or forever)."""
-    runner = web.AppRunner(app.build(), access_log=None, handle_signals=False)
+    runner = web.AppRunner(app.build(), access_log=None, handle_signals=False, shutdown_timeout=0.5)
     await runner.setup()
-    site = web.SockSite(runner, sock, shutdown_timeout=0.5)
+    site = web.SockSite(runner, sock)
     await site.start()
     if ready:
         ready()
