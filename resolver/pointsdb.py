@@ -309,9 +309,12 @@ class PointsWriter:
                 shutil.copyfile(self.path, self.tmp_path)
             self.con = duckdb.connect(str(self.tmp_path), config=WRITER_CONFIG)
             create_schema(self.con)
-            # One transaction for the whole build: faster bulk loads (no checkpoint per
-            # statement) and nothing half-done is ever visible in the file.
+            # Explicit transactions, committed once per eval (put_eval): bulk loads skip the
+            # per-statement commit, and DuckDB's memory stays bounded by one eval.
             self.con.execute("BEGIN TRANSACTION")
+        except OSError as exc:
+            self._release()
+            raise UserError(f"cannot write the PointsDB next to {self.path}: {exc.strerror or exc}")
         except BaseException:
             self._release()
             raise
@@ -397,8 +400,11 @@ def _remove_db_files(path: Path) -> None:
 
 
 def _acquire_writer_lock(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path.with_name(path.name + ".lock"), "w")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path.with_name(path.name + ".lock"), "w")
+    except OSError as exc:
+        raise UserError(f"cannot write the PointsDB {path}: {exc.strerror or exc}")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

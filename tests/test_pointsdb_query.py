@@ -220,3 +220,10 @@ def test_source_path_resolves_relative_to_the_db(tmp_path):
         pass
     with open_pointsdb(path) as pdb:
         assert pdb.source_path("cohort/run/000_a.ndjson") == (tmp_path / "sub" / "cohort/run/000_a.ndjson").resolve()
+
+
+def test_unwritable_location_is_a_user_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where a directory should be")
+    with pytest.raises(UserError, match="cannot write the PointsDB"):
+        PointsWriter(blocker / "sub" / "x.db")
