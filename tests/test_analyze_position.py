@@ -188,6 +188,20 @@ def test_filter_errors_are_one_line(hand):
     assert "unknown dimension" in user_error("cluster", hand, "--facet-by", "colour")
 
 
+@pytest.mark.parametrize("args", [
+    ("scores", "--group-by", "params.lenght"),
+    ("aggregate", "--facet-by", "manifold.nope"),
+    ("points", "--split-by", "facets.colour"),
+    ("compression", "--group-by", "params.lenght"),
+    ("hazard", "--split-by", "params.lenght"),
+])
+def test_a_dimension_no_point_carries_is_an_error(hand, tmp_path, args):
+    # a typo in a dotted dimension must not collapse everything into one "(none)" group
+    subcommand, *rest = args
+    line = user_error(subcommand, hand, *rest, "--output-dir", tmp_path)
+    assert "no selected point has a value for" in line and rest[1] in line
+
+
 def test_missing_database_names_evaluate_command(tmp_path):
     dataset = tmp_path / "d.json"
     dataset.write_text(json.dumps({"name": "d", "db": "d.db", "cohorts": []}))

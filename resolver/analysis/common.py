@@ -330,6 +330,11 @@ def label_missing(frame, dims):
     """Points without a value for a dimension (e.g. a param only some tasks have) form
     their own group named "(none)" instead of silently disappearing from groupbys."""
     for dim in dims:
+        if dim in frame.columns and len(frame) and frame[dim].isna().all():
+            # a typo such as params.lenght would otherwise give one "(none)" group, silently
+            raise UserError(f"no selected point has a value for {dim}; valid: base_task, eval_id, model, "
+                            "template, sampler, or a params./manifold./facets. key the points carry "
+                            "(list them with: analyze.py tasks)")
         if dim in frame.columns and frame[dim].isna().any():
             # NaN turned whole numbers into floats: give them back as ints (file names, labels)
             frame[dim] = [MISSING_VALUE if _missing(v) else int(v) if isinstance(v, float) and v.is_integer() else v

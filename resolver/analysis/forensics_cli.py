@@ -157,6 +157,7 @@ def run_compression(args) -> int:
         points = common.require_rows(db.points(filters, columns=_sample_columns(split_by, facet_by, group_by)),
                                      "points", args.filters)
         labels = _labels(db)
+    points = common.label_missing(points, [d for d in (split_by, facet_by, group_by) if d])
     samples = compression_samples(points, [split_by, facet_by, group_by, "eval_id"])
     if facet_by == "eval_id":
         samples["eval_id"] = [f"{labels.get(e, e)} ({e})" for e in samples["eval_id"]]
@@ -205,6 +206,7 @@ def run_hazard(args) -> int:
                                       *([group_by] if group_by else [])]))
         points = common.require_rows(db.points(filters, columns=columns), "points", args.filters)
         labels = _labels(db)
+    points = common.label_missing(points, [*split_by, *([group_by] if group_by else [])])
     results = hazard_by(points, split_by, args.bucket_size, group_by)
     if args.format != "png":
         records = [{**dict(zip(split_by, key)), "series": name, "median_end_tokens": median_end_tokens(table),
