@@ -768,9 +768,14 @@ def evaluate_interview(spec_text: str, db_path=None, parallel: int = 16, quiet: 
     jobs = [FileJob(path, None, offline, inplace) for path in files]
     source_base = report.db_path.resolve().parent if report.db_path else None
     builders = {}
-    with _progress(sum(_file_size(p) for p in files), quiet) as bar, WorkerPool(parallel, len(jobs)) as pool:
-        for result in scan_files(jobs, pool, bar):
-            _route_by_eval(result, builders, source_base)
+    try:
+        with _progress(sum(_file_size(p) for p in files), quiet) as bar, WorkerPool(parallel, len(jobs)) as pool:
+            for result in scan_files(jobs, pool, bar):
+                _route_by_eval(result, builders, source_base)
+    except BaseException:
+        if inplace:                 # workers stopped mid-file leave their half-written copies
+            _remove_regrade_temps(files)
+        raise
     builds = [builders[k] for k in sorted(builders, key=str) if k is not None]
     writer = pointsdb.PointsWriter(report.db_path, keep_existing=False) if report.db_path else None
     try:
@@ -788,6 +793,15 @@ def evaluate_interview(spec_text: str, db_path=None, parallel: int = 16, quiet: 
         raise
     _attach_orphan_problems(report, builders)
     return report
+
+
+def _remove_regrade_temps(files) -> None:
+    """Delete `<file>.regrade-<pid>` copies of an interrupted --inplace run (originals are intact)."""
+    for path in files:
+        folder, name = os.path.split(path)
+        for other in os.listdir(folder or "."):
+            if other.startswith(name + ".regrade-"):
+                os.unlink(os.path.join(folder, other))
 
 
 class _InterviewBuilder(EvalBuilder):

@@ -313,10 +313,10 @@ class PointsWriter:
             # per-statement commit, and DuckDB's memory stays bounded by one eval.
             self.con.execute("BEGIN TRANSACTION")
         except OSError as exc:
-            self._release()
+            self._discard()
             raise UserError(f"cannot write the PointsDB next to {self.path}: {exc.strerror or exc}")
-        except BaseException:
-            self._release()
+        except BaseException:       # Ctrl-C while copying or opening: leave nothing behind
+            self._discard()
             raise
 
     def __enter__(self):
@@ -381,8 +381,13 @@ class PointsWriter:
             self._release()
 
     def abort(self) -> None:
+        self._discard()
+
+    def _discard(self) -> None:
+        """Close and delete the copy under construction, then release the lock."""
         try:
-            self.con.close()
+            if getattr(self, "con", None) is not None:
+                self.con.close()
         finally:
             _remove_db_files(self.tmp_path)
             self._release()

@@ -380,3 +380,39 @@ def test_older_schema_is_rebuilt_from_scratch(dataset, tmp_path):
     proc = run_script("evaluate.py", "--dataset", dataset, check=True)
     assert "2 evals built" in proc.stdout
     assert _table_dump(db) == first
+
+
+def test_ctrl_c_during_a_rebuild_leaves_the_live_db_untouched(dataset, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    db = tmp_path / "data" / "pointsdb-r1.db"
+    run_script("evaluate.py", "--dataset", dataset, check=True)
+    before = _table_dump(db)
+    rng = random.Random(4)
+    run = tmp_path / "data/r1/ModelA/2026-01-09_00-00-00_r1_ModelA_zs_greedy"
+    for step in range(40):                      # enough work that the rebuild is still running when interrupted
+        recs = [make_record("ModelA", "zs", "greedy", "dates", {"length": step}, i, "incorrect", rng, step=step)
+                for i in range(200)]
+        for r in recs:
+            r["answer"] += " ".join(str(rng.random()) for _ in range(300))
+        write_run(run, recs)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve().parent.parent / "evaluate.py"), "--dataset",
+                             str(dataset), "--parallel", "2", "--quiet"], stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
+    while proc.poll() is None and not list(db.parent.glob("pointsdb-r1.db.tmp-*")):
+        time.sleep(0.005)
+    if proc.poll() is not None:
+        pytest.skip("the rebuild finished before it could be interrupted")
+    os.killpg(proc.pid, signal.SIGINT)          # what Ctrl-C in a terminal does: the whole process group
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the rebuild finished before the interrupt arrived")
+    assert proc.returncode == 130 and err.strip() == "evaluate.py: interrupted"
+    assert _table_dump(db) == before
+    assert not list(db.parent.glob("pointsdb-r1.db.tmp-*"))
+    again = run_script("evaluate.py", "--dataset", dataset, check=True)    # and the next run completes the job
+    assert "1 evals built" in again.stdout
