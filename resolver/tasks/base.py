@@ -16,6 +16,7 @@ with `@register`. It declares:
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
@@ -103,7 +104,7 @@ class TestCase:
     genresult: dict = field(default_factory=dict)
 
 
-class Task:
+class Task(ABC):
     """Base class of every generator; subclasses set the class attributes."""
 
     name: str = ""
@@ -142,8 +143,9 @@ class Task:
         """Cross-parameter rules (e.g. min <= max); raise UserError. Override."""
 
     # ---- generation ---------------------------------------------------
+    @abstractmethod
     def generate(self, params: dict, rng: random.Random) -> TestCase:
-        raise NotImplementedError  # every registered task overrides this
+        """One case from validated params, drawing only from `rng` (pure otherwise)."""
 
     def generate_cases(self, params: dict, rng: random.Random, count: int) -> list[TestCase]:
         """`count` cases drawn in sequence (count-invariant by construction)."""
