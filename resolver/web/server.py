@@ -69,5 +69,19 @@ def serve(app: dash.Dash, args, name: str) -> None:
     base = normalize_base_pathname(args.url_base_pathname)
     shown_host = "localhost" if args.host in ("127.0.0.1", "localhost") else args.host
     print(f"{name}: serving on http://{shown_host}:{args.port}{base}  (Ctrl-C to stop)", flush=True)
+    if not args.debug:
+        _quiet_server_banners(app)
     # The reloader would re-run start-up (and the precompute) in a child process: keep it off.
     app.run(host=args.host, port=args.port, debug=bool(args.debug), use_reloader=False)
+
+
+def _quiet_server_banners(app: dash.Dash) -> None:
+    """Our own line above says where to go; Dash's, Flask's and werkzeug's banners (and the
+    per-request log) would only repeat it, with a red warning meant for deployers."""
+    import logging
+
+    import flask.cli
+
+    app.logger.setLevel(logging.WARNING)
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    flask.cli.show_server_banner = lambda *args, **kwargs: None
