@@ -17,11 +17,6 @@ def register(subparsers) -> None:
         add(subparsers)
 
 
-def _labels(db) -> dict:
-    evals = db.evals()
-    return {e: (lab or m) for e, lab, m in zip(evals["eval_id"], evals["label"], evals["model"])}
-
-
 def _split_values(frame, dims):
     """(key tuple, rows) per distinct value combination of `dims`; one group when dims is empty."""
     if not dims:
@@ -104,7 +99,7 @@ def run_surface(args) -> int:
     with db:
         columns = ["id", "eval_id", "base_task", *COUNTERS, *view_columns(views), *([split_by] if split_by else [])]
         points = common.require_rows(db.points(filters, columns=list(dict.fromkeys(columns))), "points", args.filters)
-        labels = _labels(db)
+        labels = common.eval_labels(db)
     results = {}
     for key, rows in _split_values(points, [split_by] if split_by else []):
         panels = [(v, surface_table(rows, v, args.mode)) for v in views]
@@ -156,7 +151,7 @@ def run_compression(args) -> int:
     with db:
         points = common.require_rows(db.points(filters, columns=_sample_columns(split_by, facet_by, group_by)),
                                      "points", args.filters)
-        labels = _labels(db)
+        labels = common.eval_labels(db)
     points = common.label_missing(points, [d for d in (split_by, facet_by, group_by) if d])
     samples = compression_samples(points, [split_by, facet_by, group_by, "eval_id"])
     if facet_by == "eval_id":
@@ -205,7 +200,7 @@ def run_hazard(args) -> int:
         columns = list(dict.fromkeys(["id", "eval_id", "completion_tokens", "outcome", *split_by,
                                       *([group_by] if group_by else [])]))
         points = common.require_rows(db.points(filters, columns=columns), "points", args.filters)
-        labels = _labels(db)
+        labels = common.eval_labels(db)
     points = common.label_missing(points, [*split_by, *([group_by] if group_by else [])])
     results = hazard_by(points, split_by, args.bucket_size, group_by)
     if args.format != "png":
@@ -264,7 +259,7 @@ def run_capacity(args) -> int:
     filters = common.load_filters(args.filters)
     _, db = common.open_dataset(args.dataset)
     with db:
-        labels = _labels(db)
+        labels = common.eval_labels(db)
         if args.frontier:
             table, summary = capacity.frontier(db, filters, size_param, group_by, facet_by, args.mode)
         else:
