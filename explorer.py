@@ -4,6 +4,7 @@ from resolver.cli import ArgParser, run_main
 
 
 def main(argv=None):
+    from resolver.probe.tokens import eval_tokenizers
     from resolver.web.data import open_app_dataset
     from resolver.web.explorer import build_app
     from resolver.web.server import add_server_args, check_port, normalize_base_pathname, serve
@@ -12,23 +13,14 @@ def main(argv=None):
     parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json")
     parser.add_argument("--tokenizer", default=None,
                         help="tokenizer for the prompt FFT panel: a local path, a cached hub id, or 'bytes' "
-                             "(default: no FFT panel)")
+                             "(default: each eval's hf_id tokenizer when it is in the local cache)")
     add_server_args(parser, default_port=8051)
     args = parser.parse_args(argv)
     check_port(args.port)
     normalize_base_pathname(args.url_base_pathname)
-    tokenizer = None
-    if args.tokenizer:
-        import os
-
-        # transformers announces at import that torch is absent (we only need tokenizers): keep stderr clean.
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
-        from resolver.probe.tokens import load_tokenizer
-
-        tokenizer = load_tokenizer(args.tokenizer)
     dataset, db = open_app_dataset(args.dataset)
-    serve(build_app(dataset, db, tokenizer, args.url_base_pathname), args, "explorer.py")
+    tokenizers = eval_tokenizers(db.evals(), args.tokenizer, who="explorer.py")
+    serve(build_app(dataset, db, url_base_pathname=args.url_base_pathname, tokenizers=tokenizers), args, "explorer.py")
 
 
 if __name__ == "__main__":

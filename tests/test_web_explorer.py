@@ -198,3 +198,32 @@ def test_text_dimension_on_a_surface_axis(dataset):
     samples = [r for r in _records(dataset, "Alpha-8B", "arithmetic")
                if r["manifold"]["id"] == "shallow" and r["params"]["length"] == 8]
     assert int(rows["correct"].sum()) == sum(r["is_correct"] for r in samples) and len(rows) == 1
+
+
+def test_each_eval_gets_its_own_tokenizer_or_a_note(dataset, capsys):
+    """Without --tokenizer an eval's FFT uses its hf_id tokenizer when cached; the others get a note."""
+    import pandas as pd
+
+    from resolver.probe.tokens import ByteTokenizer, eval_tokenizers
+    from resolver.web import explorer as ex
+    from resolver.web.data import open_app_dataset
+    from resolver.web.landscape import Landscape
+
+    evals = pd.DataFrame({"eval_id": ["a1", "b2", "c3"],
+                          "hf_id": [None, "no-such-org/no-such-model-xyz", "no-such-org/no-such-model-xyz"]})
+    chosen = eval_tokenizers(evals, None, who="explorer.py")
+    assert chosen == {"a1": None, "b2": None, "c3": None}
+    assert capsys.readouterr().err.count("not in the local cache") == 1   # looked up once per hf_id
+    everyone = eval_tokenizers(evals, "bytes")
+    assert {type(t) for t in everyone.values()} == {ByteTokenizer}
+    assert eval_tokenizers(evals, None, fallback=ByteTokenizer())["a1"].name == "bytes"
+
+    ds, db = open_app_dataset(dataset)
+    with db:
+        first = Landscape(ds, db).eval_ids[0]
+        land = Landscape(ds, db, tokenizers={first: ByteTokenizer()})
+        with_tok, without = land.eval_ids[0], land.eval_ids[1]
+        graph = ex._fft_panel(land, "arithmetic/length", with_tok)
+        assert graph.figure["data"] and "bytes" in graph.figure["layout"]["title"]["text"]
+        note = ex._fft_panel(land, "arithmetic/length", without)
+        assert "no tokenizer" in note.children

@@ -1,7 +1,6 @@
 """probe.py subcommands: fft, failure, truncation (flags of seed 000 plus documented extras)."""
 from __future__ import annotations
 
-import sys
 
 from resolver.analysis import common
 from resolver.errors import UserError
@@ -44,29 +43,6 @@ def register_fft(subparsers) -> None:
     p.set_defaults(handler=run_fft)
 
 
-def _eval_tokenizers(evals, spec):
-    """eval_id -> tokenizer: --tokenizer for all, else the eval's hf_id (local cache only), else bytes."""
-    from resolver.probe.tokens import ByteTokenizer, load_tokenizer
-
-    if spec:
-        shared = load_tokenizer(spec)
-        return {e: shared for e in evals["eval_id"]}
-    out, loaded = {}, {}
-    for eval_id, hf_id in zip(evals["eval_id"], evals["hf_id"]):
-        if not hf_id:
-            out[eval_id] = ByteTokenizer()
-            continue
-        if hf_id not in loaded:
-            try:
-                loaded[hf_id] = load_tokenizer(hf_id, offline=True)
-            except UserError:
-                sys.stderr.write(f"probe.py: tokenizer {hf_id} is not in the local cache; using bytes for "
-                                 f"eval {eval_id} (pass --tokenizer to choose one)\n")
-                loaded[hf_id] = ByteTokenizer()
-        out[eval_id] = loaded[hf_id]
-    return out
-
-
 def run_fft(args) -> int:
     from resolver.analysis.surface import config_views, select_views, view_columns
     from resolver.plots.fft import fft_figure
@@ -85,7 +61,9 @@ def run_fft(args) -> int:
         evals = db.evals()
         labels = _labels(db)
         db_dir = db.path.parent
-    tokenizers = _eval_tokenizers(evals, args.tokenizer)
+    from resolver.probe.tokens import ByteTokenizer, eval_tokenizers
+
+    tokenizers = eval_tokenizers(evals, args.tokenizer, fallback=ByteTokenizer(), who="probe.py")
     table = fft_table(points, views, db_dir, tokenizers, progress=not args.quiet)
     if table.empty:
         raise UserError("no points fall in the selected 1-dimensional views; check --view and --filters")

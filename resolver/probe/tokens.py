@@ -7,6 +7,7 @@ hub when reachable). A tokenizer that cannot be loaded is a UserError naming it.
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from resolver.errors import UserError
@@ -80,3 +81,23 @@ def render_prompt(messages, tokenizer) -> str:
         except Exception:  # a template that rejects these roles: fall back to plain text
             pass
     return "\n\n".join(str(m.get("content", "")) for m in messages or [] if isinstance(m, dict))
+
+
+def eval_tokenizers(evals, spec: str | None, *, fallback=None, who: str = "probe.py") -> dict:
+    """eval_id -> tokenizer: `spec` for every eval when given, else each eval's hf_id from
+    the local Hugging Face cache (never the network), else `fallback`."""
+    if spec:
+        shared = load_tokenizer(spec)
+        return {e: shared for e in evals["eval_id"]}
+    out, loaded = {}, {}
+    for eval_id, hf_id in zip(evals["eval_id"], evals["hf_id"]):
+        hf_id = hf_id if isinstance(hf_id, str) and hf_id else None   # pandas gives NaN for a missing id
+        if hf_id and hf_id not in loaded:
+            try:
+                loaded[hf_id] = load_tokenizer(hf_id, offline=True)
+            except UserError:
+                sys.stderr.write(f"{who}: tokenizer {hf_id} is not in the local cache; eval {eval_id} "
+                                 f"gets {getattr(fallback, 'name', 'no tokenizer')} (pass --tokenizer to choose one)\n")
+                loaded[hf_id] = fallback
+        out[eval_id] = loaded[hf_id] if hf_id else fallback
+    return out

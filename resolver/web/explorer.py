@@ -4,7 +4,7 @@ Pick a task, one of its config views and one or more evals. A 2-D view draws one
 per eval on the same axes (accuracy red -> green, the lower 95% bound as a grey shadow,
 x markers where more than 2% of answers were truncated); a 1-D view draws accuracy lines.
 Below: accuracy projected on each dimension of the view, completion-token histograms, the
-prompt FFT (when started with --tokenizer) and the details of the last clicked point.
+prompt FFT (with --tokenizer, or each eval's cached hf_id tokenizer) and the details of the last clicked point.
 """
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ FAILURE_SAMPLES = 3
 OUTCOMES = ("correct", "incorrect", "invalid", "truncated")
 
 
-def build_app(dataset, db, tokenizer=None, url_base_pathname: str = "/"):
+def build_app(dataset, db, tokenizer=None, url_base_pathname: str = "/", tokenizers: dict | None = None):
     from resolver.web.server import make_app
 
-    land = Landscape(dataset, db, tokenizer)
+    land = Landscape(dataset, db, tokenizer, tokenizers)
     app = make_app(f"ReasonScape explorer — {dataset.name}", url_base_pathname)
     first_task = land.tasks[0]
     app.layout = layout.page("Explorer", f"{dataset.name} · {len(land.eval_ids)} evals · {len(land.tasks)} tasks "
@@ -246,9 +246,11 @@ def token_figure(land: Landscape, task: str, eval_ids: tuple) -> dict:
 
 
 def _fft_panel(land: Landscape, ident: str, eval_id: str):
-    if land.tokenizer is None:
-        return html.Div("Prompt FFT: start explorer.py with --tokenizer (a local tokenizer path, a cached hub id, "
-                        "or 'bytes') to see the spectra of the prompts.", className="rs-note", id="ex-fft-note")
+    tokenizer = land.tokenizers.get(eval_id)
+    if tokenizer is None:
+        return html.Div("Prompt FFT: this eval has no tokenizer here. Start explorer.py with --tokenizer (a local "
+                        "tokenizer path, a cached hub id, or 'bytes'), or give the eval an hf_id whose tokenizer is "
+                        "in the local Hugging Face cache.", className="rs-note", id="ex-fft-note")
     from resolver.probe.fft import FREQUENCIES
 
     view = land.view(ident)
@@ -258,7 +260,7 @@ def _fft_panel(land: Landscape, ident: str, eval_id: str):
     data = [{"type": "scatter", "mode": "lines", "x": FREQUENCIES[1:].tolist(), "y": list(map(float, row.spectrum[1:])),
              "name": f"{dim} = {row.value}", "line": {"color": theme.eval_colour(i)}}
             for i, row in enumerate(table.itertuples(index=False))]
-    layout = {"title": _title(f"Prompt FFT ({land.tokenizer.name}) by {dim}<br><sub>{land.labels.get(eval_id)}</sub>"),
+    layout = {"title": _title(f"Prompt FFT ({tokenizer.name}) by {dim}<br><sub>{land.labels.get(eval_id)}</sub>"),
               "xaxis": {"title": {"text": "frequency (cycles / token)"}},
               "yaxis": {"title": {"text": "magnitude"}, "type": "log"}, "height": 360, "margin": {"t": 60, "b": 40},
               "legend": {"orientation": "h", "y": -0.3}}

@@ -22,7 +22,7 @@ TRUNCATION_HEAVY = 0.02     # the same 2% the scores table and the spiderweb mar
 
 
 class Landscape:
-    def __init__(self, dataset, db, tokenizer=None):
+    def __init__(self, dataset, db, tokenizer=None, tokenizers: dict | None = None):
         self.views = _task_views(dataset, db)
         evals = db.evals()
         self.labels = eval_labels(evals)
@@ -32,7 +32,8 @@ class Landscape:
         self.points = db.points(None, columns=[c for c in columns if c != "points_one"])
         self._by_task = {task: frame for task, frame in self.points.groupby("base_task", sort=False)}
         self.db = LockedDB(db)
-        self.tokenizer = tokenizer
+        # --tokenizer for every eval, else each eval's own (its hf_id, found in the local cache)
+        self.tokenizers = {e: tokenizer for e in self.eval_ids} if tokenizer else dict(tokenizers or {})
 
     def task_views(self, task: str) -> list[TaskView]:
         return [v for v in self.views if v.base_task == task]
@@ -122,7 +123,7 @@ class Landscape:
         columns = ["id", "eval_id", "model", "template", "sampler", "base_task", "params", "sources",
                    *view_columns([one_d])]
         points = self.db.call("points", {"eval_id": [eval_id], "base_task": view.base_task}, columns)
-        return fft_table(points, [one_d], self.db.db.path.parent, {eval_id: self.tokenizer}, progress=False)
+        return fft_table(points, [one_d], self.db.db.path.parent, {eval_id: self.tokenizers[eval_id]}, progress=False)
 
 
 def _same(series: pd.Series, value) -> pd.Series:
