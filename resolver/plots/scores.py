@@ -100,7 +100,9 @@ def scores_figure(results: list, width: int = 1400, title: str = "ReasonScore"):
 def _row_label(row) -> str:
     _, entry, tier = row
     data = entry["tiers"][tier]
-    return _shorten(f"{entry['label']} ({format_score(data['reasonscore'], data['any_incomplete'])})", 48)
+    score = f" ({format_score(data['reasonscore'], data['any_incomplete'])})"
+    # shorten the label, never the score: it is the number the row is about
+    return _shorten(entry["label"], 48 - len(score)) + score
 
 
 def _shorten(text: str, limit: int) -> str:
