@@ -190,3 +190,23 @@ class Browser:
 
     def screenshot(self, path: str | Path):
         self.driver.save_screenshot(str(path))
+
+
+def serve_in_browser(dataset_path, make_app, ready_selector: str):
+    """Fixture body shared by the web-app tests: open the dataset read-only, serve
+    `make_app(dataset, db)` on loopback, yield a Browser showing it; clean up after."""
+    import pytest
+
+    from resolver.web.data import open_app_dataset
+
+    if browser_missing_reason():
+        pytest.skip(browser_missing_reason())
+    ds, db = open_app_dataset(dataset_path)
+    browser = Browser()
+    try:
+        with DashServer(make_app(ds, db)) as server:
+            browser.open(server.url("/"), ready_selector=ready_selector)
+            yield browser
+    finally:
+        browser.close()
+        db.close()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import Browser, DashServer, browser_missing_reason, free_port
+from tests.browser import browser_missing_reason, free_port, serve_in_browser
 from tests.conftest import run_script
 from tests.web_dataset import shared_web_dataset
 
@@ -20,20 +20,15 @@ def dataset(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def page(dataset):
-    if browser_missing_reason():
-        pytest.skip(browser_missing_reason())
     from resolver.probe.tokens import load_tokenizer
-    from resolver.web.data import open_app_dataset
     from resolver.web.explorer import build_app
 
-    ds, db = open_app_dataset(dataset)
-    browser = Browser()
-    with DashServer(build_app(ds, db, tokenizer=load_tokenizer("bytes"))) as server:
-        browser.open(server.url("/"), ready_selector="#ex-main .js-plotly-plot")
+    def with_bytes_fft(ds, db):
+        return build_app(ds, db, tokenizer=load_tokenizer("bytes"))
+
+    for browser in serve_in_browser(dataset, with_bytes_fft, "#ex-main .js-plotly-plot"):
         browser.dataset_path = dataset
         yield browser
-    browser.close()
-    db.close()
 
 
 def _records(dataset, model, task):

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from tests.browser import Browser, DashServer, browser_missing_reason, free_port
+from tests.browser import Browser, browser_missing_reason, free_port, serve_in_browser
 from tests.conftest import run_script
 from tests.web_dataset import EVALS, shared_web_dataset
 
@@ -25,18 +25,9 @@ def dataset(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def page(dataset):
-    if browser_missing_reason():
-        pytest.skip(browser_missing_reason())
-    from resolver.web.data import open_app_dataset
     from resolver.web.leaderboard import build_app
 
-    ds, db = open_app_dataset(dataset)
-    browser = Browser()
-    with DashServer(build_app(ds, db)) as server:
-        browser.open(server.url("/"), ready_selector="#lb-board")
-        yield browser
-    browser.close()
-    db.close()
+    yield from serve_in_browser(dataset, build_app, "#lb-board")
 
 
 def _rows(b):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import Browser, DashServer, browser_missing_reason, free_port
+from tests.browser import DashServer, browser_missing_reason, free_port, serve_in_browser
 from tests.conftest import run_script
 from tests.web_dataset import shared_web_dataset
 
@@ -17,18 +17,9 @@ def dataset(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def page(dataset):
-    if browser_missing_reason():
-        pytest.skip(browser_missing_reason())
-    from resolver.web.data import open_app_dataset
     from resolver.web.spiderweb import build_app
 
-    ds, db = open_app_dataset(dataset)
-    browser = Browser()
-    with DashServer(build_app(ds, db)) as server:
-        browser.open(server.url("/"), ready_selector="#sw-chart .js-plotly-plot")
-        yield browser
-    browser.close()
-    db.close()
+    yield from serve_in_browser(dataset, build_app, "#sw-chart .js-plotly-plot")
 
 
 def _traces(b):
