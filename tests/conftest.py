@@ -37,3 +37,32 @@ def run_script(script: str, *args, cwd=None, timeout=300, env=None, check=False)
 @pytest.fixture
 def script():
     return run_script
+
+
+def write_eval_entry(cohort: Path, model: str, template: str, sampler: str, *, label: str, groups,
+                     hf_id=None, tags=("leaderboard",)) -> None:
+    """A cohort's evals.json holding one eval whose glob matches its run folders (seed 002 shape)."""
+    import json
+
+    cohort.mkdir(parents=True, exist_ok=True)
+    (cohort / "evals.json").write_text(json.dumps([{
+        "evaluate": {"glob": f"*_{model}_{template}_{sampler}/*"},
+        "filters": {"model": model, "template": template, "sampler": sampler},
+        "label": label, "groups": list(groups), "tags": list(tags), "hf_id": hf_id,
+    }], indent=1))
+
+
+def evaluate_hand_dataset(root: Path, name: str, config_text: str, models, *, db: str | None = None,
+                          parallel: int = 1) -> Path:
+    """Write configs/<name>.yaml and data/<name>.json over the cohorts data/<name>/<model>/,
+    then build the PointsDB with the real evaluate.py; returns the dataset file."""
+    import json
+
+    (root / "configs").mkdir(parents=True, exist_ok=True)
+    (root / "configs" / f"{name}.yaml").write_text(config_text)
+    dataset = root / "data" / f"{name}.json"
+    dataset.write_text(json.dumps({"name": name, "db": db or f"{name}.db", "cache": f"{name}/.cache",
+                                   "config": f"../configs/{name}.yaml",
+                                   "cohorts": [{"path": f"{name}/{m}/evals.json"} for m in models]}, indent=1))
+    run_script("evaluate.py", "--dataset", dataset, "--parallel", parallel, "--quiet", check=True)
+    return dataset

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import duckdb
 
-from conftest import run_script
+from conftest import evaluate_hand_dataset, write_eval_entry
 from resolver.datasets import eval_id
 
 CONFIG = textwrap.dedent("""\
@@ -132,24 +132,15 @@ def write_cohort(data_dir: Path, model: str) -> None:
         lines = [json.dumps(_record(model, step, task, manifold, degree, params, i, kind)) for i, kind in enumerate(kinds)]
         name = lines and json.loads(lines[0])["task"]
         (run / f"{name}.ndjson").write_text("\n".join(lines) + "\n")
-    evals = [{"evaluate": {"glob": f"*_{model}_{TEMPLATE}_{SAMPLER}/*"},
-              "filters": {"model": model, "template": TEMPLATE, "sampler": SAMPLER},
-              "label": f"{model} model", "groups": GROUPS[model], "tags": ["leaderboard"], "hf_id": f"org/{model}"}]
-    (cohort / "evals.json").write_text(json.dumps(evals))
+    write_eval_entry(cohort, model, TEMPLATE, SAMPLER, label=f"{model} model", groups=GROUPS[model],
+                     hf_id=f"org/{model}")
 
 
 def build_dataset(root: Path) -> Path:
     """Write the cohorts, config and data/hand.json under root and run evaluate.py."""
-    data_dir = root / "data"
-    (root / "configs").mkdir(parents=True, exist_ok=True)
-    (root / "configs" / "hand.yaml").write_text(CONFIG)
     for model in OUTCOMES:
-        write_cohort(data_dir, model)
-    dataset = data_dir / "hand.json"
-    dataset.write_text(json.dumps({"name": "hand", "db": "hand.db", "cache": "../cache", "config": "../configs/hand.yaml",
-                                   "cohorts": [{"path": f"hand/{m}/evals.json"} for m in OUTCOMES]}))
-    run_script("evaluate.py", "--dataset", dataset, "--parallel", "1", "--quiet", check=True)
-    return dataset
+        write_cohort(root / "data", model)
+    return evaluate_hand_dataset(root, "hand", CONFIG, OUTCOMES)
 
 
 # ------------------------------------------------------- hand statistics (spec 03)

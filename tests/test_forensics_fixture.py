@@ -22,7 +22,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import run_script
+from conftest import evaluate_hand_dataset, write_eval_entry
 from resolver.datasets import eval_id
 
 CONFIG = textwrap.dedent("""\
@@ -174,25 +174,15 @@ def write_cohort(data_dir: Path, model: str) -> None:
                                             str(100 + index), genresult, loop_kind)))
         name = json.loads(lines[0])["task"]
         (run / f"{name}.ndjson").write_text("\n".join(lines) + "\n")
-    evals = [{"evaluate": {"glob": f"*_{model}_{TEMPLATE}_{SAMPLER}/*"},
-              "filters": {"model": model, "template": TEMPLATE, "sampler": SAMPLER},
-              "label": model, "groups": ["arch:dense", f"size:{'small' if '3B' in model else 'mid'}"],
-              "tags": ["leaderboard"], "hf_id": None}]
-    (cohort / "evals.json").write_text(json.dumps(evals))
+    write_eval_entry(cohort, model, TEMPLATE, SAMPLER, label=model,
+                     groups=["arch:dense", f"size:{'small' if '3B' in model else 'mid'}"])
 
 
 def build_forensics_dataset(root: Path) -> Path:
     """Write cohorts, config and data/forensics.json under root and run the real evaluate.py."""
-    data_dir = root / "data"
-    (root / "configs").mkdir(parents=True, exist_ok=True)
-    (root / "configs" / "forensics.yaml").write_text(CONFIG)
     for model in MIDPOINT:
-        write_cohort(data_dir, model)
-    dataset = data_dir / "forensics.json"
-    dataset.write_text(json.dumps({"name": "forensics", "db": "forensics.db", "cache": "../cache",
-                                   "config": "../configs/forensics.yaml",
-                                   "cohorts": [{"path": f"forensics/{m}/evals.json"} for m in MIDPOINT]}))
-    run_script("evaluate.py", "--dataset", dataset, "--parallel", "1", "--quiet", check=True)
+        write_cohort(root / "data", model)
+    dataset = evaluate_hand_dataset(root, "forensics", CONFIG, MIDPOINT)
     return dataset
 
 

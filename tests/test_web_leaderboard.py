@@ -20,7 +20,7 @@ needs_browser = pytest.mark.skipif(browser_missing_reason() is not None, reason=
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
-    return shared_web_dataset(tmp_path_factory, run_script)
+    return shared_web_dataset(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

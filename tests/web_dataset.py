@@ -19,6 +19,8 @@ import random
 import textwrap
 from pathlib import Path
 
+from tests.conftest import evaluate_hand_dataset, write_eval_entry
+
 CONFIG = textwrap.dedent("""\
     name: webtest
     precision:
@@ -146,7 +148,7 @@ def _steps_for(model: str, steps):
     return chosen
 
 
-def build_web_dataset(root: Path, run_script) -> Path:
+def build_web_dataset(root: Path) -> Path:
     """Write config, cohorts and run folders under root, run evaluate.py; return the dataset file."""
     from resolver.manifold import expand_steps, load_config
 
@@ -156,7 +158,6 @@ def build_web_dataset(root: Path, run_script) -> Path:
     config_path.write_text(CONFIG)
     steps = expand_steps(load_config(config_path), density="normal")
     data = root / "data"
-    cohorts = []
     for n, model in enumerate(EVALS):
         rng = random.Random(1000 + n)
         cohort = data / "webtest" / model
@@ -167,23 +168,14 @@ def build_web_dataset(root: Path, run_script) -> Path:
                 for record in _records(model, step, rng):
                     out.write(json.dumps(record) + "\n")
         _, _, groups, _ = EVALS[model]
-        (cohort / "evals.json").write_text(json.dumps([{
-            "evaluate": {"glob": f"*_{model}_{TEMPLATE}_{SAMPLER}/*"},
-            "filters": {"model": model, "template": TEMPLATE, "sampler": SAMPLER},
-            "label": f"{model} (test)", "groups": groups, "tags": ["leaderboard"], "hf_id": None,
-        }], indent=1))
-        cohorts.append({"path": f"webtest/{model}/evals.json"})
-    dataset = data / "webtest.json"
-    dataset.write_text(json.dumps({"name": "webtest", "db": "pointsdb-webtest.db", "cache": "webtest/.cache",
-                                   "config": "../configs/webtest.yaml", "cohorts": cohorts}, indent=1))
-    run_script("evaluate.py", "--dataset", dataset, "--parallel", "2", "--quiet", check=True)
-    return dataset
+        write_eval_entry(cohort, model, TEMPLATE, SAMPLER, label=f"{model} (test)", groups=groups)
+    return evaluate_hand_dataset(root, "webtest", CONFIG, EVALS, db="pointsdb-webtest.db", parallel=2)
 
 
-def shared_web_dataset(tmp_path_factory, run_script) -> Path:
+def shared_web_dataset(tmp_path_factory) -> Path:
     """build_web_dataset once per test session (the web test modules only read it)."""
     root = tmp_path_factory.getbasetemp() / "web-dataset"
     dataset = root / "data" / "webtest.json"
     if not (root / "data" / "pointsdb-webtest.db").exists():
-        build_web_dataset(root, run_script)
+        build_web_dataset(root)
     return dataset
