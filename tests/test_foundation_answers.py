@@ -17,6 +17,9 @@ class _Kind(Task):
         self.name = f"kind-{kind}"
         self.answer_kind = kind
 
+    def generate(self, params, rng):  # grading only: these tests never generate
+        raise AssertionError("not a generator")
+
 
 # ---- think blocks -----------------------------------------------------------
 def test_think_block_removed():
