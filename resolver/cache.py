@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import sqlite3
 import time
 from pathlib import Path
@@ -62,18 +63,34 @@ class ResponseCache:
         self.path = resolve_cache_path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), timeout=busy_timeout_s,
-                                       isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS responses ("
-                " key TEXT PRIMARY KEY, response TEXT NOT NULL, created REAL NOT NULL)"
-            )
+            self._db = self._open(busy_timeout_s)
         except (OSError, sqlite3.Error) as exc:
             raise UserError(f"--cache {str(path)!r}: cannot open the response cache ({exc}); "
                             "give a writable directory or .sqlite file") from None
         self._pending: dict[str, str] = {}
+
+    def _open(self, busy_timeout_s: float) -> sqlite3.Connection:
+        """Connect and set up, retrying while another process is doing the same.
+
+        Switching a new file to WAL needs an exclusive lock, and SQLite answers a race
+        for it with "database is locked" at once, without waiting out the busy timeout;
+        two runners started together on a fresh cache hit exactly that.
+        """
+        deadline = time.monotonic() + busy_timeout_s
+        while True:
+            db = sqlite3.connect(str(self.path), timeout=busy_timeout_s,
+                                 isolation_level=None, check_same_thread=False)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("CREATE TABLE IF NOT EXISTS responses ("
+                           " key TEXT PRIMARY KEY, response TEXT NOT NULL, created REAL NOT NULL)")
+                return db
+            except sqlite3.OperationalError as exc:
+                db.close()
+                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(random.uniform(0.01, 0.1))
 
     # ---- reading -----------------------------------------------------------
     def get(self, key: str) -> dict | None:
