@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 import zstandard  # noqa: E402
 
 from resolver import blobs  # noqa: E402
+from benchlib import write_result  # noqa: E402
 
 WORDS = ("the value of each term then add carry check again wait so therefore because compute verify sum "
          "list first second third row column total answer step option clue number maybe yes no").split()
@@ -109,9 +110,7 @@ def main() -> None:
         "unpack_mb_s": round(mb / unpack_s, 1), "content_hash_mb_s": round(mb / hash_s, 1),
         "ratio": round(base_s / pack_s, 3),
     }
-    out = ROOT / "tests" / "benchmarks" / "out"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "data.json").write_text(json.dumps(figures, indent=2) + "\n")
+    write_result("data", figures)
     print(f"{mb:.0f} MB in {args.files} files -> blob {figures['blob_mb']} MB (x{figures['compression']})")
     print(f"unpack (verify + safe extract): {figures['unpack_mb_s']} MB/s; "
           f"content hash (status): {figures['content_hash_mb_s']} MB/s")

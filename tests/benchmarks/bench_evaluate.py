@@ -31,9 +31,9 @@ from pathlib import Path
 
 import duckdb
 import psutil
+from benchlib import write_result  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "tests" / "benchmarks" / "out"
 MODELS = ("bench-alpha", "bench-beta", "bench-gamma", "bench-delta")
 TASKS = ("arithmetic", "boolean", "dates", "cars", "brackets", "movies")
 SAMPLES_PER_STEP = 256
@@ -196,8 +196,7 @@ def main() -> None:
         "duckdb_cpu_seconds": round(duck_cpu, 3), "evaluate_cpu_seconds": round(ev_cpu, 3),
         "cpu_ratio": round(duck_cpu / ev_cpu, 3), "ratio": round(ratio, 3), "bar": 0.25, "cpu_count": os.cpu_count(), "load_avg": os.getloadavg(),
     }
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "evaluate.json").write_text(json.dumps(result, indent=2))
+    write_result("evaluate", result)
     print(f"input: {size / 1e9:.2f} GB, {len(files)} files, {count} records")
     print(f"duckdb read_json count(*): {duck:.2f} s ({result['duckdb_mb_s']} MB/s; runs {duck1:.2f} / {duck2:.2f} s)")
     print(f"evaluate.py --parallel 2: {ev_time:.2f} s ({result['evaluate_mb_s']} MB/s, "

@@ -12,7 +12,6 @@ Last line: the figures and the ratio. JSON: tests/benchmarks/out/generation.json
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -26,6 +25,7 @@ from tqdm import tqdm  # noqa: E402
 from resolver.manifold import expand_steps, load_config  # noqa: E402
 from resolver.prompts import load_template, render_messages  # noqa: E402
 from resolver.tasks import TestCase, get_task  # noqa: E402
+from benchlib import write_result  # noqa: E402
 
 
 def generate_all(steps, samples: int, template) -> tuple[int, dict]:
@@ -66,9 +66,7 @@ def main() -> None:
               "ratio_to_trivial_loop": round(elapsed / base, 1),
               "ratio_cpu_to_bar": round(cpu / 20, 2), "ratio_wall_to_bar": round(elapsed / 20, 2),
               "per_task_seconds": {k: round(v, 2) for k, v in sorted(per_task.items())}}
-    out = REPO / "tests" / "benchmarks" / "out"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "generation.json").write_text(json.dumps(result, indent=1))
+    write_result("generation", result)
     for name, secs in sorted(per_task.items(), key=lambda kv: -kv[1]):
         print(f"  {name:<11} {secs:6.2f} s")
     print(f"r12 normal: {len(steps)} points x {args.samples} = {total} prompts in {elapsed:.2f} s wall, "

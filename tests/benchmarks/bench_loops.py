@@ -9,7 +9,6 @@ analysis itself is free).
 """
 from __future__ import annotations
 
-import json
 import random
 import sys
 import time
@@ -19,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from resolver import loops  # noqa: E402
+from benchlib import write_result  # noqa: E402
 
 TARGET_TOKENS = 16_000
 WORDS = ("the table row value column total answer check count step option clue number "
@@ -79,9 +79,7 @@ def main() -> None:
     result = {"answers": len(answers), "mean_tokens": round(mean_tokens),
               "detector_answers_per_s": detector, "tokenise_only_answers_per_s": baseline,
               "ratio": ratio}
-    out = ROOT / "tests" / "benchmarks" / "out" / "loops.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2))
+    write_result("loops", result)
     print(f"answers: {len(answers)} of ~{mean_tokens:.0f} tokens")
     print(f"tokenise only: {baseline:.1f} answers/s")
     print(f"loop detector: {detector:.1f} answers/s")

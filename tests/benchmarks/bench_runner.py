@@ -35,6 +35,7 @@ sys.path.insert(0, str(REPO))
 
 from resolver.experiment import RunOptions, build_experiment, cases_for, messages_for, request_for  # noqa: E402
 from resolver.simulator import start_simulator_process  # noqa: E402
+from benchlib import write_result  # noqa: E402
 
 TEMPLATE = REPO / "templates" / "zerocot-nosys.json"
 SAMPLER = REPO / "samplers" / "greedy-2k.json"
@@ -143,9 +144,7 @@ def main() -> None:
               "ideal_rate": ideal, "bare_rate": max(bare), "runner_rate": max(runner),
               "bare_per_cpu_second": max(bare_cpu), "runner_per_cpu_second": max(runner_cpu),
               "ratio": max(runner) / max(bare), "bar": 0.70, "load_average": os.getloadavg()[0]}
-    out = REPO / "tests" / "benchmarks" / "out"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "runner.json").write_text(json.dumps(result, indent=2))
+    write_result("runner", result)
     print(f"load average {result['load_average']:.1f} on {os.cpu_count()} cores")
     print(f"ideal {ideal:.0f} samples/s; bare aiohttp {result['bare_rate']:.0f} samples/s "
           f"({result['bare_rate'] / ideal:.0%} of ideal); runner {result['runner_rate']:.0f} samples/s "

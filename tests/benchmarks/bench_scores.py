@@ -13,7 +13,6 @@ tests/benchmarks/out/scores.json.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
@@ -25,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
 
-from synth_db import write_synth_db  # noqa: E402
+from benchlib import add_synth_db_args, build_synth_dataset, write_result  # noqa: E402
 
 BAR_SECONDS = 2.0
 
@@ -39,17 +38,12 @@ def wall(cmd) -> float:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--evals", type=int, default=60)
-    parser.add_argument("--points-per-task", type=int, default=90)
-    parser.add_argument("--samples", type=int, default=32)
-    parser.add_argument("--repeats", type=int, default=5)
+    add_synth_db_args(parser)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-scores-") as tmp:
-        db = Path(tmp) / "synth.db"
         start = time.perf_counter()
-        write_synth_db(db, evals=args.evals, points_per_task=args.points_per_task, samples=args.samples, dataset=True)
+        dataset = build_synth_dataset(tmp, args)
         build_seconds = time.perf_counter() - start
-        dataset = Path(tmp) / "synth.json"
         baseline_cmd = [sys.executable, "-c", "import duckdb, pandas"]
         scores_cmd = [sys.executable, str(ROOT / "analyze.py"), "scores", str(dataset)]
         wall(scores_cmd)  # warm the OS file cache once, as a user's second run would be
@@ -63,9 +57,7 @@ def main(argv=None) -> None:
     result = {"evals": args.evals, "points": points, "samples_per_point": args.samples, "build_db_s": build_seconds,
               "baseline_import_duckdb_pandas_s": base_s, "scores_s": scores_s, "ratio": ratio,
               "bar_s": BAR_SECONDS, "meets_bar": scores_s < BAR_SECONDS, "repeats": args.repeats}
-    out = ROOT / "tests" / "benchmarks" / "out" / "scores.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2))
+    write_result("scores", result)
     print(f"DB: {args.evals} evals, {points} points ({args.samples} samples each), built in {build_seconds:.1f} s")
     print(f"baseline `python -c 'import duckdb, pandas'`: {base_s:.3f} s (median of {args.repeats})")
     print(f"analyze.py scores (whole process): {scores_s:.3f} s (median of {args.repeats}; bar {BAR_SECONDS} s)")

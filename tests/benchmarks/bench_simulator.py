@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_runner import bench_config, runner_requests  # noqa: E402
 from resolver.simulator import start_simulator_process  # noqa: E402
+from benchlib import write_result  # noqa: E402
 
 BARE_SERVER = textwrap.dedent("""
     import sys
@@ -148,9 +149,7 @@ def main() -> None:
               "simulator_per_cpu_second": max(sim_cpu), "bare_per_cpu_second": max(bare_cpu),
               "ratio": max(sim_rates) / max(bare_rates), "bar_rate": 2000,
               "reply_bytes": reply_size(sample), "load_average": os.getloadavg()[0]}
-    out = REPO / "tests" / "benchmarks" / "out"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "simulator.json").write_text(json.dumps(result, indent=2))
+    write_result("simulator", result)
     print(f"load average {result['load_average']:.1f} on {os.cpu_count()} cores")
     print(f"simulator (one core, zero latency): {', '.join(f'{r:.0f}' for r in sim_rates)} requests/s wall; "
           f"{', '.join(f'{r:.0f}' for r in sim_cpu)} requests per CPU-second")

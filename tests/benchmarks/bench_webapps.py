@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
 
-from synth_db import write_synth_db  # noqa: E402
+from benchlib import add_synth_db_args, build_synth_dataset, write_result  # noqa: E402
 
 BUDGET_SECONDS = 0.5
 
@@ -57,7 +57,7 @@ def startup(build, dataset_path, repeats: int):
     for _ in range(repeats):
         start = time.perf_counter()
         ds, db = open_app_dataset(dataset_path)
-        app = build(ds, db)
+        build(ds, db)  # timed: the app with its start-up precompute
         times.append(time.perf_counter() - start)
         db.close()
     ds, db = open_app_dataset(dataset_path)
@@ -136,15 +136,10 @@ def bench_explorer(dataset_path, repeats):
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--evals", type=int, default=60)
-    parser.add_argument("--points-per-task", type=int, default=90)
-    parser.add_argument("--samples", type=int, default=32)
-    parser.add_argument("--repeats", type=int, default=5)
+    add_synth_db_args(parser)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
-        db = Path(tmp) / "synth.db"
-        write_synth_db(db, evals=args.evals, points_per_task=args.points_per_task, samples=args.samples, dataset=True)
-        dataset = Path(tmp) / "synth.json"
+        dataset = build_synth_dataset(tmp, args)
         results = {}
         for name, bench in (("leaderboard", bench_leaderboard), ("spiderweb", bench_spiderweb),
                             ("explorer", bench_explorer)):
@@ -157,12 +152,10 @@ def main(argv=None) -> None:
     slowest_name, slowest = max(((f"{app}: {case}", s) for app, r in results.items()
                                  for case, s in r["callbacks_s"].items()), key=lambda item: item[1])
     ratio = slowest / BUDGET_SECONDS
-    out = ROOT / "tests" / "benchmarks" / "out"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "webapps.json").write_text(json.dumps({
+    write_result("webapps", {
         "evals": args.evals, "points_per_eval": args.points_per_task * 12, "samples": args.samples,
         "apps": results, "slowest": slowest_name, "slowest_s": slowest, "budget_s": BUDGET_SECONDS,
-        "ratio": ratio}, indent=2))
+        "ratio": ratio})
     print(f"slowest callback: {slowest_name} {slowest * 1000:.1f} ms; budget {BUDGET_SECONDS * 1000:.0f} ms")
     print(f"RATIO slowest callback / budget = {ratio:.3f}")
 
