@@ -211,20 +211,7 @@ def reasoning_prose(rng: random.Random, pool: list, tokens: int,
     total += _CLOSER_TOKENS[i]
     if total <= limit:
         return "\n".join(lines), total, True
-    return _cut_lines(lines, limit), limit, False
-
-
-def _cut_lines(lines: list, limit: int) -> str:
-    """The first `limit` tokens of "\n".join(lines), counting line by line."""
-    kept, total = [], 0
-    for line in lines:
-        count = count_tokens(line)
-        if total + count >= limit:
-            kept.append(cut_to_tokens(line, limit - total))
-            break
-        kept.append(line)
-        total += count
-    return "\n".join(kept)
+    return _take_tokens(lines, limit, "\n"), limit, False
 
 
 # ---------------------------------------------------------------- loops
@@ -235,8 +222,8 @@ def _repeat_to(unit: str, tokens: int) -> str:
     return unit * whole + cut_to_tokens(unit, rest)
 
 
-def _lines_to(lines, tokens: int) -> str:
-    """Lines from an iterator until exactly `tokens` tokens (the last line cut short)."""
+def _take_tokens(lines, tokens: int, sep: str = "") -> str:
+    """Lines (any iterable) joined by `sep` until exactly `tokens` tokens, the last line cut short."""
     parts, total = [], 0
     for line in lines:
         count = count_tokens(line)
@@ -245,7 +232,7 @@ def _lines_to(lines, tokens: int) -> str:
             break
         parts.append(line)
         total += count
-    return "".join(parts)
+    return sep.join(parts)
 
 
 def _growing(a: str):
@@ -269,9 +256,9 @@ def loop_text(kind: str, rng: random.Random, words: list, tokens: int) -> str:
     if kind == "1-LOOP-STATIC":
         return _repeat_to(f"Wait, let me recount {a} once more from the beginning.\n", tokens)
     if kind == "1-LOOP-GROWING":
-        return _lines_to(_growing(a), tokens)
+        return _take_tokens(_growing(a), tokens)
     if kind == "1-LOOP-SHRINKING":
-        return _lines_to(_shrinking(a, int(math.sqrt(tokens)) + 2), tokens)
+        return _take_tokens(_shrinking(a, int(math.sqrt(tokens)) + 2), tokens)
     if kind == "2-LOOP-STATIC":
         return _repeat_to(f"So the answer must involve {a}.\n"
                           f"But wait, that contradicts what I found for {b}.\n", tokens)
