@@ -54,21 +54,42 @@ def _fit_row(fits, series_keys, key):
     return match.iloc[0] if len(match) else None
 
 
+def _panels(frame, keys: list, facet_by: str | None, width: int, height: int):
+    """One panel per facet value, titled and gridded; each with its series (key, colour, rows),
+    coloured alike in every panel. Returns (fig, colours, series_keys, panels)."""
+    facets = _facets(frame, facet_by)
+    series_keys = [k for k in keys if k != facet_by]
+    colours = _colours(frame, series_keys)
+    fig, axes = plt.subplots(1, len(facets), squeeze=False, sharey=True,
+                             figsize=(width / DPI, height / DPI), dpi=DPI)
+    panels = []
+    for ax, facet in zip(axes[0], facets):
+        part = frame if facet is None else frame[frame[facet_by] == facet]
+        series = []
+        for key, rows in part.groupby(series_keys, sort=True):
+            key = key if isinstance(key, tuple) else (key,)
+            series.append((key, colours[key], rows))
+        ax.set_title(f"{facet_by}={facet}" if facet is not None else "all points", fontsize=10)
+        ax.grid(alpha=0.3)
+        panels.append((ax, facet, part, series))
+    return fig, colours, series_keys, panels
+
+
+def _finish(fig, panels, ylabel: str, title: str, colours, series_keys, labels):
+    panels[0][0].set_ylabel(ylabel)
+    fig.suptitle(title, fontsize=12)
+    _shared_legend(fig, colours, series_keys, labels)
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
+    return fig
+
+
 def frontier_figure(curve, fits, size_param: str, keys: list, facet_by: str | None, labels: dict,
                     mode: str, width: int = 1200, height: int = 560):
     """Accuracy vs size with fitted logistic per series; dotted line at each x50 inside the data."""
-    facets = _facets(curve, facet_by)
-    series_keys = [k for k in keys if k != facet_by]
-    colours = _colours(curve, series_keys)
-    fig, axes = plt.subplots(1, len(facets), squeeze=False, sharey=True,
-                             figsize=(width / DPI, height / DPI), dpi=DPI)
-    for c, facet in enumerate(facets):
-        ax = axes[0][c]
-        part = curve if facet is None else curve[curve[facet_by] == facet]
+    fig, colours, series_keys, panels = _panels(curve, keys, facet_by, width, height)
+    for ax, facet, part, series in panels:
         fit_part = fits if facet is None else fits[fits[facet_by] == facet]
-        for key, rows in part.groupby(series_keys, sort=True):
-            key = key if isinstance(key, tuple) else (key,)
-            colour = colours[key]
+        for key, colour, rows in series:
             ax.errorbar(rows[size_param], rows["center"], yerr=rows["margin"], fmt="o", color=colour,
                         capsize=3, markersize=4)
             fit = _fit_row(fit_part, series_keys, key)
@@ -87,30 +108,17 @@ def frontier_figure(curve, fits, size_param: str, keys: list, facet_by: str | No
         ax.axhline(0.5, color="grey", linewidth=0.8)
         _size_axis(ax, part[size_param], size_param)
         ax.set_ylim(-0.02, 1.02)
-        ax.set_title(f"{facet_by}={facet}" if facet is not None else "all points", fontsize=10)
-        ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="lower left")
-    axes[0][0].set_ylabel(f"accuracy ({mode}, guess-corrected)")
-    fig.suptitle(f"Capacity frontier: accuracy vs {size_param} with logistic fit", fontsize=12)
-    _shared_legend(fig, colours, series_keys, labels)
-    fig.tight_layout(rect=(0, 0.09, 1, 1))
-    return fig
+    return _finish(fig, panels, f"accuracy ({mode}, guess-corrected)",
+                   f"Capacity frontier: accuracy vs {size_param} with logistic fit", colours, series_keys, labels)
 
 
 def peak_figure(table, summary, keys: list, facet_by: str | None, labels: dict, threshold: float,
                 width: int = 1200, height: int = 560):
     """Effective capacity (accuracy lower bound x size) vs target_tokens; star at each series' peak."""
-    facets = _facets(table, facet_by)
-    series_keys = [k for k in keys if k != facet_by]
-    colours = _colours(table, series_keys)
-    fig, axes = plt.subplots(1, len(facets), squeeze=False, sharey=True,
-                             figsize=(width / DPI, height / DPI), dpi=DPI)
-    for c, facet in enumerate(facets):
-        ax = axes[0][c]
-        part = table if facet is None else table[table[facet_by] == facet]
-        for key, rows in part.groupby(series_keys, sort=True):
-            key = key if isinstance(key, tuple) else (key,)
-            colour = colours[key]
+    fig, colours, series_keys, panels = _panels(table, keys, facet_by, width, height)
+    for ax, _, part, series in panels:
+        for _, colour, rows in series:
             ax.plot(rows[TARGET_DIM], rows["effective_capacity"], marker="o", color=colour)
             best = rows.loc[rows["effective_capacity"].idxmax()]
             ax.scatter([best[TARGET_DIM]], [best["effective_capacity"]], marker="*", s=250, color=colour,
@@ -118,10 +126,6 @@ def peak_figure(table, summary, keys: list, facet_by: str | None, labels: dict, 
             below = rows[~rows["above_threshold"]]
             ax.scatter(below[TARGET_DIM], below["effective_capacity"], marker="x", color="black", zorder=6)
         _size_axis(ax, part[TARGET_DIM], "manifold.target_tokens (prompt budget)")
-        ax.set_title(f"{facet_by}={facet}" if facet is not None else "all points", fontsize=10)
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("effective capacity =\naccuracy (95% lower bound) × size")
-    fig.suptitle(f"Peak capacity vs token budget (★ peak, × accuracy below {threshold:.0%})", fontsize=12)
-    _shared_legend(fig, colours, series_keys, labels)
-    fig.tight_layout(rect=(0, 0.09, 1, 1))
-    return fig
+    return _finish(fig, panels, "effective capacity =\naccuracy (95% lower bound) × size",
+                   f"Peak capacity vs token budget (★ peak, × accuracy below {threshold:.0%})",
+                   colours, series_keys, labels)
