@@ -332,14 +332,19 @@ def label_missing(frame, dims):
     for dim in dims:
         if dim in frame.columns and len(frame) and frame[dim].isna().all():
             # a typo such as params.lenght would otherwise give one "(none)" group, silently
-            raise UserError(f"no selected point has a value for {dim}; valid: base_task, eval_id, model, "
-                            "template, sampler, or a params./manifold./facets. key the points carry "
-                            "(list them with: analyze.py tasks)")
+            raise dimension_not_carried(dim)
         if dim in frame.columns and frame[dim].isna().any():
             # NaN turned whole numbers into floats: give them back as ints (file names, labels)
             frame[dim] = [MISSING_VALUE if _missing(v) else int(v) if isinstance(v, float) and v.is_integer() else v
                           for v in frame[dim]]
     return frame
+
+
+def dimension_not_carried(dim: str) -> UserError:
+    """The one-line error for a dimension that no selected point has a value for."""
+    return UserError(f"no selected point has a value for {dim}; valid: base_task, eval_id, model, "
+                     "template, sampler, or a params./manifold./facets. key the points carry "
+                     "(list them with: analyze.py tasks)")
 
 
 def _missing(value) -> bool:

@@ -27,13 +27,12 @@ def open_app_dataset(path):
 
 def check_group_by(db, group_by: str) -> str:
     """Validate a --group-by dimension and make sure the points actually carry it."""
+    from resolver.analysis.common import dimension_not_carried
     from resolver.pointsdb import validate_dimension
 
     name = validate_dimension(group_by)
     if not db.dimension_values(name):
-        raise UserError(f"--group-by {group_by}: no point in the database has a value for it; "
-                        "valid: base_task, or a params./manifold./facets. key the points carry "
-                        "(list them with: analyze.py tasks)")
+        raise dimension_not_carried(name)
     return name
 
 
