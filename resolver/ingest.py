@@ -30,6 +30,8 @@ from isal import isal_zlib
 from resolver import pointsdb
 from resolver.datasets import EvalSpec, eval_files, eval_id, load_dataset
 from resolver.errors import UserError
+from resolver.pointsdb import outcome_of
+from resolver.results import sample_index_of
 
 # Bump when the meaning of stored numbers changes, so every eval is rebuilt once.
 INGEST_VERSION = 1
@@ -47,17 +49,6 @@ Triple = tuple  # (model, template, sampler)
 def gzip_size(data: bytes) -> int:
     """Size in bytes of ``gzip`` output for ``data`` (level GZIP_LEVEL, no file name)."""
     return len(isal_zlib.compress(data, GZIP_LEVEL)) + GZIP_FRAMING
-
-
-def outcome_of(record: dict) -> int:
-    """0 correct, 1 incorrect, 2 invalid, 3 truncated (truncation wins over the rest)."""
-    if record.get("is_truncated"):
-        return pointsdb.OUTCOME_TRUNCATED
-    if record.get("is_correct"):
-        return pointsdb.OUTCOME_CORRECT
-    if not record.get("is_valid"):
-        return pointsdb.OUTCOME_INVALID
-    return pointsdb.OUTCOME_INCORRECT
 
 
 # ============================================================ one file (worker side)
@@ -105,12 +96,10 @@ def _text_field(record: dict, name: str) -> str:
 
 
 def _sample_index(key) -> int:
-    if not isinstance(key, str) or "-" not in key:
+    index = sample_index_of(key)
+    if index is None:
         raise RecordProblem(f"'key' must look like <step>-<sample index>, got {key!r}")
-    tail = key.rsplit("-", 1)[1]
-    if not tail.isdigit():
-        raise RecordProblem(f"'key' must end with -<sample index>, got {key!r}")
-    return int(tail)
+    return index
 
 
 def _int_or_zero(value) -> int:

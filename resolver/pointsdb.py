@@ -74,6 +74,17 @@ _ARROW_POINT_TYPES = {
 
 OUTCOME_CORRECT, OUTCOME_INCORRECT, OUTCOME_INVALID, OUTCOME_TRUNCATED = 0, 1, 2, 3
 OUTCOME_NAMES = ("correct", "incorrect", "invalid", "truncated")
+
+
+def outcome_of(record: dict) -> int:
+    """A runner record's outcome code; truncation wins over the rest, then correct, then valid."""
+    if record.get("is_truncated"):
+        return OUTCOME_TRUNCATED
+    if record.get("is_correct"):
+        return OUTCOME_CORRECT
+    if not record.get("is_valid"):
+        return OUTCOME_INVALID
+    return OUTCOME_INCORRECT
 COUNTER_COLUMNS = ("correct", "incorrect", "invalid", "truncated")
 SUM_COLUMNS = COUNTER_COLUMNS + (
     "guess_sum", "prompt_tokens", "completion_tokens_sum",

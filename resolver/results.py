@@ -110,3 +110,11 @@ def iter_records(path) -> Iterator[tuple[int, dict | None, str | None]]:
                 yield line_no, None, f"{path}:{line_no}: not a JSON object"
                 continue
             yield line_no, record, None
+
+
+def sample_index_of(key) -> int | None:
+    """The sample index at the end of a record `key` (`<step name>-<index>`), None if malformed."""
+    if not isinstance(key, str) or "-" not in key:
+        return None
+    tail = key.rsplit("-", 1)[1]
+    return int(tail) if tail.isdigit() else None

@@ -30,7 +30,7 @@ import pandas as pd
 from scipy.optimize import OptimizeWarning, curve_fit
 
 from resolver.errors import UserError
-from resolver.stats import add_statistics
+from resolver.stats import COUNTER_COLUMNS, add_statistics
 
 DEFAULT_SIZE_PARAM = "params.num_rows"
 DEFAULT_THRESHOLD = 0.5
@@ -123,7 +123,7 @@ def peak(db, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str |
 def peak_from_points(points: pd.DataFrame, keys: list[str], size_param: str, mode: str,
                      threshold: float) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The computation behind `peak`, on a points frame with the needed columns."""
-    counters = ["correct", "incorrect", "invalid", "truncated", "guess_sum"]
+    counters = list(COUNTER_COLUMNS)
     grouped = points.groupby([*keys, TARGET_DIM], sort=True)
     table = grouped[counters].sum().join(grouped[size_param].mean().rename("size")).reset_index()
     table = add_statistics(table, mode)

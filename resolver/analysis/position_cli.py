@@ -11,6 +11,7 @@ import sys
 
 from resolver.analysis import common
 from resolver.errors import UserError
+from resolver.pointsdb import COUNTER_COLUMNS
 
 
 def register(subparsers) -> None:
@@ -40,7 +41,7 @@ def run_evals(args) -> int:
     dataset, db = common.open_dataset(args.dataset)
     with db:
         counts = db.aggregate(None, by=("eval_id",))
-        counts["samples"] = counts[["correct", "incorrect", "invalid", "truncated"]].sum(axis=1)
+        counts["samples"] = counts[list(COUNTER_COLUMNS)].sum(axis=1)
         rows = list_evals(db.evals(), counts, dataset.evals, args.search, tags)
     if not rows:
         raise UserError("no evals match --search/--facets; run `analyze.py evals <dataset>` without them to see all")

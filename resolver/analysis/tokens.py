@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from resolver.pointsdb import COUNTER_COLUMNS
+
 TOKEN_MEAN_COLUMNS = {
     "prompt_tokens_mean": ("prompt_tokens", None),
     "completion_tokens_mean": ("completion_tokens_sum", None),
@@ -28,7 +30,7 @@ def token_means(agg: pd.DataFrame) -> pd.DataFrame:
     Prompt and completion means are per sample (all outcomes); the per-outcome
     means divide each outcome's token sum by that outcome's count.
     """
-    samples = agg[["correct", "incorrect", "invalid", "truncated"]].sum(axis=1)
+    samples = agg[list(COUNTER_COLUMNS)].sum(axis=1)
     columns = {}
     for name, (total, count) in TOKEN_MEAN_COLUMNS.items():
         columns[name] = _ratio(agg[total], samples if count is None else agg[count])
@@ -38,5 +40,5 @@ def token_means(agg: pd.DataFrame) -> pd.DataFrame:
 def compute_tokens(agg: pd.DataFrame, dims: list) -> pd.DataFrame:
     """One row per (eval, group): dims, points, samples and the token means."""
     out = agg[list(dims) + ["points"]].copy()
-    out["samples"] = agg[["correct", "incorrect", "invalid", "truncated"]].sum(axis=1).astype("int64")
+    out["samples"] = agg[list(COUNTER_COLUMNS)].sum(axis=1).astype("int64")
     return out.join(token_means(agg)).reset_index(drop=True)

@@ -15,8 +15,9 @@ from typing import Iterator
 import pandas as pd
 
 from resolver.errors import UserError
+from resolver.pointsdb import OUTCOME_NAMES, outcome_of
+from resolver.results import iter_records, sample_index_of
 
-OUTCOME_NAMES = ("correct", "incorrect", "invalid", "truncated")
 POINT_COLUMNS = ["id", "eval_id", "model", "template", "sampler", "base_task", "task",
                  "params", "manifold", "sources", "correct", "incorrect", "invalid", "truncated"]
 
@@ -56,18 +57,13 @@ def _matches(record: dict, point) -> bool:
 
 
 def sample_index(record: dict) -> int:
-    key = record.get("key")
-    tail = key.rsplit("-", 1)[-1] if isinstance(key, str) else ""
-    return int(tail) if tail.isdigit() else -1
+    index = sample_index_of(record.get("key"))
+    return -1 if index is None else index
 
 
 def outcome_name(record: dict) -> str:
-    """correct / incorrect / invalid / truncated, with truncation first (as evaluate.py)."""
-    if record.get("is_truncated"):
-        return "truncated"
-    if record.get("is_correct"):
-        return "correct"
-    return "incorrect" if record.get("is_valid") else "invalid"
+    """correct / incorrect / invalid / truncated, by the rule evaluate.py counts with."""
+    return OUTCOME_NAMES[outcome_of(record)]
 
 
 def point_records(point, db_dir) -> Iterator[dict]:
@@ -77,23 +73,14 @@ def point_records(point, db_dir) -> Iterator[dict]:
         if not path.is_file():
             raise UserError(f"NDJSON source {path} of point {point['id']} is missing; "
                             "restore the run folder (data.py pull) or re-run evaluate.py")
-        with open(path, "rb") as handle:
-            for raw in handle:
-                record = _parse(raw)
-                if record is None or not _matches(record, point):
-                    continue
-                if record.get("answer") is None and record.get("usage") is None:
-                    continue  # offline record: never sent
-                seen.setdefault(sample_index(record), record)
+        for _, record, _problem in iter_records(path):   # torn lines: evaluate.py already reported them
+            if record is None or not _matches(record, point):
+                continue
+            if record.get("answer") is None and record.get("usage") is None:
+                continue  # offline record: never sent
+            seen.setdefault(sample_index(record), record)
     for index in sorted(seen):
         yield seen[index]
-
-
-def _parse(raw: bytes):
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return None  # a torn or malformed line: evaluate.py already reported it
 
 
 def full_text(record: dict) -> str:

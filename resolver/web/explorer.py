@@ -11,12 +11,13 @@ from __future__ import annotations
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 
 from resolver.errors import UserError
+from resolver.pointsdb import OUTCOME_NAMES
+from resolver.stats import COUNTER_COLUMNS
 from resolver.web import layout, theme
 from resolver.web.landscape import TRUNCATION_HEAVY, Landscape, pivot
 
 DEFAULT_EVALS = 2
 FAILURE_SAMPLES = 3
-OUTCOMES = ("correct", "incorrect", "invalid", "truncated")
 
 
 def build_app(dataset, db, tokenizer=None, url_base_pathname: str = "/", tokenizers: dict | None = None):
@@ -274,7 +275,7 @@ def point_details(land: Landscape, ident: str, eval_id: str, coords: dict):
         return html.Div(f"No point of this eval at {where}.", className="rs-note")
     from resolver.stats import add_statistics
 
-    summed = rows[["correct", "incorrect", "invalid", "truncated", "guess_sum"]].sum().to_frame().T
+    summed = rows[list(COUNTER_COLUMNS)].sum().to_frame().T
     stats = add_statistics(summed, "C_P").iloc[0]
     ids = [int(i) for i in rows["id"]]
     try:
@@ -282,7 +283,7 @@ def point_details(land: Landscape, ident: str, eval_id: str, coords: dict):
         unavailable = None
     except UserError as exc:     # raw NDJSON not present (e.g. only the DB was pulled): say so, keep the rest
         report, unavailable = None, str(exc)
-    counters = ", ".join(f"{name} {int(stats[name])}" for name in OUTCOMES)
+    counters = ", ".join(f"{name} {int(stats[name])}" for name in OUTCOME_NAMES)
     children = [
         html.H4(f"{land.labels.get(eval_id, eval_id)} at {where}"),
         html.Div([html.B("point id" + ("s" if len(ids) > 1 else "") + ": "),
