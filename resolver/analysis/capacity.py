@@ -30,7 +30,7 @@ import pandas as pd
 from scipy.optimize import OptimizeWarning, curve_fit
 
 from resolver.errors import UserError
-from resolver.stats import COUNTER_COLUMNS, add_statistics
+from resolver.stats import COUNTER_COLUMNS, Z95, add_statistics
 
 DEFAULT_SIZE_PARAM = "params.num_rows"
 DEFAULT_THRESHOLD = 0.5
@@ -71,7 +71,7 @@ def fit_logistic(sizes: Sequence[float], accuracy: Sequence[float],
     residual = y - logistic(lx, *popt)
     total = np.sum((y - y.mean()) ** 2)
     return {"fitted": True, "x50": float(np.exp(popt[0])), "slope": float(popt[1]),
-            "x50_low": float(np.exp(popt[0] - 1.96 * se[0])), "x50_high": float(np.exp(popt[0] + 1.96 * se[0])),
+            "x50_low": float(np.exp(popt[0] - Z95 * se[0])), "x50_high": float(np.exp(popt[0] + Z95 * se[0])),
             "r2": float(1 - np.sum(residual ** 2) / total) if total > 0 else math.nan}
 
 
