@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
-import tempfile
 from functools import lru_cache
 from itertools import product
 from pathlib import Path
 
 from tqdm import tqdm
 
+from resolver.atomic import write_text_atomic
 from resolver.tokenizers import load_hf_tokenizer
 
 SAMPLES = 8             # cases averaged per measurement
@@ -151,11 +150,7 @@ def _read_cache(path: Path) -> dict:
 
 
 def _write_cache(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=1, sort_keys=True)
-    os.replace(tmp, path)
+    write_text_atomic(path, json.dumps(data, indent=1, sort_keys=True))
 
 
 # ---------------------------------------------------------------- entry point

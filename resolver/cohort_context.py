@@ -34,6 +34,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from resolver.atomic import write_text_atomic
 from resolver.cohort_verify import config_name
 from resolver.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
 from resolver.datasets import eval_files, eval_id as make_eval_id
@@ -290,13 +291,7 @@ def _variant_glob(spec, sampler: str, folder: Path, cohort_dir: Path) -> str:
 
 def write_evals_atomic(path: Path, entries: list) -> None:
     """Rewrite evals.json (indent 2, key order kept) via a temp file + rename."""
-    fd, tmp = tempfile.mkstemp(prefix=".evals.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    write_text_atomic(path, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
 
 
 def evaluate_commands(cohort_dir: Path, new_id: str, folder: Path) -> tuple:

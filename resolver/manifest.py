@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
-import tempfile
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from resolver.atomic import write_text_atomic
 from resolver.blobs import is_blob_name
 from resolver.errors import UserError
 
@@ -137,18 +136,7 @@ def load_manifest(path=DEFAULT_PATH) -> Manifest:
 
 def write_json_atomic(path: Path, data) -> None:
     """Write JSON with sorted keys via a temp file in the same directory + rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def save_manifest(manifest: Manifest) -> None:
