@@ -23,6 +23,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from resolver.atomic import write_text_atomic
+from resolver.results import safe_name
 from resolver.tokenizers import load_hf_tokenizer
 
 SAMPLES = 8             # cases averaged per measurement
@@ -129,15 +130,11 @@ def _bracket(m, lo, high, target, is_int):
 
 
 # ---------------------------------------------------------------- cache
-def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-." else "_" for c in text)[-60:]
-
-
 def _cache_path(cache_dir, tokenizer_id: str, template, generator: str) -> Path:
     template_name = getattr(template, "name", "plain")
     template_body = json.dumps(getattr(template, "messages", None), sort_keys=True, default=str)
     digest = hashlib.sha256(f"{tokenizer_id}|{template_body}|{CACHE_VERSION}".encode()).hexdigest()[:10]
-    name = f"calibration_{generator}_{_slug(tokenizer_id)}_{template_name}_{digest}.json"
+    name = f"calibration_{generator}_{safe_name(tokenizer_id)[-60:]}_{template_name}_{digest}.json"
     return Path(cache_dir) / name
 
 
