@@ -13,11 +13,8 @@ import argparse
 import json
 import os
 import shlex
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 from resolver.bootstrap import REPO, reexec_in_venv
@@ -33,17 +30,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python3 -m resolver.demo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-serve", action="store_true", help="do not start the leaderboard at the end")
     parser.add_argument("--port", type=int, default=8050, help="leaderboard port (default 8050)")
-    parser.add_argument("--sim-port", type=int, default=0, help="simulator port (default: a free port)")
+    parser.add_argument("--sim-port", type=int, default=0, help="simulator port (default 0: any free port)")
     parser.add_argument("--parallel", type=int, default=64, help="runner --parallel (default 64)")
     parser.add_argument("--root", type=Path, default=REPO,
                         help="folder holding configs/, templates/, samplers/ and data/ (default: this checkout)")
     return parser.parse_args(argv)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def show_and_run(root: Path, *cmd: str) -> None:
@@ -56,27 +47,13 @@ def show_and_run(root: Path, *cmd: str) -> None:
         raise SystemExit(f"demo: `{cmd[0]}` failed with exit code {proc.returncode}")
 
 
-def wait_until_ready(base_url: str, proc: subprocess.Popen, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"demo: the simulator exited early with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{base_url}/v1/models", timeout=2) as resp:
-                if resp.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise SystemExit(f"demo: the simulator did not answer at {base_url} within {seconds:.0f} s")
+def start_simulator(root: Path, port: int):
+    """The simulator on `port` (0 = any free port), started once it says it is serving."""
+    from resolver.simulator import start_simulator_process
 
-
-def start_simulator(root: Path, port: int) -> subprocess.Popen:
-    cmd = ["-m", "resolver.simulator", "--config", CONFIG, "--port", str(port)]
-    print(f"\n$ python {shlex.join(cmd)} &", flush=True)
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, *cmd], cwd=root, env=env, stdout=subprocess.DEVNULL)
-    wait_until_ready(f"http://127.0.0.1:{port}", proc)
-    return proc
+    simulator = start_simulator_process(str(root / CONFIG), port=port)
+    print(f"\n$ python -m resolver.simulator --config {CONFIG} --port {simulator.port} &", flush=True)
+    return simulator
 
 
 def run_profiles(root: Path, port: int, parallel: int) -> None:
@@ -96,13 +73,11 @@ def main(argv=None) -> None:
     root = args.root.resolve()
     dataset = json.loads((root / DATASET).read_text())
     print(f"ReasonScape demo: {len(PROFILES)} simulated models on {CONFIG} -> dataset {dataset['name']!r}")
-    sim_port = args.sim_port or free_port()
-    simulator = start_simulator(root, sim_port)
+    simulator = start_simulator(root, args.sim_port)
     try:
-        run_profiles(root, sim_port, args.parallel)
+        run_profiles(root, simulator.port, args.parallel)
     finally:
-        simulator.terminate()
-        simulator.wait(timeout=10)
+        simulator.stop()
     show_and_run(root, "evaluate.py", "--dataset", DATASET)
     show_and_run(root, "analyze.py", "scores", DATASET)
     if args.no_serve:
