@@ -6,11 +6,11 @@ come from the system (/usr/bin); tests skip with a clear reason only when they a
 from __future__ import annotations
 
 import shutil
-import socket
 import tempfile
 import threading
 import time
 from pathlib import Path
+from tests.conftest import free_port  # noqa: F401 (the web tests import it from here)
 
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 CHROMEDRIVER_CANDIDATES = ("/usr/bin/chromedriver",)
@@ -42,12 +42,6 @@ def browser_missing_reason() -> str | None:
         return "selenium not installed (pip install -r tests/requirements.txt)"
     return None
 
-
-def free_port() -> int:
-    """A currently free TCP port on 127.0.0.1."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class DashServer:

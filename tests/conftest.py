@@ -66,3 +66,12 @@ def evaluate_hand_dataset(root: Path, name: str, config_text: str, models, *, db
                                    "cohorts": [{"path": f"{name}/{m}/evals.json"} for m in models]}, indent=1))
     run_script("evaluate.py", "--dataset", dataset, "--parallel", parallel, "--quiet", check=True)
     return dataset
+
+
+def free_port() -> int:
+    """A currently free TCP port on 127.0.0.1."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

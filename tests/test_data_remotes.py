@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 
@@ -14,14 +13,10 @@ from conftest import REPO, run_script
 from resolver import blobs, manifest as manifestlib
 from resolver.remotes import HttpRemote, RemoteError, S3Remote, part_path
 from test_data_factory import BlobServer, build_data_dir, tree_bytes, wait_for
+from conftest import free_port
 
 BUCKET = "reasonscape-test"
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

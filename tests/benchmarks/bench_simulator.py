@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_runner import bench_config, runner_requests  # noqa: E402
 from resolver.simulator import start_simulator_process  # noqa: E402
-from benchlib import write_result  # noqa: E402
+from benchlib import free_port, write_result  # noqa: E402
 
 BARE_SERVER = textwrap.dedent("""
     import sys
@@ -54,11 +54,6 @@ BARE_SERVER = textwrap.dedent("""
     web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), access_log=None, print=None)
 """)
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def load(url: str, bodies: list[bytes], concurrency: int) -> float:

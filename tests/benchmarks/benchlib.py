@@ -16,6 +16,15 @@ def write_result(name: str, result: dict) -> Path:
     return path
 
 
+def free_port() -> int:
+    """A currently free TCP port on 127.0.0.1."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def add_synth_db_args(parser) -> None:
     """Size of the synthetic PointsDB (defaults: 60 evals x 12 tasks x 90 points, about r12)."""
     parser.add_argument("--evals", type=int, default=60)
