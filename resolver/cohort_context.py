@@ -40,6 +40,7 @@ from resolver.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_fol
 from resolver.datasets import eval_files, eval_id as make_eval_id
 from resolver.errors import UserError, choices_text
 from resolver.results import iter_records, run_folder_name, safe_name
+from resolver.text_size import text_size
 from resolver.tokenizers import load_hf_tokenizer
 
 USAGE = "usage"     # --tokenizer value that forces the records' own counts
@@ -153,6 +154,8 @@ def clip_record(record: dict, limit: int, counter, sampler: str) -> tuple:
     out["usage"] = usage
     out["timings"] = {**(record.get("timings") or {}), "finish_reason": "length",
                       "termination_reason": "context-limit"}
+    if "text_size" in record:        # the sizes of the clipped text, not of the original
+        out["text_size"] = text_size(out.get("reasoning"), out["answer"])
     out.update(_grade_truncated(out))
     return out, "clipped"
 

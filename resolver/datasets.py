@@ -20,6 +20,7 @@ from __future__ import annotations
 import glob as globlib
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -297,20 +298,39 @@ def _glob_bases(spec: EvalSpec) -> list:
     return [spec.cohort_dir, *list(spec.cohort_dir.parents)[:GLOB_BASE_LEVELS]]
 
 
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.relative_to(root)
-        return True
-    except ValueError:
-        return False
+def _ndjson_under(match: Path, real_folders: dict) -> list:
+    """Resolved paths (text) of the NDJSON files a glob match names: the file itself, or
+    every *.ndjson below a folder (symlinked files are followed, symlinked folders are not,
+    as ``Path.rglob`` does).
 
-
-def _ndjson_under(match: Path):
-    if match.is_dir():
-        return sorted(p for p in match.rglob("*.ndjson") if p.is_file())
-    if match.is_file() and match.name.endswith(".ndjson"):
-        return [match]
-    return []
+    Only symlinks are resolved one by one; a plain file's real path is its folder's real
+    path plus its name (one ``realpath`` per folder, cached in ``real_folders``, instead of
+    one per file: 5,000 step files cost ~0.4 s the other way).
+    """
+    if not match.is_dir():
+        if not (match.name.endswith(".ndjson") and match.is_file()):
+            return []
+        if match.is_symlink():
+            return [os.path.realpath(match)]
+        folder = str(match.parent)
+        real = real_folders.get(folder)
+        if real is None:
+            real = real_folders[folder] = os.path.realpath(folder)
+        return [os.path.join(real, match.name)]
+    out, stack = [], [(str(match), os.path.realpath(match))]
+    while stack:
+        folder, real_folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:                 # unreadable folder: skipped, as rglob does
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((entry.path, os.path.join(real_folder, entry.name)))
+            elif entry.name.endswith(".ndjson") and entry.is_file():
+                out.append(os.path.realpath(entry.path) if entry.is_symlink()
+                           else os.path.join(real_folder, entry.name))
+    return out
 
 
 def eval_files(spec: EvalSpec) -> list:
@@ -324,8 +344,9 @@ def eval_files(spec: EvalSpec) -> list:
         root = base.resolve()
         matches = sorted(globlib.glob(globlib.escape(str(root)) + "/" + pattern_text, recursive=True))
         # A symlink inside the tree could still point out of it: keep only what resolves inside.
-        files = {f.resolve() for m in matches for f in _ndjson_under(Path(m))}
-        files = {f for f in files if _inside(f, root)}
+        inside = str(root).rstrip(os.sep) + os.sep
+        real_folders = {}
+        files = {f for m in matches for f in _ndjson_under(Path(m), real_folders) if f.startswith(inside)}
         if files:
-            return sorted(files)
+            return sorted(Path(f) for f in files)
     return []

@@ -22,6 +22,7 @@ from resolver.errors import UserError
 from resolver.manifold import DENSITIES, ExperimentConfig, Precision, Step, expand_steps, load_config
 from resolver.prompts import Sampler, Template, build_request, load_sampler, load_template, render_messages
 from resolver.results import RECORD_VERSION
+from resolver.text_size import text_size
 
 MODES = ("api", "write-batch", "read-batch")
 DEFAULT_SEED = 42
@@ -203,8 +204,9 @@ def request_for(experiment: Experiment, messages: list[dict]) -> dict:
 def blank_record(experiment: Experiment, step: Step, sample_index: int, case, messages, count: int) -> dict:
     """The seed-004 record of a sample before any answer: answer fields null / false.
 
-    ``task_version`` is the generator's ``Task.version``; ``grader_version`` is null
-    until the record is graded (``graded_record`` sets resolver.answers.GRADER_VERSION).
+    ``task_version`` is the generator's ``Task.version``; ``grader_version`` and
+    ``text_size`` are null until the record is graded (``graded_record`` sets
+    resolver.answers.GRADER_VERSION and the text's sizes).
     """
     return {
         "task": step.name,
@@ -233,6 +235,7 @@ def blank_record(experiment: Experiment, step: Step, sample_index: int, case, me
         "manifold": step.manifold,
         "task_version": _task(step).version,
         "grader_version": None,
+        "text_size": None,
     }
 
 
@@ -251,6 +254,7 @@ def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage:
     record["timings"] = {"termination_reason": termination_reason, "finish_reason": finish_reason}
     record.update(grade(name, blank, answer, finish_reason))
     record["grader_version"] = GRADER_VERSION
+    record["text_size"] = text_size(reasoning, answer)
     record.pop("reasoning", None)
     if reasoning:
         record["reasoning"] = reasoning

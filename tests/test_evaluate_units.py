@@ -68,6 +68,39 @@ def test_sample_fields(tmp_path):
     assert (row["abytes"], row["cbytes"]) == (len(text), len(igzip.compress(text, 1, mtime=0)))
 
 
+def test_recorded_text_sizes_are_used_only_when_they_fit_the_text(tmp_path):
+    """A record's `text_size` (written by the runner) stands in for deflating its text only
+    when it names this method and counts the text's bytes; otherwise the text is deflated."""
+    text = "think héllo".encode()
+    real = len(igzip.compress(text, 1, mtime=0))
+    ok = {"bytes": len(text), "gzip": 7, "method": "gzip-isal-1"}     # 7: visibly the record's own number
+    cases = [
+        (ok, 7),
+        ({**ok, "bytes": len(text) + 1}, real),            # another text's sizes (e.g. the answer was edited)
+        ({**ok, "method": "gzip-zlib-9"}, real),           # another compressor
+        ({**ok, "gzip": "7"}, real), ({**ok, "gzip": 0}, real), ({**ok, "bytes": str(len(text))}, real),
+        ({"bytes": len(text), "gzip": 7}, real), ([len(text), 7], real), ("7", real), (None, real),
+    ]
+    result = _scan(tmp_path, [_record(key=f"k-{i}", text_size=size) for i, (size, _) in enumerate(cases)])
+    assert result.problems == []
+    assert result.samples.column("cbytes").to_pylist() == [want for _, want in cases]
+    assert set(result.samples.column("abytes").to_pylist()) == {len(text)}
+
+
+def test_runner_text_size_matches_what_evaluate_computes(tmp_path):
+    """resolver.text_size (runner side) and the scan's own deflate give the same sizes."""
+    from resolver.text_size import text_size
+
+    texts = [("", ""), (None, "Final Answer: 3"), ("loop " * 4000, "x"), ("ünïcödé ✓ " * 50, "\u2028")]
+    lines = [_record(key=f"k-{i}", reasoning=r, answer=a) for i, (r, a) in enumerate(texts)]
+    computed = _scan(tmp_path, lines).samples
+    recorded = _scan(tmp_path, [{**rec, "text_size": text_size(rec["reasoning"], rec["answer"])} for rec in lines],
+                     name="g.ndjson").samples
+    assert recorded.column("cbytes").to_pylist() == computed.column("cbytes").to_pylist()
+    assert recorded.column("abytes").to_pylist() == computed.column("abytes").to_pylist() == [
+        len(((r or "") + a).encode()) for r, a in texts]
+
+
 def test_versions_and_defaults(tmp_path):
     rec = _record(task_version=3, grader_version=2, task="", manifold=None, guess_chance=None, usage=None)
     del rec["is_valid"]
@@ -235,3 +268,35 @@ def test_deeply_nested_records_are_refused_not_a_crash(tmp_path):
     assert [(line, "nested too deeply" in msg) for _, line, msg in plain.problems] == [(3, True)]
     regraded = scan_batch(ScanJob((str(path),), regrade=True))              # --offline must load each record
     assert sorted(line for _, line, _ in regraded.problems) == [2, 3]
+
+
+def test_the_scan_reads_lines_as_duckdbs_read_json_would(tmp_path):
+    """The scan's raw rows (json_extract over read_ndjson_objects) equal read_json with one
+    column per field, DuckDB's own reader, on hostile values of every field."""
+    import duckdb
+
+    from resolver.ingest.records import FIELDS, TEXT_FIELDS
+    from resolver.ingest.scan import _RAW, _params
+
+    values = [None, True, False, 0, -1, 2**31, 2**63, 1.5, 1e300, "", "x", "true", "null", "5", "{}", [], [1], {},
+              {"completion_tokens": "3"}, {"bytes": 3, "gzip": 2, "method": "gzip-isal-1"}, "é\u2028", "\\u00e9"]
+    base = _record(grader_version=2, task_version=2)
+    lines = []
+    for name in FIELDS:
+        lines += [json.dumps({**base, name: v}) for v in values]
+        lines.append(json.dumps({k: v for k, v in base.items() if k != name}))
+    lines += ['{"model": "m"', "[1,2]", '"s"', "5", "null", "{}", '{"answer": "a\\ud800b", "model": "m"}',
+              '{"model": "m", "model": "n"}', '{"a": 1} {"b": 2}', "   "]
+    path = tmp_path / "hostile.ndjson"
+    path.write_text("\n".join(lines) + "\n")
+    con = duckdb.connect()
+    names = ", ".join(FIELDS)
+    ours = con.sql(f"SELECT file, {names} FROM ({_RAW})", params={
+        k: v for k, v in _params(ScanJob((str(path),))).items()}).fetchall()
+    columns = {name: "VARCHAR" if name in TEXT_FIELDS else "JSON" for name in FIELDS}
+    reference = con.sql(f"SELECT file_index, {names} FROM read_json($f, format = 'newline_delimited', "
+                        "columns = $c, ignore_errors = true)", params={"f": [str(path)], "c": columns}).fetchall()
+    assert len(ours) == len(reference) == len(lines) - 1          # the blank line is no record
+    differ = [(a, b) for a, b in zip(ours, reference) if a != b]
+    # the only difference: a number where a text belongs prints as 1e300 vs 1e+300 (both refused as not text)
+    assert all(a[:9] + a[11:] == b[:9] + b[11:] and "1e" in str(a[9:11]) for a, b in differ), differ[:3]

@@ -16,6 +16,7 @@ from pathlib import Path
 from resolver import pointsdb
 from resolver.datasets import EvalSpec, eval_files
 from resolver.errors import UserError
+from resolver.ingest.discovery import relative_names
 from resolver.ingest.records import GZIP_LEVEL
 
 # Bump when the meaning of stored numbers changes, so every eval is rebuilt once.
@@ -30,9 +31,9 @@ def files_fingerprint(spec: EvalSpec, files, base: Path, regrade_version: int | 
     """
     regrade = "" if regrade_version is None else f"|regrade{regrade_version}"
     h = hashlib.sha256(f"v{INGEST_VERSION}|gz{GZIP_LEVEL}{regrade}|{spec.model}|{spec.template}|{spec.sampler}".encode())
-    for path in files:
+    for path, name in zip(files, relative_names(files, base)):
         st = os.stat(path)
-        h.update(f"\n{os.path.relpath(path, base)}|{st.st_size}|{st.st_mtime_ns}".encode())
+        h.update(f"\n{name}|{st.st_size}|{st.st_mtime_ns}".encode())
     return h.hexdigest()[:20]
 
 

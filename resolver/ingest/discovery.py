@@ -39,6 +39,18 @@ def expand_interview(spec_text: str, warn) -> list:
     return unique
 
 
+def relative_names(files, base) -> list:
+    """``os.path.relpath(f, base)`` of every file, one relpath per folder (not per file)."""
+    folders, out = {}, []
+    for f in files:
+        folder, name = os.path.split(str(f))
+        rel = folders.get(folder)
+        if rel is None:
+            rel = folders[folder] = os.path.relpath(folder, base)
+        out.append(name if rel == "." else os.path.join(rel, name))
+    return out
+
+
 def file_size(path) -> int:
     try:
         return os.path.getsize(path)
@@ -46,9 +58,12 @@ def file_size(path) -> int:
         return 0
 
 
+BATCHES_PER_WORKER = 8    # small enough that no worker is left alone with a long last batch
+
+
 def batch_bytes(total_bytes: int, workers: int) -> int:
-    """Target batch size: about four batches per worker, within [MIN, MAX]_BATCH_BYTES."""
-    return max(MIN_BATCH_BYTES, min(MAX_BATCH_BYTES, total_bytes // max(1, 4 * workers)))
+    """Target batch size: about BATCHES_PER_WORKER batches per worker, within [MIN, MAX]_BATCH_BYTES."""
+    return max(MIN_BATCH_BYTES, min(MAX_BATCH_BYTES, total_bytes // max(1, BATCHES_PER_WORKER * workers)))
 
 
 def split_files(files, sizes, target: int) -> list:

@@ -117,22 +117,23 @@ def plan_jobs(file_lists, expects, parallel: int, regrade: bool) -> tuple:
     """ScanJobs for every list of files (an eval's, in merge order) and the list index of each."""
     sizes = [[file_size(f) for f in files] for files in file_lists]
     target = batch_bytes(sum(map(sum, sizes)), min(parallel, os.cpu_count() or 1))
-    jobs, owners = [], []
+    jobs, owners, job_bytes = [], [], []
     for number, (files, size, expect) in enumerate(zip(file_lists, sizes, expects)):
         first = 0
         for batch in split_files(files, size, target):
             jobs.append(ScanJob(tuple(str(f) for f in batch), expect, regrade, first))
             owners.append(number)
+            job_bytes.append(sum(size[first:first + len(batch)]))
             first += len(batch)
-    return jobs, owners, sizes
+    return jobs, owners, sizes, job_bytes
 
 
-def _gather(getters, jobs, owners, count: int, bar):
+def _gather(getters, job_bytes, owners, count: int, bar):
     """Yield (list index, [ScanResult]) as soon as all batches of a file list are done, in order."""
     pending, remaining = {}, [owners.count(n) for n in range(count)]
-    for get, job, owner in zip(getters, jobs, owners):
+    for get, size, owner in zip(getters, job_bytes, owners):
         pending.setdefault(owner, []).append(_checked(get()))
-        bar.update(sum(file_size(f) for f in job.files))
+        bar.update(size)
         remaining[owner] -= 1
         if remaining[owner] == 0:
             yield owner, pending.pop(owner)
@@ -167,7 +168,7 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offl
         return report
     file_lists = [[str(f) for f in files] for _, files, _ in plan.build]
     expects = [(spec.model, spec.template, spec.sampler) for spec, _, _ in plan.build]
-    jobs, owners, sizes = plan_jobs(file_lists, expects, parallel, offline)
+    jobs, owners, sizes, job_bytes = plan_jobs(file_lists, expects, parallel, offline)
     base = dataset.db_path.parent
     with Workers(parallel, len(jobs)) as pool:
         getters = pool.map(scan_batch_safe, jobs)            # forks the workers before any DuckDB opens
@@ -180,7 +181,7 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offl
             for spec, old in plan.relabel:
                 writer.put_eval(bookkeeping.eval_row(spec, old.get("fingerprint"), None, old))
                 writer.set_eval_metadata(spec.eval_id, spec.groups, pointsdb.canonical_json(spec.facets))
-            for owner, results in _gather(getters, jobs, owners, len(plan.build), bar):
+            for owner, results in _gather(getters, job_bytes, owners, len(plan.build), bar):
                 spec, files, fingerprint = plan.build[owner]
                 stats = EvalStats(spec.eval_id, spec.label, files=len(files))
                 for result in results:
@@ -216,7 +217,7 @@ def evaluate_interview(spec_text: str, db_path=None, parallel: int = 16, quiet: 
     """
     report = Report(db_path=Path(db_path) if db_path else None)
     files = expand_interview(spec_text, report.warnings.append)
-    jobs, _, sizes = plan_jobs([files], [None], parallel, offline and not inplace)
+    jobs, _, sizes, job_bytes = plan_jobs([files], [None], parallel, offline and not inplace)
     source_base = report.db_path.resolve().parent if report.db_path else None
     try:
         with Workers(parallel, max(len(jobs), len(files) if inplace else 0)) as pool:
@@ -225,7 +226,7 @@ def evaluate_interview(spec_text: str, db_path=None, parallel: int = 16, quiet: 
                     add_regraded(report.regraded, get())
             getters = pool.map(scan_batch_safe, jobs)
             with _progress(sum(sizes[0]), quiet) as bar:
-                results = next(_gather(getters, jobs, [0] * len(jobs), 1, bar))[1]
+                results = next(_gather(getters, job_bytes, [0] * len(jobs), 1, bar))[1]
     except BaseException:
         if inplace:                 # workers stopped mid-file leave their half-written copies
             remove_regrade_temps(files)

@@ -10,7 +10,6 @@ pooled.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import pyarrow.compute as pc
 
 from resolver import pointsdb
 from resolver.datasets import EvalSpec
+from resolver.ingest.discovery import relative_names
 from resolver.ingest.report import add_regraded
 from resolver.pointsdb import OUTCOME_TRUNCATED
 
@@ -51,7 +51,7 @@ class EvalStats:
 
 def source_names(files, source_base: Path | None) -> list:
     """How `sources` names each file: relative to the DB's directory (absolute without a DB)."""
-    return [str(f) if source_base is None else os.path.relpath(f, source_base) for f in files]
+    return [str(f) for f in files] if source_base is None else relative_names(files, source_base)
 
 
 def id_identity(base_task: str, params: str, task_version: int) -> tuple:

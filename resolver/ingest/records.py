@@ -24,35 +24,24 @@ from __future__ import annotations
 
 import json
 
-from isal import isal_zlib
+from resolver.pointsdb import OUTCOME_CORRECT, OUTCOME_INCORRECT, OUTCOME_INVALID, OUTCOME_TRUNCATED
+from resolver.text_size import GZIP_FRAMING, GZIP_LEVEL, TEXT_SIZE_METHOD, gzip_size  # noqa: F401 (re-exported)
 
-# The per-sample compressed size is the size of a gzip file of the generated text,
-# deflated by ISA-L (python-isal) at its level 1. Level 0 is 2.7x faster but leaves
-# growing and degenerate loops above the compression analysis' loop threshold
-# (measurements and the choice: docs/evaluate.md, "Compressed size").
-GZIP_LEVEL = 1
-GZIP_FRAMING = 18 - 6      # gzip header+trailer minus zlib header+trailer
 INT32_MAX = 2**31 - 1
-
-from resolver.pointsdb import OUTCOME_CORRECT, OUTCOME_INCORRECT, OUTCOME_INVALID, OUTCOME_TRUNCATED  # noqa: E402
-
-
-def gzip_size(data) -> int:
-    """Size in bytes of ``gzip`` output for ``data`` (level GZIP_LEVEL, no file name)."""
-    return len(isal_zlib.compress(data, GZIP_LEVEL)) + GZIP_FRAMING
 
 
 # Every field but the two long texts is read as raw JSON: DuckDB's typed columns would
 # coerce ("false" -> false, 1.5 -> 2 for an integer, 5 -> "5" for text). `answer` and
-# `reasoning` are most of the bytes; reading them as VARCHAR is ~20% of the scan cheaper
-# than raw JSON. VARCHAR turns a non-string value into its JSON text, so every value that
-# could be such a text (a number, true / false, or starting with { or [) is flagged
-# (`check_text`) and its line's raw JSON type is checked by the scan (``text_problem``).
+# `reasoning` are most of the bytes and are read as text (json_extract_string, scan.py),
+# which turns a non-string value into its JSON text, so every value that could be such a
+# text (a number, true / false, or starting with { or [) is flagged (`check_text`) and
+# its line's raw JSON type is checked by the scan (``text_problem``). `text_size` is the
+# runner's record of the text's sizes (resolver/text_size.py): used when it names this
+# method and its byte count matches the text, otherwise the scan deflates the text.
 FIELDS = ("key", "model", "template", "sampler", "base_task", "task", "params", "manifold", "answer",
           "reasoning", "usage", "guess_chance", "is_valid", "is_correct", "is_truncated",
-          "task_version", "grader_version")
+          "task_version", "grader_version", "text_size")
 TEXT_FIELDS = ("answer", "reasoning")
-SCAN_COLUMNS = {name: ("VARCHAR" if name in TEXT_FIELDS else "JSON") for name in FIELDS}
 
 
 def _string(col: str) -> str:
@@ -96,7 +85,7 @@ _TOKENS = """
 # Typed values, NULL where the raw value has the wrong type.
 _TYPED = f"""
     SELECT file, key, model, template, sampler, base_task, task, params, manifold, answer, reasoning, usage,
-           guess_chance, is_valid, is_correct, is_truncated, task_version, grader_version,
+           guess_chance, is_valid, is_correct, is_truncated, task_version, grader_version, text_size,
            {_string('model')} AS model_s, {_string('template')} AS template_s, {_string('sampler')} AS sampler_s,
            {_string('base_task')} AS base_task_s, {_string('task')} AS task_s,
            answer AS answer_s, reasoning AS reasoning_s,
@@ -107,7 +96,9 @@ _TYPED = f"""
            CASE WHEN json_type(guess_chance) IN ('UBIGINT', 'BIGINT', 'DOUBLE')
                 THEN TRY_CAST(CAST(guess_chance AS VARCHAR) AS DOUBLE) END AS guess,
            {_int_field('task_version', 1)} AS task_version_i,
-           {_int_field('grader_version', 1)} AS grader_version_i
+           {_int_field('grader_version', 1)} AS grader_version_i,
+           CASE WHEN starts_with(text_size, '{{') THEN
+                json_extract(text_size, ['$.bytes', '$.gzip', '$.method']) END AS sizes
     FROM tokens
 """
 
@@ -152,12 +143,14 @@ _PROBLEM = f"""
 def record_query(expect: tuple | None) -> str:
     """SQL (CTEs to follow ``WITH raw AS (...),``) turning ``raw`` rows into checked records.
 
-    ``raw`` has the scan's columns (SCAN_COLUMNS) and ``file``.
+    ``raw`` has a column per FIELDS (raw JSON; the TEXT_FIELDS as text) and ``file``.
 
     Output columns: file, problem (NULL when the record is a sample or unanswered),
     unanswered, model, template, sampler, base_task, task, params (raw JSON text),
     manifold (raw JSON text), sample_index, outcome, ctoks, ptoks, guess,
-    task_version, grader_version, text (reasoning + answer), abytes. ``expect``
+    task_version, grader_version, abytes (UTF-8 bytes of reasoning + answer), cbytes
+    (their gzip size from a usable ``text_size``, else NULL) and text (reasoning +
+    answer, only where cbytes is NULL: the scan deflates it). ``expect``
     (dataset mode: the eval's triple, bound as $m, $t, $s) refuses answered records
     of another eval.
     """
@@ -170,7 +163,15 @@ def record_query(expect: tuple | None) -> str:
     tokens AS ({_TOKENS}),
     typed AS ({_TYPED}),
     checked AS (
-      SELECT *, answer IS NULL AND usage IS NULL AS unanswered, {_PROBLEM} AS problem0 FROM typed
+      SELECT *, answer IS NULL AND usage IS NULL AS unanswered, {_PROBLEM} AS problem0,
+             strlen(coalesce(reasoning_s, '')) + strlen(coalesce(answer_s, '')) AS abytes0 FROM typed
+    ),
+    sized AS (
+      SELECT *, CASE WHEN CAST(sizes[3] AS VARCHAR) = '"{TEXT_SIZE_METHOD}"'
+                      AND json_type(sizes[1]) IN ('UBIGINT', 'BIGINT')
+                      AND TRY_CAST(CAST(sizes[1] AS VARCHAR) AS BIGINT) = abytes0
+                     THEN {_int_field('sizes[2]', 1)} END AS cbytes0
+      FROM checked
     )
     SELECT file,
            CASE WHEN problem0 IS NOT NULL THEN problem0 {mismatch} END AS problem,
@@ -185,9 +186,9 @@ def record_query(expect: tuple | None) -> str:
                      ELSE {OUTCOME_INCORRECT} END AS UTINYINT) AS outcome,
            coalesce(ctoks, 0) AS ctoks, coalesce(ptoks, 0) AS ptoks, coalesce(guess, 0.0) AS guess,
            coalesce(task_version_i, 1) AS task_version, coalesce(grader_version_i, 1) AS grader_version,
-           CASE WHEN reasoning_s IS NULL THEN coalesce(answer_s, '')
-                ELSE reasoning_s || coalesce(answer_s, '') END AS text
-    FROM checked
+           abytes0 AS abytes, cbytes0 AS cbytes,
+           CASE WHEN cbytes0 IS NULL THEN coalesce(reasoning_s, '') || coalesce(answer_s, '') END AS text
+    FROM sized
     """
 
 

@@ -1,17 +1,19 @@
 """Benchmark: evaluate.py end to end against one DuckDB scan of the same NDJSON.
 
-    .venv/bin/python tests/benchmarks/bench_evaluate.py [--parts r12,scale,breakdown,synthetic] [--parallel 2]
+    .venv/bin/python tests/benchmarks/bench_evaluate.py [--parts r12,legacy,scale,breakdown,synthetic] [--parallel 2]
 
 Trees (built on first use under tests/benchmarks/out/, which git ignores, and reused):
 
 * ``r12``: real runner output against the simulator (tests/benchmarks/r12_tree.py):
   5 evals (one per simulator profile) of configs/r12.yaml at normal density, one
   NDJSON file per step, 16-32 records per file, ~156,000 records, ~1.1 GB;
+* ``legacy``: the same tree without the ``text_size`` field the runner records (as
+  older runs and other tools write it): evaluate.py deflates every text itself;
 * ``scale``: the sim-mid eval of that tree copied to 16 evals (only the model name
   differs); 1x, 4x and 16x the data are its first 1, 4 and 16 evals;
 * ``breakdown``: where one worker's CPU goes on the sim-mid eval (in-process, one
   DuckDB thread, best of 3): DuckDB's count(*), reading the needed fields, the checked
-  query exported to Arrow, the whole scan_batch (gzip sizes included);
+  query exported to Arrow, the whole scan_batch;
 * ``synthetic``: the older generator's tree (256 records of ~12 KB per file, long
   answers, 12% repetition loops), ``--gb`` in size.
 
@@ -228,8 +230,8 @@ def measure(name: str, dataset: Path, files: list, parallel: int) -> dict:
 def breakdown(files: list, expect: tuple, repeats: int = 3) -> dict:
     """Where one worker's CPU goes on one eval: in-process, one DuckDB thread, best of `repeats`."""
     sys.path.insert(0, str(REPO))
-    from resolver.ingest.records import SCAN_COLUMNS
-    from resolver.ingest.scan import ScanJob, _params, _query, scan_batch
+    from resolver.ingest.records import FIELDS
+    from resolver.ingest.scan import _RAW, ScanJob, _params, _query, scan_batch
 
     con = duckdb.connect(config={"threads": 1})
     job = ScanJob(tuple(files), expect)
@@ -242,13 +244,12 @@ def breakdown(files: list, expect: tuple, repeats: int = 3) -> dict:
             times.append(_cpu(resource.RUSAGE_SELF) - cpu)
         return min(times)
 
-    fields = ", ".join(f"count({name})" for name in SCAN_COLUMNS)
+    fields = ", ".join(f"count({name})" for name in FIELDS)
     result = {
         "duckdb_count": best(lambda: con.execute(
             "SELECT count(*) FROM read_json(?, format='newline_delimited')", [files]).fetchall()),
-        "read_fields": best(lambda: con.sql(
-            f"SELECT {fields} FROM read_json($f, format='newline_delimited', columns=$c)",
-            params={"f": files, "c": SCAN_COLUMNS}).fetchall()),
+        "read_fields": best(lambda: con.sql(f"SELECT {fields} FROM ({_RAW})", params={
+            k: v for k, v in _params(job).items() if k in ("files", "small", "texts")}).fetchall()),
         "checked_query_to_arrow": best(lambda: [b for b in con.sql(_query(job), params=_params(job)).to_arrow_reader(2048)]),
         "scan_batch": best(lambda: scan_batch(job)),
     }
@@ -259,20 +260,25 @@ def breakdown(files: list, expect: tuple, repeats: int = 3) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default="r12,scale,breakdown",
-                        help="comma-separated: r12, scale, breakdown, synthetic")
+    parser.add_argument("--parts", default="r12,legacy,scale,breakdown",
+                        help="comma-separated: r12, legacy, scale, breakdown, synthetic")
     parser.add_argument("--parallel", type=int, default=2, help="evaluate.py --parallel (default 2, spec 07)")
     parser.add_argument("--gb", type=float, default=0.6, help="size of the synthetic tree (default 0.6)")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     results = {"cpu_count": os.cpu_count(), "load_avg_start": os.getloadavg()}
-    if parts & {"r12", "scale", "breakdown"}:
+    if parts & {"r12", "legacy", "scale", "breakdown"}:
         dataset = r12_tree.build()
     if "breakdown" in parts:
         results["breakdown"] = breakdown(r12_tree.ndjson_files(r12_tree.DEFAULT_DIR, ["sim-mid"]),
                                          ("sim-mid", r12_tree.TEMPLATE, r12_tree.SAMPLER))
     if "r12" in parts:
         results["r12"] = measure("r12", dataset, r12_tree.ndjson_files(r12_tree.DEFAULT_DIR), args.parallel)
+    if "legacy" in parts:
+        legacy_root = OUT / "r12-legacy"
+        legacy = r12_tree.legacy_copy(r12_tree.DEFAULT_DIR, legacy_root)
+        results["legacy"] = measure("r12 without text_size", legacy, r12_tree.ndjson_files(legacy_root),
+                                    args.parallel)
     if "scale" in parts:
         scaled_root = OUT / "r12-scaled"
         big = r12_tree.scaled_copy(r12_tree.DEFAULT_DIR, scaled_root, 16, models=("sim-mid",))

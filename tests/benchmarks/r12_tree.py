@@ -8,14 +8,17 @@ density and the config's default precision (16 samples per round, up to 2 rounds
 16-32 records per step, one NDJSON file per step, ~985 steps per eval), with the
 zerocot-nosys template and the greedy-2k sampler. Everything is written by the real
 runner against a real simulator process on loopback; the tree is built once (a
-`.complete` marker) and reused. `scaled_copy` makes k-times larger trees from it
-by adding evals whose records differ only in the model name.
+`.complete` marker naming the runner's record fields: a runner that writes other
+fields rebuilds it) and reused. `scaled_copy` makes k-times larger trees from it by
+adding evals whose records differ only in the model name; `legacy_copy` removes the
+`text_size` field the runner records, as records of older runs or other tools lack it.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +31,13 @@ sys.path.insert(0, str(REPO))
 DEFAULT_DIR = REPO / "tests" / "benchmarks" / "out" / "r12-tree"
 PROFILES = ("sim-strong", "sim-mid", "sim-weak", "sim-loopy", "sim-thinker")
 TEMPLATE, SAMPLER = "zerocot-nosys", "greedy-2k"
+
+
+def _format() -> str:
+    """What a complete tree's marker holds: the record fields of the runner that wrote it."""
+    from resolver.results import RECORD_FIELDS
+
+    return "fields " + ",".join(RECORD_FIELDS) + "\n"
 
 
 def _write_evals(cohort: Path, model: str) -> str:
@@ -52,7 +62,7 @@ def build(root: Path = DEFAULT_DIR, profiles=PROFILES, parallel: int = 64, quiet
     """Run the runner for every profile (once) and return the dataset file of the tree."""
     root = Path(root)
     marker = root / ".complete"
-    if marker.exists():
+    if marker.exists() and marker.read_text() == _format():
         return root / "data" / "r12.json"
     if root.exists():
         shutil.rmtree(root)
@@ -78,7 +88,7 @@ def build(root: Path = DEFAULT_DIR, profiles=PROFILES, parallel: int = 64, quiet
         sim.stop()
     shutil.rmtree(root / "cache", ignore_errors=True)
     dataset = write_dataset(root, profiles, "r12")
-    marker.write_text("done\n")
+    marker.write_text(_format())
     return dataset
 
 
@@ -97,7 +107,7 @@ def scaled_copy(source: Path, target: Path, factor: int, models=PROFILES) -> Pat
     target = Path(target)
     marker = target / f".complete-{factor}"
     names = [m if k == 0 else f"{m}-x{k}" for k in range(factor) for m in models]
-    if marker.exists():
+    if marker.exists() and marker.read_text() == _format():
         return target / "data" / f"r12x{factor}.json"
     if target.exists():
         shutil.rmtree(target)
@@ -114,7 +124,31 @@ def scaled_copy(source: Path, target: Path, factor: int, models=PROFILES) -> Pat
                     data = f.read_bytes()
                     (dest / f.name).write_bytes(data.replace(old_field, new_field) if k else data)
     dataset = write_dataset(target, names, f"r12x{factor}")
-    marker.write_text("done\n")
+    marker.write_text(_format())
+    return dataset
+
+
+_TEXT_SIZE = re.compile(rb', "text_size": \{"bytes": [0-9]+, "gzip": [0-9]+, "method": "[^"]*"\}')
+
+
+def legacy_copy(source: Path, target: Path, models=PROFILES) -> Path:
+    """The tree without the runner's `text_size` fields (evaluate.py then deflates every text)."""
+    target = Path(target)
+    marker = target / ".complete"
+    if marker.exists() and marker.read_text() == _format():
+        return target / "data" / "r12.json"
+    if target.exists():
+        shutil.rmtree(target)
+    for model in models:
+        for f in (Path(source) / "data" / "r12" / model).rglob("*.ndjson"):
+            dest = target / f.relative_to(source)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            data, removed = _TEXT_SIZE.subn(b"", f.read_bytes())
+            if removed != data.count(b"\n"):
+                raise SystemExit(f"{f}: expected one text_size per answered record, removed {removed}")
+            dest.write_bytes(data)
+    dataset = write_dataset(target, models, "r12")
+    marker.write_text(_format())
     return dataset
 
 
