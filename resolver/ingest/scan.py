@@ -107,14 +107,16 @@ def _utf8_views(column, offsets) -> list:
 
 def _gzip_sizes(recorded: pa.Array, text: pa.Array, compress) -> pa.Array:
     """Each row's gzip size: the record's own (``text_size``) or, where it has none, its text deflated."""
-    missing = np.flatnonzero(recorded.is_null().to_numpy(zero_copy_only=False))
-    if not len(missing):
+    if recorded.null_count == 0:
         return recorded.cast(pa.int32())
-    text = text.take(pa.array(missing))
     if text.type not in (pa.string(), pa.large_string()):
         text = text.cast(pa.large_string())
+    views = _utf8_views(text, _utf8_offsets(text))       # NULL (size recorded) = an empty view
+    if recorded.null_count == len(recorded):
+        return pa.array([len(compress(v, GZIP_LEVEL)) + GZIP_FRAMING for v in views], pa.int32())
     sizes = recorded.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
-    sizes[missing] = [len(compress(v, GZIP_LEVEL)) + GZIP_FRAMING for v in _utf8_views(text, _utf8_offsets(text))]
+    for i in np.flatnonzero(recorded.is_null().to_numpy(zero_copy_only=False)).tolist():
+        sizes[i] = len(compress(views[i], GZIP_LEVEL)) + GZIP_FRAMING
     return pa.array(sizes.astype(np.int32), pa.int32())
 
 

@@ -146,10 +146,13 @@ def _cpu(who) -> float:
 
 
 def evict(files) -> None:
-    """Drop the files' pages from the page cache (the next read comes from the disk)."""
+    """Drop the files' pages from the page cache (the next read comes from the disk).
+
+    Pages of a file written moments ago are dirty and stay cached: fsync first."""
     for path in files:
         fd = os.open(path, os.O_RDONLY)
         try:
+            os.fsync(fd)
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         finally:
             os.close(fd)
