@@ -209,6 +209,30 @@ def test_cameras_move_together(page):
 
 
 @needs_browser
+def test_shadow_one_legend_click_away_and_no_msaa_in_software(page):
+    """The lower-bound surface starts hidden and a real click on its legend entry shows it; this
+    headless Chromium renders WebGL in software, so the scenes are drawn without multisampling."""
+    page.open(_home(page), ready_selector="#ex-main .js-plotly-plot")
+    page.wait_until(lambda d: len(_main_figures(page)) == 2, message="2 surfaces")
+    page.wait_idle()
+    state = page.driver.execute_script(
+        "return {software: window.rsSoftwareWebGL(), scenes: Array.from(document.querySelectorAll("
+        "'#ex-main .js-plotly-plot')).map(g => ({shadow: g._fullData.find(t => t.name === 'lower 95% bound').visible, "
+        "antialias: g._fullLayout.scene._scene.glplot.gl.getContextAttributes().antialias}))};")
+    assert state["software"] is True
+    assert state["scenes"] == [{"shadow": "legendonly", "antialias": False}] * 2
+    entry = page.driver.execute_script(
+        "const g = document.querySelector('#ex-main .js-plotly-plot');"
+        "return Array.from(g.querySelectorAll('.legend .traces')).find(t => t.textContent.indexOf("
+        "'lower 95% bound') >= 0).querySelector('.legendtoggle');")
+    page.mouse_click(entry)
+    page.wait_until(lambda d: d.execute_script(
+        "const g = document.querySelector('#ex-main .js-plotly-plot');"
+        "return g._fullData.find(t => t.name === 'lower 95% bound').visible === true;"),
+        message="the shadow shown after a click on its legend entry")
+
+
+@needs_browser
 def test_empty_and_stale_states(page, dataset):
     ranked = _ranked(dataset)
     gamma = next(e["eval_id"] for e in ranked if e["label"] == "Gamma-2B (test)")

@@ -3,7 +3,7 @@
 Pick a task, one of its config views, a manifold entry (its own grid, or all entries), the
 statistics mode and one or more evals (default: the top models). A 2-D view draws one
 surface per eval on the same axes (accuracy red -> green, the lower 95% bound as a grey
-shadow, diamonds sized by the truncated share where it reaches 10%), cameras kept in step;
+shadow shown from the legend, diamonds sized by the truncated share where it reaches 10%), cameras kept in step;
 a 1-D view draws accuracy lines. Below: accuracy projected on each dimension of the view,
 completion-token histograms, the prompt FFT and the inspected point with every one of its
 samples (prompt, reasoning, answer). The whole state, inspected point included, is in the URL.
@@ -272,8 +272,9 @@ def _surface_panel(land: Landscape, ident: str, eval_id: str, manifold: str, mod
 
 
 def _draw_key(ident: str, manifold: str, mode: str) -> str:
-    """Part of each graph's id: a new view, manifold or mode mounts new graphs (a fresh 3-D scene draws
-    faster in software WebGL than updating one in place); a click or an added eval keeps the others."""
+    """Part of each graph's id: a new view, manifold or mode mounts new graphs (measured with the pixels
+    drawn, updating three 3-D scenes in place was no faster, and new scenes start from the default
+    camera of the new data); a click or an added eval keeps the others."""
     return f"{ident}|{manifold}|{mode}"
 
 

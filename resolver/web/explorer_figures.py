@@ -17,6 +17,10 @@ TRUNCATION_MARKER_ABOVE = 0.10
 # The lower-bound "shadow" is drawn opaque under the accuracy surface: a translucent surface needs
 # WebGL's extra transparency passes, which made a 3-surface redraw 2-4x slower in software rendering.
 SHADOW_OPACITY = 1.0
+# ... and it starts hidden, one click on its legend entry away: a second surface in every scene was
+# ~0.4 s of a 3-surface redraw in software rendering (docs/performance.md); the dots' hover text
+# gives each cell's margin meanwhile.
+SHADOW_VISIBLE = "legendonly"
 
 
 def short(dim: str) -> str:
@@ -70,8 +74,8 @@ def surface_figure(land: Landscape, ident: str, eval_id: str, manifold: str = AL
                      "colorbar": {"title": {"text": mode}, "len": 0.6, "thickness": 12, "x": 1.0},
                      "hovertemplate": f"{short(x)} %{{x}}<br>{short(y)} %{{y}}<br>{mode} %{{z:.3f}}<extra></extra>"})
         data.append({"type": "surface", "x": xs, "y": ys, "z": low, "name": "lower 95% bound", "showscale": False,
-                     "showlegend": True, "opacity": SHADOW_OPACITY, "colorscale": [[0, "#9a9a9a"], [1, "#9a9a9a"]],
-                     "hoverinfo": "skip"})
+                     "showlegend": True, "opacity": SHADOW_OPACITY, "visible": SHADOW_VISIBLE,
+                     "colorscale": [[0, "#9a9a9a"], [1, "#9a9a9a"]], "hoverinfo": "skip"})
         # Every measured cell as a dot too: on sparse grids some cells have no neighbours to form a surface.
         data.append({"type": "scatter3d", "mode": "markers", "x": table["_0"].tolist(), "y": table["_1"].tolist(),
                      "z": table["center"].tolist(), "name": "measured points",

@@ -11,9 +11,13 @@ on every animation frame, records:
 * feedback: the first frame where the page shows that something happens: a component being
   recomputed (Dash marks it; the apps' stylesheet dims it at once, dcc.Loading adds a spinner
   to the slow panels), a "reading ..." note (the explorer's point panel), or the new result;
-* completion: the first frame where the new result is on screen and nothing is loading;
-* server: when the last Dash callback response of the interaction arrived (Resource Timing), so
-  completion - server is the time the browser spends rendering.
+* completion: the first frame where the new result is in the page and nothing is loading, and
+  that the next frame follows within 50 ms. 3-D scenes are drawn in software (no GPU) in the
+  frames after the one that mounts them, with the page frozen meanwhile: the first "ready"
+  frame comes before the pixels, so a ready frame followed by a long gap does not count;
+* server: when the last Dash callback response of the interaction arrived (Resource Timing;
+  a 3-D point click sends its request while the button is still held, before the clock
+  starts at the release), so completion - server is the time the browser spends rendering.
 
 Bars (issue 17): feedback < 300 ms, completion < 2 s for every interaction. Prints a table; the
 LAST line is the RATIO worst completion / 2 s (below 1 passes). Result JSON:
@@ -37,7 +41,8 @@ FEEDBACK_BAR, COMPLETION_BAR = 0.300, 2.0
 
 PROBE = """
 if (!window.__rsProbe) {
-  const p = window.__rsProbe = {armed: false, t0: null, feedback: null, done: null, server: null, check: null};
+  const p = window.__rsProbe = {armed: false, t0: null, feedback: null, done: null, server: null, check: null,
+                                readyAt: null};
   const start = () => { if (p.armed && p.t0 === null) { p.t0 = performance.now(); } };
   document.addEventListener('mouseup', start, true);
   document.addEventListener('keydown', start, true);
@@ -49,11 +54,15 @@ if (!window.__rsProbe) {
       let ready = false;
       try { ready = p.check(); } catch (e) { ready = false; }
       if (p.feedback === null && (loading || pending || ready)) { p.feedback = now; }
-      if (ready && !loading && !pending) {
-        p.done = now;
+      // Done at the first ready frame that the next frame follows promptly: a frame followed by a
+      // long gap was still being drawn (3-D scenes are drawn in software after the frame that mounts them).
+      if (ready && !loading && !pending && p.readyAt !== null && now - p.readyAt < 50) {
+        p.done = p.readyAt;
         const calls = performance.getEntriesByType('resource')
-          .filter(e => e.name.indexOf('_dash-update-component') >= 0 && e.startTime >= p.t0);
+          .filter(e => e.name.indexOf('_dash-update-component') >= 0 && e.responseEnd >= p.t0);
         p.server = calls.length ? Math.max(...calls.map(e => e.responseEnd)) - p.t0 : 0;
+      } else {
+        p.readyAt = ready && !loading && !pending ? now : null;
       }
     }
     requestAnimationFrame(loop);
@@ -66,7 +75,7 @@ if (!window.__rsProbe) {
 def arm(browser, check_js: str):
     browser.driver.execute_script(PROBE)
     browser.driver.execute_script(
-        "const p = window.__rsProbe; p.armed = true; p.t0 = null; p.feedback = null; p.done = null;"
+        "const p = window.__rsProbe; p.armed = true; p.t0 = null; p.feedback = null; p.done = null; p.readyAt = null;"
         "p.server = null; p.check = new Function(arguments[0]);", check_js)
 
 

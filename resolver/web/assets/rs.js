@@ -63,3 +63,34 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     if (graph && graph.__rsOnPoint && still && panel) { panel.classList.add("rs-pending-panel"); }
   }, true);
 })();
+
+/* Explorer: 3-D scenes drawn by a software renderer (no GPU: SwiftShader, llvmpipe) skip WebGL's
+   multisample antialiasing. plotly asks for it unconditionally; in software it multiplies the cost
+   of every pixel, and three surfaces took ~0.4 s longer to appear (docs/performance.md). On a GPU
+   nothing changes. The renderer is read once, from a throwaway context, on the first WebGL request. */
+(function () {
+  const original = HTMLCanvasElement.prototype.getContext;
+  const isWebGL = (kind) => kind === "webgl" || kind === "experimental-webgl" || kind === "webgl2";
+  let software = null;
+  function detect() {
+    try {
+      const gl = original.call(document.createElement("canvas"), "webgl");
+      if (!gl) { return false; }
+      const info = gl.getExtension("WEBGL_debug_renderer_info");
+      const name = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+      const lose = gl.getExtension("WEBGL_lose_context");
+      if (lose) { lose.loseContext(); }
+      return /swiftshader|llvmpipe|softpipe|software/i.test(name);
+    } catch (e) {
+      return false;
+    }
+  }
+  HTMLCanvasElement.prototype.getContext = function (kind, attrs) {
+    if (isWebGL(kind) && attrs && attrs.antialias) {
+      if (software === null) { software = detect(); }
+      if (software) { attrs = Object.assign({}, attrs, {antialias: false}); }
+    }
+    return original.call(this, kind, attrs);
+  };
+  window.rsSoftwareWebGL = function () { return software; };
+})();
