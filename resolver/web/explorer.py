@@ -273,8 +273,7 @@ def _surface_panel(land: Landscape, ident: str, eval_id: str, manifold: str, mod
 
 def _draw_key(ident: str, manifold: str, mode: str) -> str:
     """Part of each graph's id: a new view, manifold or mode mounts new graphs (measured with the pixels
-    drawn, updating three 3-D scenes in place was no faster, and new scenes start from the default
-    camera of the new data); a click or an added eval keeps the others."""
+    drawn, updating three 3-D scenes in place was no faster); a click or an added eval keeps the others."""
     return f"{ident}|{manifold}|{mode}"
 
 
