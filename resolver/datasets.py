@@ -21,6 +21,7 @@ import glob as globlib
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -298,26 +299,34 @@ def _glob_bases(spec: EvalSpec) -> list:
     return [spec.cohort_dir, *list(spec.cohort_dir.parents)[:GLOB_BASE_LEVELS]]
 
 
-def _ndjson_under(match: Path, real_folders: dict) -> list:
+def _ndjson_under(match: str, real_folders: dict) -> list:
     """Resolved paths (text) of the NDJSON files a glob match names: the file itself, or
     every *.ndjson below a folder (symlinked files are followed, symlinked folders are not,
     as ``Path.rglob`` does).
 
     Only symlinks are resolved one by one; a plain file's real path is its folder's real
     path plus its name (one ``realpath`` per folder, cached in ``real_folders``, instead of
-    one per file: 5,000 step files cost ~0.4 s the other way).
+    one per file: 5,000 step files cost ~0.4 s the other way), and a matched file costs
+    one ``lstat``.
     """
-    if not match.is_dir():
-        if not (match.name.endswith(".ndjson") and match.is_file()):
+    try:
+        mode = os.lstat(match).st_mode
+    except OSError:
+        return []
+    if stat.S_ISLNK(mode):
+        if os.path.isdir(match):
+            mode = stat.S_IFDIR
+        else:
+            return [os.path.realpath(match)] if match.endswith(".ndjson") and os.path.isfile(match) else []
+    if not stat.S_ISDIR(mode):
+        if not (match.endswith(".ndjson") and stat.S_ISREG(mode)):
             return []
-        if match.is_symlink():
-            return [os.path.realpath(match)]
-        folder = str(match.parent)
+        folder, name = os.path.split(match)
         real = real_folders.get(folder)
         if real is None:
             real = real_folders[folder] = os.path.realpath(folder)
-        return [os.path.join(real, match.name)]
-    out, stack = [], [(str(match), os.path.realpath(match))]
+        return [os.path.join(real, name)]
+    out, stack = [], [(match, os.path.realpath(match))]
     while stack:
         folder, real_folder = stack.pop()
         try:
@@ -333,20 +342,31 @@ def _ndjson_under(match: Path, real_folders: dict) -> list:
     return out
 
 
-def eval_files(spec: EvalSpec) -> list:
-    """The NDJSON files of an eval: its glob's matches (files, or *.ndjson under folders).
+def _path_order(path: str) -> list:
+    """Sort key giving the order of ``sorted(Path(...))`` (component by component) for text paths."""
+    return path.split(os.sep)
 
-    Returns absolute paths, sorted and de-duplicated; an empty list when the glob
-    matches nothing (callers warn, naming the eval).
+
+def eval_file_paths(spec: EvalSpec) -> list:
+    """The NDJSON files of an eval, as text: its glob's matches (files, or *.ndjson under folders).
+
+    Returns absolute resolved paths, de-duplicated and sorted component by component (the
+    order of sorted Paths); an empty list when the glob matches nothing (callers warn,
+    naming the eval).
     """
     pattern_text = _checked_glob(spec.glob, spec.source or "evaluate.glob")
     for base in _glob_bases(spec):
         root = base.resolve()
-        matches = sorted(globlib.glob(globlib.escape(str(root)) + "/" + pattern_text, recursive=True))
+        matches = globlib.glob(globlib.escape(str(root)) + "/" + pattern_text, recursive=True)
         # A symlink inside the tree could still point out of it: keep only what resolves inside.
         inside = str(root).rstrip(os.sep) + os.sep
         real_folders = {}
-        files = {f for m in matches for f in _ndjson_under(Path(m), real_folders) if f.startswith(inside)}
+        files = {f for m in matches for f in _ndjson_under(m, real_folders) if f.startswith(inside)}
         if files:
-            return sorted(Path(f) for f in files)
+            return sorted(files, key=_path_order)
     return []
+
+
+def eval_files(spec: EvalSpec) -> list:
+    """``eval_file_paths`` as Paths."""
+    return [Path(f) for f in eval_file_paths(spec)]

@@ -300,3 +300,124 @@ def test_the_scan_reads_lines_as_duckdbs_read_json_would(tmp_path):
     differ = [(a, b) for a, b in zip(ours, reference) if a != b]
     # the only difference: a number where a text belongs prints as 1e300 vs 1e+300 (both refused as not text)
     assert all(a[:9] + a[11:] == b[:9] + b[11:] and "1e" in str(a[9:11]) for a, b in differ), differ[:3]
+
+
+# ---------------------------------------------------------------- the record rules, read by Python
+# An independent reading of the rules in resolver/ingest/records.py's docstring (the SQL
+# there is what evaluate runs); the grid test below holds the two to the same answers.
+_INT32_MAX = 2**31 - 1
+_ORDER = ("model", "template", "sampler", "base_task", "params", "key", "task", "manifold", "usage",
+          "usage.completion_tokens", "usage.prompt_tokens", "guess_chance", "is_valid", "is_correct",
+          "is_truncated", "task_version", "grader_version")
+
+
+def _is_int(value, low):
+    return type(value) is int and low <= value <= _INT32_MAX
+
+
+def _reference(record: dict, expect=None):
+    """('problem', field) | ('unanswered',) | ('sample', values) for one parsed record."""
+    import re
+
+    from resolver.text_size import gzip_size
+
+    usage = record.get("usage")
+    tokens = usage if isinstance(usage, dict) else {}
+    key = record.get("key")
+    digits = re.search(r"-([0-9]+)\Z", key) if isinstance(key, str) else None
+    guess = record.get("guess_chance")
+    broken = {
+        "model": not (isinstance(record.get("model"), str) and record["model"]),
+        "template": not (isinstance(record.get("template"), str) and record["template"]),
+        "sampler": not (isinstance(record.get("sampler"), str) and record["sampler"]),
+        "base_task": not (isinstance(record.get("base_task"), str) and record["base_task"]),
+        "params": not isinstance(record.get("params"), dict),
+        "key": digits is None or int(digits.group(1)) > _INT32_MAX,
+        "task": record.get("task") is not None and not isinstance(record["task"], str),
+        "manifold": record.get("manifold") is not None and not isinstance(record["manifold"], dict),
+        "usage": usage is not None and not isinstance(usage, dict),
+        "usage.completion_tokens": tokens.get("completion_tokens") is not None
+        and not _is_int(tokens["completion_tokens"], 0),
+        "usage.prompt_tokens": tokens.get("prompt_tokens") is not None and not _is_int(tokens["prompt_tokens"], 0),
+        "guess_chance": guess is not None and not (type(guess) in (int, float) and 0 <= guess <= 1),
+        **{name: record.get(name) is not None and type(record[name]) is not bool
+           for name in ("is_valid", "is_correct", "is_truncated")},
+        **{name: record.get(name) is not None and not _is_int(record[name], 1)
+           for name in ("task_version", "grader_version")},
+    }
+    for name in _ORDER:
+        if broken[name]:
+            return ("problem", name)
+    if record.get("answer") is None and usage is None:
+        return ("unanswered",)
+    for name in ("answer", "reasoning"):
+        if record.get(name) is not None and not isinstance(record[name], str):
+            return ("problem", name)
+    if expect and (record["model"], record["template"], record["sampler"]) != expect:
+        return ("problem", "record is")
+    text = ((record.get("reasoning") or "") + (record.get("answer") or "")).encode()
+    size = record.get("text_size")
+    recorded = (isinstance(size, dict) and size.get("method") == "gzip-isal-1" and type(size.get("bytes")) is int
+                and size["bytes"] == len(text) and _is_int(size.get("gzip"), 1))
+    outcome = (3 if record.get("is_truncated") is True else 0 if record.get("is_correct") is True
+               else 1 if record.get("is_valid") is True else 2)
+    return ("sample", {
+        "sample_index": int(digits.group(1)), "task": record.get("task") or record["base_task"],
+        "ctoks": tokens.get("completion_tokens") or 0, "ptoks": tokens.get("prompt_tokens") or 0,
+        "guess": float(guess or 0), "outcome": outcome, "task_version": record.get("task_version") or 1,
+        "grader_version": record.get("grader_version") or 1, "abytes": len(text),
+        "cbytes": size["gzip"] if recorded else gzip_size(text)})
+
+
+_HOSTILE = [None, True, False, 0, 1, -1, 7, 2**31 - 1, 2**31, 2**63, 2**64 + 5, 0.0, 0.5, 1.0, 1.5, -2.5, 1e300,
+            "", "x", "true", "false", "null", "5", "0.5", "{}", "[1]", [], [1], {}, {"a": 1}, "é\u2028", "\\u00e9",
+            "a-1", "a-\u0661", "a-12\n", "-12", "x-007", "x-2147483647", "x-2147483648", 'x-3"', "x-3\\"]
+_SUB = {"usage": ("completion_tokens", "prompt_tokens"), "text_size": ("bytes", "gzip", "method")}
+
+
+def _hostile_records():
+    text = "think héllo".encode()
+    base = _record(grader_version=2, task_version=3,
+                   text_size={"bytes": len(text), "gzip": 9, "method": "gzip-isal-1"})
+    out = []
+    for name in list(base) + ["text_size"]:
+        out += [{**base, name: value} for value in _HOSTILE]
+        out.append({k: v for k, v in base.items() if k != name})
+    for name, subs in _SUB.items():
+        for sub in subs:
+            out += [{**base, name: {**base[name], sub: value}} for value in _HOSTILE + ["gzip-isal-1"]]
+            out.append({**base, name: {k: v for k, v in base[name].items() if k != sub}})
+    out += [{**base, "answer": None, "usage": None}, {**base, "answer": None, "usage": None, "reasoning": 5},
+            {**base, "answer": None, "usage": None, "model": 5}, {**base, "answer": None}, {**base, "usage": None}]
+    return out
+
+
+@pytest.mark.parametrize("expect", [None, ("m", "t", "s")])
+def test_the_sql_checks_agree_with_a_python_reading_of_the_rules(tmp_path, expect):
+    """Every record of a hostile grid (each field, and each field of `usage` / `text_size`,
+    set to ~40 awkward values) is refused for the same field, counted unanswered, or read
+    with the same numbers by the scan as by _reference."""
+    records = _hostile_records()
+    result = _scan(tmp_path, records, expect=expect)
+    by_line = {line: message for _, line, message in result.problems}
+    samples = {row["ordinal"]: row for row in result.samples.to_pylist()}
+    unanswered, mismatches = 0, []
+    for line, record in enumerate(records, 1):
+        want = _reference(record, expect)
+        if want[0] == "problem":
+            message = by_line.get(line, "")
+            named = want[1] if want[1] == "record is" else (
+                "sample index in 'key'" if want[1] == "key" and "above" in message else f"'{want[1]}'")
+            if named not in message or line in samples:
+                mismatches.append((line, record, want, message or samples.get(line)))
+        elif want[0] == "unanswered":
+            unanswered += 1
+            if line in by_line or line in samples:
+                mismatches.append((line, record, want, by_line.get(line) or samples.get(line)))
+        else:
+            got = samples.get(line)
+            if got is None or {k: got[k] for k in want[1]} != want[1]:
+                mismatches.append((line, record, want, by_line.get(line) or got))
+    assert not mismatches, f"{len(mismatches)} of {len(records)} differ, e.g. {mismatches[:3]}"
+    assert result.unanswered == [unanswered] and unanswered >= 2
+    assert len(result.problems) > 150 and len(samples) > 150

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from resolver import pointsdb
-from resolver.datasets import EvalSpec, eval_files
+from resolver.datasets import EvalSpec, eval_file_paths
 from resolver.errors import UserError
 from resolver.ingest.discovery import relative_names
 from resolver.ingest.records import GZIP_LEVEL
@@ -23,17 +23,21 @@ from resolver.ingest.records import GZIP_LEVEL
 INGEST_VERSION = 2
 
 
-def files_fingerprint(spec: EvalSpec, files, base: Path, regrade_version: int | None = None) -> str:
+def files_fingerprint(spec: EvalSpec, files, base: Path, regrade_version: int | None = None,
+                      sizes: list | None = None) -> str:
     """What an eval's points depend on: its triple, its files (path, size, mtime), the pipeline.
 
     ``regrade_version``: the grader version of an --offline build (its verdicts are
-    the current grader's, not the files').
+    the current grader's, not the files'). ``sizes``: a list that receives each file's
+    size (the scan plans its batches with them: one ``stat`` per file in all).
     """
     regrade = "" if regrade_version is None else f"|regrade{regrade_version}"
     h = hashlib.sha256(f"v{INGEST_VERSION}|gz{GZIP_LEVEL}{regrade}|{spec.model}|{spec.template}|{spec.sampler}".encode())
     for path, name in zip(files, relative_names(files, base)):
         st = os.stat(path)
         h.update(f"\n{name}|{st.st_size}|{st.st_mtime_ns}".encode())
+        if sizes is not None:
+            sizes.append(st.st_size)
     return h.hexdigest()[:20]
 
 
@@ -92,7 +96,7 @@ def _norm(value):
 
 @dataclass
 class Plan:
-    build: list = field(default_factory=list)        # (spec, files, fingerprint)
+    build: list = field(default_factory=list)        # (spec, files (text), fingerprint, sizes)
     relabel: list = field(default_factory=list)      # (spec, old row)
     drop: list = field(default_factory=list)         # eval ids
     unchanged: list = field(default_factory=list)    # specs
@@ -108,16 +112,17 @@ def plan_dataset(dataset, existing: dict, old_meta: dict, regrade_version: int |
     plan = Plan()
     base = dataset.db_path.parent
     for spec in dataset.evals:
-        files = eval_files(spec)
+        files = eval_file_paths(spec)
         old = existing.get(spec.eval_id)
         if not files:
             plan.no_files.append((spec, old is not None))
             if old is not None and _metadata_differs(spec, old):
                 plan.relabel.append((spec, old))
             continue
-        fingerprint = files_fingerprint(spec, files, base, regrade_version)
+        sizes = []
+        fingerprint = files_fingerprint(spec, files, base, regrade_version, sizes)
         if old is None or old.get("fingerprint") != fingerprint:
-            plan.build.append((spec, files, fingerprint))
+            plan.build.append((spec, files, fingerprint, sizes))
         elif _metadata_differs(spec, old):
             plan.relabel.append((spec, old))
         else:

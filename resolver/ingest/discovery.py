@@ -13,8 +13,8 @@ from pathlib import Path
 
 from resolver.errors import UserError
 
-# A batch is at least this much NDJSON (one query's fixed cost stays negligible) and
-# at most this much (memory and load balance); see docs/performance.md.
+# A batch is at least this much NDJSON (one query's fixed cost stays small) and at
+# most this much (memory); see plan_batches and docs/performance.md.
 MIN_BATCH_BYTES = 16 * 2**20
 MAX_BATCH_BYTES = 256 * 2**20
 
@@ -58,23 +58,27 @@ def file_size(path) -> int:
         return 0
 
 
-BATCHES_PER_WORKER = 8    # small enough that no worker is left alone with a long last batch
+def plan_batches(sizes: list, workers: int) -> list:
+    """Cut each list of file sizes (an eval's files, in merge order) into batches.
 
-
-def batch_bytes(total_bytes: int, workers: int) -> int:
-    """Target batch size: about BATCHES_PER_WORKER batches per worker, within [MIN, MAX]_BATCH_BYTES."""
-    return max(MIN_BATCH_BYTES, min(MAX_BATCH_BYTES, total_bytes // max(1, BATCHES_PER_WORKER * workers)))
-
-
-def split_files(files, sizes, target: int) -> list:
-    """Consecutive slices of ``files`` of about ``target`` bytes each (at least one file each)."""
-    batches, current, size = [], [], 0
-    for path, n in zip(files, sizes):
-        if current and size + n > target:
-            batches.append(current)
-            current, size = [], 0
-        current.append(path)
-        size += n
-    if current:
-        batches.append(current)
-    return batches
+    Returns (list index, first, end) slices, in the order they should be scanned.
+    Guided scheduling: a batch takes about 1/workers of the bytes not yet batched,
+    within [MIN_BATCH_BYTES, MAX_BATCH_BYTES] and never across lists. Early batches are
+    large (each is one DuckDB query, whose ~15 ms of planning and set-up is paid per
+    batch), the last ones small, so that no worker is left alone with a long batch at
+    the end. A batch holds at least one file.
+    """
+    remaining = sum(map(sum, sizes))
+    out = []
+    for number, list_sizes in enumerate(sizes):
+        first, count = 0, len(list_sizes)
+        while first < count:
+            target = max(MIN_BATCH_BYTES, min(MAX_BATCH_BYTES, remaining // max(1, workers)))
+            end, taken = first + 1, list_sizes[first]
+            while end < count and taken + list_sizes[end] <= target:
+                taken += list_sizes[end]
+                end += 1
+            out.append((number, first, end))
+            remaining -= taken
+            first = end
+    return out

@@ -24,7 +24,7 @@ from resolver import pointsdb
 from resolver.datasets import EvalSpec, eval_id, load_dataset
 from resolver.errors import UserError
 from resolver.ingest import bookkeeping
-from resolver.ingest.discovery import batch_bytes, expand_interview, file_size, split_files
+from resolver.ingest.discovery import expand_interview, file_size, plan_batches
 from resolver.ingest.points import EvalStats, eval_points, source_names
 from resolver.ingest.regrade import regrade_file_inplace, remove_regrade_temps
 from resolver.ingest.report import Report, add_regraded
@@ -113,18 +113,18 @@ def _progress(total_bytes: int, quiet: bool):
                 disable=quiet or None, file=sys.stderr, dynamic_ncols=True)
 
 
-def plan_jobs(file_lists, expects, parallel: int, regrade: bool) -> tuple:
-    """ScanJobs for every list of files (an eval's, in merge order) and the list index of each."""
-    sizes = [[file_size(f) for f in files] for files in file_lists]
-    target = batch_bytes(sum(map(sum, sizes)), min(parallel, os.cpu_count() or 1))
+def plan_jobs(file_lists, expects, parallel: int, regrade: bool, sizes: list | None = None) -> tuple:
+    """ScanJobs for every list of files (an eval's, in merge order) and the list index of each.
+
+    ``sizes``: each list's file sizes when already known (else they are ``stat``ed here).
+    """
+    if sizes is None:
+        sizes = [[file_size(f) for f in files] for files in file_lists]
     jobs, owners, job_bytes = [], [], []
-    for number, (files, size, expect) in enumerate(zip(file_lists, sizes, expects)):
-        first = 0
-        for batch in split_files(files, size, target):
-            jobs.append(ScanJob(tuple(str(f) for f in batch), expect, regrade, first))
-            owners.append(number)
-            job_bytes.append(sum(size[first:first + len(batch)]))
-            first += len(batch)
+    for number, first, end in plan_batches(sizes, min(parallel, os.cpu_count() or 1)):
+        jobs.append(ScanJob(tuple(str(f) for f in file_lists[number][first:end]), expects[number], regrade, first))
+        owners.append(number)
+        job_bytes.append(sum(sizes[number][first:end]))
     return jobs, owners, sizes, job_bytes
 
 
@@ -166,9 +166,10 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offl
     report.unchanged = len(plan.unchanged) + sum(1 for _, kept in plan.no_files if kept)
     if not plan.touches_db():
         return report
-    file_lists = [[str(f) for f in files] for _, files, _ in plan.build]
-    expects = [(spec.model, spec.template, spec.sampler) for spec, _, _ in plan.build]
-    jobs, owners, sizes, job_bytes = plan_jobs(file_lists, expects, parallel, offline)
+    file_lists = [files for _, files, _, _ in plan.build]
+    expects = [(spec.model, spec.template, spec.sampler) for spec, _, _, _ in plan.build]
+    jobs, owners, sizes, job_bytes = plan_jobs(file_lists, expects, parallel, offline,
+                                               [sizes for _, _, _, sizes in plan.build])
     base = dataset.db_path.parent
     with Workers(parallel, len(jobs)) as pool:
         getters = pool.map(scan_batch_safe, jobs)            # forks the workers before any DuckDB opens
@@ -182,7 +183,7 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offl
                 writer.put_eval(bookkeeping.eval_row(spec, old.get("fingerprint"), None, old))
                 writer.set_eval_metadata(spec.eval_id, spec.groups, pointsdb.canonical_json(spec.facets))
             for owner, results in _gather(getters, job_bytes, owners, len(plan.build), bar):
-                spec, files, fingerprint = plan.build[owner]
+                spec, files, fingerprint, _ = plan.build[owner]
                 stats = EvalStats(spec.eval_id, spec.label, files=len(files))
                 for result in results:
                     stats.add_scan(result, file_lists[owner])

@@ -30,9 +30,12 @@ from resolver.text_size import GZIP_FRAMING, GZIP_LEVEL, TEXT_SIZE_METHOD, gzip_
 INT32_MAX = 2**31 - 1
 
 
-# Every field but the two long texts is read as raw JSON: DuckDB's typed columns would
-# coerce ("false" -> false, 1.5 -> 2 for an integer, 5 -> "5" for text). `answer` and
-# `reasoning` are most of the bytes and are read as text (json_extract_string, scan.py),
+# Every field but the two long texts is read as its raw JSON text, as DuckDB's JSON
+# parser writes it back (canonical: strings quoted with backslash escapes, integers in
+# plain decimal, reals with a '.' or an exponent): DuckDB's typed columns would coerce
+# ("false" -> false, 1.5 -> 2 for an integer, 5 -> "5" for text). The checks below are
+# plain string tests on that text (a JSON parse per value would cost more than reading
+# the line). `answer` and `reasoning` are most of the bytes and are read as text (scan.py),
 # which turns a non-string value into its JSON text, so every value that could be such a
 # text (a number, true / false, or starting with { or [) is flagged (`check_text`) and
 # its line's raw JSON type is checked by the scan (``text_problem``). `text_size` is the
@@ -45,29 +48,42 @@ TEXT_FIELDS = ("answer", "reasoning")
 
 
 def _string(col: str) -> str:
-    return f"CASE WHEN starts_with({col}, '\"') THEN {col}->>'$' END"
+    """A JSON string's value: the text between the quotes unless it holds an escape."""
+    return (f"CASE WHEN starts_with({col}, '\"') THEN "
+            f"CASE WHEN contains({col}, '\\') THEN {col}->>'$' ELSE {col}[2:-2] END END")
 
 
 def _shown(col: str) -> str:
     """The offending raw value in a message (cut to 40 characters)."""
-    return f"left(CAST({col} AS VARCHAR), 40)"
+    return f"left({col}, 40)"
 
 
 def _int_field(col: str, low: int) -> str:
-    """An integer in [low, INT32_MAX] from a (small) JSON value; NULL when it is not one."""
-    return (f"CASE WHEN json_type({col}) IN ('UBIGINT', 'BIGINT') THEN "
-            f"CASE WHEN TRY_CAST(CAST({col} AS VARCHAR) AS BIGINT) BETWEEN {low} AND {INT32_MAX} "
-            f"THEN TRY_CAST(CAST({col} AS VARCHAR) AS INTEGER) END END")
+    """An integer in [low, INT32_MAX] from a (small) raw JSON value; NULL when it is not one.
+
+    DuckDB's casts are lenient ('12.0', ' 12', '+12', '1e3' all become 12 or 1000), so
+    the raw text must also be exactly the integer's decimal form: a JSON integer is
+    written that way, a real never is.
+    """
+    value = f"TRY_CAST({col} AS INTEGER)"
+    return f"CASE WHEN {value} >= {low} AND CAST({value} AS VARCHAR) = {col} THEN {value} END"
 
 
 def _maybe_not_text(col: str) -> str:
-    """Could this VARCHAR value be DuckDB's text of a non-string JSON value?"""
-    return (f"coalesce(left({col}, 1) IN ('{{', '[') OR {col} IN ('true', 'false') "
-            f"OR TRY_CAST({col} AS DOUBLE) IS NOT NULL, false)")
+    """Could this VARCHAR value be DuckDB's text of a non-string JSON value?
+
+    Such a text starts with '{', '[', 't' (true), 'f' (false), or, for a number, a digit,
+    '-', 'n' / 'N' (nan) or 'i' / 'I' (inf, infinity); only those rows pay for the full test.
+    """
+    first = f"left({col}, 1)"
+    return (f"CASE WHEN {first} IN ('{{', '[') THEN true "
+            f"WHEN {first} IN ('t', 'f') THEN {col} IN ('true', 'false') "
+            f"WHEN {first} IN ('-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'n', 'N', 'i', 'I') "
+            f"THEN TRY_CAST({col} AS DOUBLE) IS NOT NULL ELSE false END")
 
 
 def _bool(col: str) -> str:
-    return f"CASE CAST({col} AS VARCHAR) WHEN 'true' THEN true WHEN 'false' THEN false END"
+    return f"CASE {col} WHEN 'true' THEN true WHEN 'false' THEN false END"
 
 
 def _flag_problem(name: str) -> str:
@@ -78,7 +94,7 @@ def _flag_problem(name: str) -> str:
 # The two token counts with one parse of `usage` (NULL when usage is not an object).
 _TOKENS = """
     SELECT *, CASE WHEN starts_with(usage, '{') THEN
-                   json_extract(usage, ['$.completion_tokens', '$.prompt_tokens']) END AS tokens
+                   CAST(json_extract(usage, ['$.completion_tokens', '$.prompt_tokens']) AS VARCHAR[]) END AS tokens
     FROM raw
 """
 
@@ -90,15 +106,16 @@ _TYPED = f"""
            {_string('base_task')} AS base_task_s, {_string('task')} AS task_s,
            answer AS answer_s, reasoning AS reasoning_s,
            {_maybe_not_text('answer')} OR {_maybe_not_text('reasoning')} AS check_text,
-           regexp_extract({_string('key')}, '-([0-9]+)$', 1) AS index_text,
+           -- on the raw text: an escape never ends in '-' and digits, so the digits before
+           -- the closing quote are the key's own last ones
+           CASE WHEN starts_with(key, '"') THEN regexp_extract(key, '-([0-9]+)"$', 1) END AS index_text,
            tokens[1] AS ctoks_json, tokens[2] AS ptoks_json,
            {_int_field('tokens[1]', 0)} AS ctoks, {_int_field('tokens[2]', 0)} AS ptoks,
-           CASE WHEN json_type(guess_chance) IN ('UBIGINT', 'BIGINT', 'DOUBLE')
-                THEN TRY_CAST(CAST(guess_chance AS VARCHAR) AS DOUBLE) END AS guess,
+           TRY_CAST(guess_chance AS DOUBLE) AS guess,      -- NULL for a string (quoted), true, {...}
            {_int_field('task_version', 1)} AS task_version_i,
            {_int_field('grader_version', 1)} AS grader_version_i,
            CASE WHEN starts_with(text_size, '{{') THEN
-                json_extract(text_size, ['$.bytes', '$.gzip', '$.method']) END AS sizes
+                CAST(json_extract(text_size, ['$.bytes', '$.gzip', '$.method']) AS VARCHAR[]) END AS sizes
     FROM tokens
 """
 
@@ -123,9 +140,9 @@ _PROBLEM = f"""
         THEN '''manifold'' must be an object, got ' || {_shown('manifold')}
       WHEN usage IS NOT NULL AND NOT starts_with(usage, '{{')
         THEN '''usage'' must be an object, got ' || {_shown('usage')}
-      WHEN ctoks_json IS NOT NULL AND json_type(ctoks_json) <> 'NULL' AND ctoks IS NULL
+      WHEN ctoks_json IS NOT NULL AND ctoks_json <> 'null' AND ctoks IS NULL
         THEN '''usage.completion_tokens'' must be an integer from 0 to 2^31-1, got ' || {_shown('ctoks_json')}
-      WHEN ptoks_json IS NOT NULL AND json_type(ptoks_json) <> 'NULL' AND ptoks IS NULL
+      WHEN ptoks_json IS NOT NULL AND ptoks_json <> 'null' AND ptoks IS NULL
         THEN '''usage.prompt_tokens'' must be an integer from 0 to 2^31-1, got ' || {_shown('ptoks_json')}
       WHEN guess_chance IS NOT NULL AND NOT coalesce(guess BETWEEN 0 AND 1, false)
         THEN '''guess_chance'' must be a number from 0 to 1, got ' || {_shown('guess_chance')}
@@ -167,9 +184,7 @@ def record_query(expect: tuple | None) -> str:
              strlen(coalesce(reasoning_s, '')) + strlen(coalesce(answer_s, '')) AS abytes0 FROM typed
     ),
     sized AS (
-      SELECT *, CASE WHEN CAST(sizes[3] AS VARCHAR) = '"{TEXT_SIZE_METHOD}"'
-                      AND json_type(sizes[1]) IN ('UBIGINT', 'BIGINT')
-                      AND TRY_CAST(CAST(sizes[1] AS VARCHAR) AS BIGINT) = abytes0
+      SELECT *, CASE WHEN sizes[3] = '"{TEXT_SIZE_METHOD}"' AND sizes[1] = CAST(abytes0 AS VARCHAR)
                      THEN {_int_field('sizes[2]', 1)} END AS cbytes0
       FROM checked
     )
@@ -178,7 +193,7 @@ def record_query(expect: tuple | None) -> str:
            unanswered, check_text,
            model_s AS model, template_s AS template, sampler_s AS sampler, base_task_s AS base_task,
            CASE WHEN task_s IS NULL OR task_s = '' THEN base_task_s ELSE task_s END AS task,
-           CAST(params AS VARCHAR) AS params, coalesce(CAST(manifold AS VARCHAR), '{{}}') AS manifold,
+           params, coalesce(manifold, '{{}}') AS manifold,
            TRY_CAST(index_text AS INTEGER) AS sample_index,
            CAST(CASE WHEN {_bool('is_truncated')} THEN {OUTCOME_TRUNCATED}
                      WHEN {_bool('is_correct')} THEN {OUTCOME_CORRECT}

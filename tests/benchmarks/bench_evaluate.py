@@ -252,7 +252,7 @@ def breakdown(files: list, expect: tuple, repeats: int = 3) -> dict:
         "duckdb_count": best(lambda: con.execute(
             "SELECT count(*) FROM read_json(?, format='newline_delimited')", [files]).fetchall()),
         "read_fields": best(lambda: con.sql(f"SELECT {fields} FROM ({_RAW})", params={
-            k: v for k, v in _params(job).items() if k in ("files", "small", "texts")}).fetchall()),
+            k: v for k, v in _params(job).items() if k == "files"}).fetchall()),
         "checked_query_to_arrow": best(lambda: [b for b in con.sql(_query(job), params=_params(job)).to_arrow_reader(2048)]),
         "scan_batch": best(lambda: scan_batch(job)),
     }
