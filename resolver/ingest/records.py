@@ -1,8 +1,8 @@
 """What a runner record must look like to become a sample: the one interpretation.
 
-Every field evaluate.py uses is read by DuckDB as raw JSON and checked here, in one
-SQL expression per field, so a value is accepted or refused the same way whatever
-file, batch or mode it comes from. A refused record gets a one-line reason (the
+Every field evaluate.py uses is read by DuckDB as raw JSON and checked here, by one
+rule per field, so a value is accepted or refused the same way whatever file, batch
+or mode it comes from. A refused record gets a one-line reason (the
 scan adds file:line) and is skipped; nothing is coerced: `"false"` is not false,
 `12.0` is not a token count, `-²` is not a sample index.
 
@@ -19,10 +19,22 @@ The rules (docs/evaluate.md, *Record fields*):
 * `is_valid`, `is_correct`, `is_truncated`: true or false, or missing / null (false);
 * `task_version`, `grader_version`: integers from 1 to 2^31-1, or missing / null (1:
   records written before the runner recorded versions).
+
+A record with several problems is reported for the first in RULES order. The fields
+that are new on every record (`key`, `usage`, `text_size`, the texts) are checked in
+SQL, on DuckDB's raw JSON text of each value; the others repeat (one model, a few
+tasks, one `params` per step), so each distinct raw value is decided once, with
+Python's json (``ValueRules``), and the verdict goes to every row that holds it.
+tests/test_evaluate_units.py holds both to an independent Python reading of these
+rules on ~1,000 hostile records.
 """
 from __future__ import annotations
 
 import json
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from resolver.pointsdb import OUTCOME_CORRECT, OUTCOME_INCORRECT, OUTCOME_INVALID, OUTCOME_TRUNCATED
 from resolver.text_size import GZIP_FRAMING, GZIP_LEVEL, TEXT_SIZE_METHOD, gzip_size  # noqa: F401 (re-exported)
@@ -31,26 +43,28 @@ INT32_MAX = 2**31 - 1
 
 
 # Every field but the two long texts is read as its raw JSON text, as DuckDB's JSON
-# parser writes it back (canonical: strings quoted with backslash escapes, integers in
-# plain decimal, reals with a '.' or an exponent): DuckDB's typed columns would coerce
-# ("false" -> false, 1.5 -> 2 for an integer, 5 -> "5" for text). The checks below are
-# plain string tests on that text (a JSON parse per value would cost more than reading
-# the line). `answer` and `reasoning` are most of the bytes and are read as text (scan.py),
-# which turns a non-string value into its JSON text, so every value that could be such a
-# text (a number, true / false, or starting with { or [) is flagged (`check_text`) and
-# its line's raw JSON type is checked by the scan (``text_problem``). `text_size` is the
-# runner's record of the text's sizes (resolver/text_size.py): used when it names this
-# method and its byte count matches the text, otherwise the scan deflates the text.
+# parser writes it back (strings quoted with backslash escapes, integers in plain
+# decimal): DuckDB's typed columns would coerce ("false" -> false, 1.5 -> 2 for an
+# integer, 5 -> "5" for text). `answer` and `reasoning` are most of the bytes and are
+# read as text (scan.py), which turns a non-string value into its JSON text, so every
+# value that could be such a text (a number, true / false, or starting with { or [) is
+# flagged (`check_text`) and its line's raw JSON type is checked by the scan
+# (``text_problem``). `text_size` is the runner's record of the text's sizes
+# (resolver/text_size.py): used when it names this method and its byte count matches
+# the text, otherwise the scan deflates the text.
 FIELDS = ("key", "model", "template", "sampler", "base_task", "task", "params", "manifold", "answer",
           "reasoning", "usage", "guess_chance", "is_valid", "is_correct", "is_truncated",
           "task_version", "grader_version", "text_size")
 TEXT_FIELDS = ("answer", "reasoning")
-
-
-def _string(col: str) -> str:
-    """A JSON string's value: the text between the quotes unless it holds an escape."""
-    return (f"CASE WHEN starts_with({col}, '\"') THEN "
-            f"CASE WHEN contains({col}, '\\') THEN {col}->>'$' ELSE {col}[2:-2] END END")
+# Decided once per distinct raw value (ValueRules); the other fields row by row in SQL.
+VALUE_FIELDS = ("model", "template", "sampler", "base_task", "task", "params", "manifold", "guess_chance",
+                "is_valid", "is_correct", "is_truncated", "task_version", "grader_version")
+# Where problems are looked for, in order: a record is reported for its first one.
+RULES = ("unreadable", "model", "template", "sampler", "base_task", "params", "key", "task", "manifold",
+         "usage", "usage.completion_tokens", "usage.prompt_tokens", "guess_chance", "is_valid", "is_correct",
+         "is_truncated", "task_version", "grader_version", "eval")
+RANK = {name: i for i, name in enumerate(RULES)}
+NO_PROBLEM = len(RULES)
 
 
 def _shown(col: str) -> str:
@@ -63,10 +77,11 @@ def _int_field(col: str, low: int) -> str:
 
     DuckDB's casts are lenient ('12.0', ' 12', '+12', '1e3' all become 12 or 1000), so
     the raw text must also be exactly the integer's decimal form: a JSON integer is
-    written that way, a real never is.
+    written that way, a real never is (-0, the other spelling of an integer, is
+    compared without its sign; ``low`` is never negative).
     """
     value = f"TRY_CAST({col} AS INTEGER)"
-    return f"CASE WHEN {value} >= {low} AND CAST({value} AS VARCHAR) = {col} THEN {value} END"
+    return f"CASE WHEN {value} >= {low} AND CAST({value} AS VARCHAR) = ltrim({col}, '-') THEN {value} END"
 
 
 def _maybe_not_text(col: str) -> str:
@@ -78,133 +93,227 @@ def _maybe_not_text(col: str) -> str:
     first = f"left({col}, 1)"
     return (f"CASE WHEN {first} IN ('{{', '[') THEN true "
             f"WHEN {first} IN ('t', 'f') THEN {col} IN ('true', 'false') "
-            f"WHEN {first} IN ('-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'n', 'N', 'i', 'I') "
+            f"WHEN {first} <> '' AND contains('-0123456789nNiI', {first}) "
             f"THEN TRY_CAST({col} AS DOUBLE) IS NOT NULL ELSE false END")
 
 
-def _bool(col: str) -> str:
-    return f"CASE {col} WHEN 'true' THEN true WHEN 'false' THEN false END"
-
-
-def _flag_problem(name: str) -> str:
-    return (f"WHEN {name} IS NOT NULL AND {_bool(name)} IS NULL "
-            f"THEN '''{name}'' must be true or false, got ' || {_shown(name)}")
-
-
-# The two token counts with one parse of `usage` (NULL when usage is not an object).
-_TOKENS = """
-    SELECT *, CASE WHEN starts_with(usage, '{') THEN
-                   CAST(json_extract(usage, ['$.completion_tokens', '$.prompt_tokens']) AS VARCHAR[]) END AS tokens
-    FROM raw
-"""
-
-# Typed values, NULL where the raw value has the wrong type.
-_TYPED = f"""
-    SELECT file, key, model, template, sampler, base_task, task, params, manifold, answer, reasoning, usage,
-           guess_chance, is_valid, is_correct, is_truncated, task_version, grader_version, text_size,
-           {_string('model')} AS model_s, {_string('template')} AS template_s, {_string('sampler')} AS sampler_s,
-           {_string('base_task')} AS base_task_s, {_string('task')} AS task_s,
-           answer AS answer_s, reasoning AS reasoning_s,
-           {_maybe_not_text('answer')} OR {_maybe_not_text('reasoning')} AS check_text,
-           -- on the raw text: an escape never ends in '-' and digits, so the digits before
-           -- the closing quote are the key's own last ones
-           CASE WHEN starts_with(key, '"') THEN regexp_extract(key, '-([0-9]+)"$', 1) END AS index_text,
-           tokens[1] AS ctoks_json, tokens[2] AS ptoks_json,
-           {_int_field('tokens[1]', 0)} AS ctoks, {_int_field('tokens[2]', 0)} AS ptoks,
-           TRY_CAST(guess_chance AS DOUBLE) AS guess,      -- NULL for a string (quoted), true, {...}
-           {_int_field('task_version', 1)} AS task_version_i,
-           {_int_field('grader_version', 1)} AS grader_version_i,
-           CASE WHEN starts_with(text_size, '{{') THEN
-                CAST(json_extract(text_size, ['$.bytes', '$.gzip', '$.method']) AS VARCHAR[]) END AS sizes
-    FROM tokens
-"""
-
 _UNREADABLE = " AND ".join(f"{name} IS NULL" for name in FIELDS)
 
-# The first problem of a record, or NULL; 'unreadable' = DuckDB could not parse the
-# line (the scan asks Python's json what is wrong with it).
-_PROBLEM = f"""
-    CASE
-      WHEN {_UNREADABLE} THEN 'unreadable'
-      WHEN model_s IS NULL OR model_s = '' THEN '''model'' missing or not a string'
-      WHEN template_s IS NULL OR template_s = '' THEN '''template'' missing or not a string'
-      WHEN sampler_s IS NULL OR sampler_s = '' THEN '''sampler'' missing or not a string'
-      WHEN base_task_s IS NULL OR base_task_s = '' THEN '''base_task'' missing or not a string'
-      WHEN NOT coalesce(starts_with(params, '{{'), false) THEN '''params'' missing or not an object'
-      WHEN index_text IS NULL OR index_text = ''
-        THEN '''key'' must look like <step>-<sample index>, got ' || coalesce({_shown('key')}, 'nothing')
-      WHEN TRY_CAST(index_text AS INTEGER) IS NULL
-        THEN 'sample index in ''key'' is above 2^31-1: ' || {_shown('key')}
-      WHEN task IS NOT NULL AND task_s IS NULL THEN '''task'' must be a string, got ' || {_shown('task')}
-      WHEN manifold IS NOT NULL AND NOT starts_with(manifold, '{{')
-        THEN '''manifold'' must be an object, got ' || {_shown('manifold')}
-      WHEN usage IS NOT NULL AND NOT starts_with(usage, '{{')
-        THEN '''usage'' must be an object, got ' || {_shown('usage')}
-      WHEN ctoks_json IS NOT NULL AND ctoks_json <> 'null' AND ctoks IS NULL
-        THEN '''usage.completion_tokens'' must be an integer from 0 to 2^31-1, got ' || {_shown('ctoks_json')}
-      WHEN ptoks_json IS NOT NULL AND ptoks_json <> 'null' AND ptoks IS NULL
-        THEN '''usage.prompt_tokens'' must be an integer from 0 to 2^31-1, got ' || {_shown('ptoks_json')}
-      WHEN guess_chance IS NOT NULL AND NOT coalesce(guess BETWEEN 0 AND 1, false)
-        THEN '''guess_chance'' must be a number from 0 to 1, got ' || {_shown('guess_chance')}
-      {_flag_problem('is_valid')}
-      {_flag_problem('is_correct')}
-      {_flag_problem('is_truncated')}
-      WHEN task_version IS NOT NULL AND task_version_i IS NULL
-        THEN '''task_version'' must be a positive integer, got ' || {_shown('task_version')}
-      WHEN grader_version IS NOT NULL AND grader_version_i IS NULL
-        THEN '''grader_version'' must be a positive integer, got ' || {_shown('grader_version')}
-    END
+# The row-by-row part, to follow ``WITH raw AS (...),``: raw has ``file`` and a column per
+# FIELDS (raw JSON text; the TEXT_FIELDS as text). Output: file, the VALUE_FIELDS as raw
+# JSON text, row_problem (the record's first problem among the rules checked here, or
+# NULL; 'unreadable': DuckDB could not parse the line, the scan asks Python's json why),
+# unanswered, check_text, sample_index, ctoks, ptoks, abytes (UTF-8 bytes of reasoning +
+# answer), cbytes (their gzip size from a usable ``text_size``, else NULL) and text
+# (reasoning + answer, only where cbytes is NULL: the scan deflates it).
+RECORD_QUERY = f"""
+    parsed AS (
+      SELECT *, CASE WHEN starts_with(usage, '{{') THEN
+                     CAST(json_extract(usage, ['$.completion_tokens', '$.prompt_tokens']) AS VARCHAR[]) END AS tokens,
+                CASE WHEN starts_with(text_size, '{{') THEN
+                     CAST(json_extract(text_size, ['$.bytes', '$.gzip', '$.method']) AS VARCHAR[]) END AS sizes,
+                -- on the raw text: an escape never ends in '-' and digits, so the digits
+                -- before the closing quote are the key's own last ones
+                CASE WHEN starts_with(key, '"') THEN regexp_extract(key, '-([0-9]+)"$', 1) END AS index_text,
+                strlen(coalesce(reasoning, '')) + strlen(coalesce(answer, '')) AS abytes
+      FROM raw
+    ),
+    typed AS (
+      SELECT *, {_int_field('tokens[1]', 0)} AS ctoks, {_int_field('tokens[2]', 0)} AS ptoks,
+             TRY_CAST(index_text AS INTEGER) AS sample_index,
+             CASE WHEN sizes[3] = '"{TEXT_SIZE_METHOD}"' AND sizes[1] = CAST(abytes AS VARCHAR)
+                  THEN {_int_field('sizes[2]', 1)} END AS cbytes
+      FROM parsed
+    )
+    SELECT file, {", ".join(VALUE_FIELDS)},
+           CASE
+             WHEN {_UNREADABLE} THEN 'unreadable'
+             WHEN index_text IS NULL OR index_text = ''
+               THEN '''key'' must look like <step>-<sample index>, got ' || coalesce({_shown('key')}, 'nothing')
+             WHEN sample_index IS NULL THEN 'sample index in ''key'' is above 2^31-1: ' || {_shown('key')}
+             WHEN usage IS NOT NULL AND NOT starts_with(usage, '{{')
+               THEN '''usage'' must be an object, got ' || {_shown('usage')}
+             WHEN tokens[1] IS NOT NULL AND tokens[1] <> 'null' AND ctoks IS NULL
+               THEN '''usage.completion_tokens'' must be an integer from 0 to 2^31-1, got ' || {_shown('tokens[1]')}
+             WHEN tokens[2] IS NOT NULL AND tokens[2] <> 'null' AND ptoks IS NULL
+               THEN '''usage.prompt_tokens'' must be an integer from 0 to 2^31-1, got ' || {_shown('tokens[2]')}
+           END AS row_problem,
+           answer IS NULL AND usage IS NULL AS unanswered,
+           {_maybe_not_text('answer')} OR {_maybe_not_text('reasoning')} AS check_text,
+           sample_index, coalesce(ctoks, 0) AS ctoks, coalesce(ptoks, 0) AS ptoks, abytes, cbytes,
+           CASE WHEN cbytes IS NULL THEN coalesce(reasoning, '') || coalesce(answer, '') END AS text
+    FROM typed
 """
 
 
-def record_query(expect: tuple | None) -> str:
-    """SQL (CTEs to follow ``WITH raw AS (...),``) turning ``raw`` rows into checked records.
+def _row_rule(message: str) -> str:
+    """The rule a row_problem message is about."""
+    if message == "unreadable":
+        return "unreadable"
+    if message.startswith(("'key'", "sample index")):
+        return "key"
+    return message[1:message.index("'", 1)]
 
-    ``raw`` has a column per FIELDS (raw JSON; the TEXT_FIELDS as text) and ``file``.
 
-    Output columns: file, problem (NULL when the record is a sample or unanswered),
-    unanswered, model, template, sampler, base_task, task, params (raw JSON text),
-    manifold (raw JSON text), sample_index, outcome, ctoks, ptoks, guess,
-    task_version, grader_version, abytes (UTF-8 bytes of reasoning + answer), cbytes
-    (their gzip size from a usable ``text_size``, else NULL) and text (reasoning +
-    answer, only where cbytes is NULL: the scan deflates it). ``expect``
-    (dataset mode: the eval's triple, bound as $m, $t, $s) refuses answered records
-    of another eval.
-    """
-    mismatch = ""
-    if expect is not None:
-        mismatch = ("WHEN NOT unanswered AND (model_s <> $m OR template_s <> $t OR sampler_s <> $s) "
-                    "THEN 'record is ' || model_s || '|' || template_s || '|' || sampler_s || "
-                    "', not this eval''s ' || $m || '|' || $t || '|' || $s || '; skipped'")
-    return f"""
-    tokens AS ({_TOKENS}),
-    typed AS ({_TYPED}),
-    checked AS (
-      SELECT *, answer IS NULL AND usage IS NULL AS unanswered, {_PROBLEM} AS problem0,
-             strlen(coalesce(reasoning_s, '')) + strlen(coalesce(answer_s, '')) AS abytes0 FROM typed
-    ),
-    sized AS (
-      SELECT *, CASE WHEN sizes[3] = '"{TEXT_SIZE_METHOD}"' AND sizes[1] = CAST(abytes0 AS VARCHAR)
-                     THEN {_int_field('sizes[2]', 1)} END AS cbytes0
-      FROM checked
-    )
-    SELECT file,
-           CASE WHEN problem0 IS NOT NULL THEN problem0 {mismatch} END AS problem,
-           unanswered, check_text,
-           model_s AS model, template_s AS template, sampler_s AS sampler, base_task_s AS base_task,
-           CASE WHEN task_s IS NULL OR task_s = '' THEN base_task_s ELSE task_s END AS task,
-           params, coalesce(manifold, '{{}}') AS manifold,
-           TRY_CAST(index_text AS INTEGER) AS sample_index,
-           CAST(CASE WHEN {_bool('is_truncated')} THEN {OUTCOME_TRUNCATED}
-                     WHEN {_bool('is_correct')} THEN {OUTCOME_CORRECT}
-                     WHEN NOT coalesce({_bool('is_valid')}, false) THEN {OUTCOME_INVALID}
-                     ELSE {OUTCOME_INCORRECT} END AS UTINYINT) AS outcome,
-           coalesce(ctoks, 0) AS ctoks, coalesce(ptoks, 0) AS ptoks, coalesce(guess, 0.0) AS guess,
-           coalesce(task_version_i, 1) AS task_version, coalesce(grader_version_i, 1) AS grader_version,
-           abytes0 AS abytes, cbytes0 AS cbytes,
-           CASE WHEN cbytes0 IS NULL THEN coalesce(reasoning_s, '') || coalesce(answer_s, '') END AS text
-    FROM sized
-    """
+# ---------------------------------------------------------------- one verdict per distinct value
+_UNLOADABLE = object()
+
+
+def _loads(raw: str):
+    """Python's value of a raw JSON text (_UNLOADABLE for spellings only DuckDB reads: nan, inf)."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return _UNLOADABLE
+
+
+def _is_text(value) -> bool:
+    """A str that is also valid UTF-8 text (not a lone surrogate from a \\ud800 escape)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _required_string(name: str):
+    def verdict(raw):
+        value = None if raw is None else _loads(raw)
+        if _is_text(value) and value:
+            return None, value
+        return f"'{name}' missing or not a string", None
+    return verdict
+
+
+def _task(raw):
+    if raw is None:
+        return None, None
+    value = _loads(raw)
+    if _is_text(value):
+        return None, value or None          # empty: the base task
+    return f"'task' must be a string, got {raw[:40]}", None
+
+
+def _params(raw):
+    if raw is not None and raw.startswith("{"):
+        return None, raw
+    return "'params' missing or not an object", None
+
+
+def _manifold(raw):
+    if raw is None:
+        return None, "{}"
+    if raw.startswith("{"):
+        return None, raw
+    return f"'manifold' must be an object, got {raw[:40]}", None
+
+
+def _guess(raw):
+    if raw is None:
+        return None, 0.0
+    value = _loads(raw)
+    if type(value) in (int, float) and 0 <= value <= 1:
+        return None, float(value)
+    return f"'guess_chance' must be a number from 0 to 1, got {raw[:40]}", None
+
+
+def _flag(name: str):
+    def verdict(raw):
+        if raw is None or raw == "false":
+            return None, False
+        if raw == "true":
+            return None, True
+        return f"'{name}' must be true or false, got {raw[:40]}", None
+    return verdict
+
+
+def _version(name: str):
+    def verdict(raw):
+        if raw is None:
+            return None, 1
+        value = _loads(raw)
+        if type(value) is int and 1 <= value <= INT32_MAX:
+            return None, value
+        return f"'{name}' must be a positive integer, got {raw[:40]}", None
+    return verdict
+
+
+# field -> (verdict on a raw value: (problem or None, value), Arrow type of the value)
+_VERDICTS = {
+    "model": (_required_string("model"), pa.string()), "template": (_required_string("template"), pa.string()),
+    "sampler": (_required_string("sampler"), pa.string()),
+    "base_task": (_required_string("base_task"), pa.string()), "task": (_task, pa.string()),
+    "params": (_params, pa.string()), "manifold": (_manifold, pa.string()), "guess_chance": (_guess, pa.float64()),
+    "is_valid": (_flag("is_valid"), pa.bool_()), "is_correct": (_flag("is_correct"), pa.bool_()),
+    "is_truncated": (_flag("is_truncated"), pa.bool_()),
+    "task_version": (_version("task_version"), pa.int32()),
+    "grader_version": (_version("grader_version"), pa.int32()),
+}
+
+
+class ValueRules:
+    """The VALUE_FIELDS of a batch of rows: each distinct raw value is decided once (and
+    remembered for the rest of the scan), then spread to its rows by dictionary index."""
+
+    def __init__(self):
+        self.memo = {name: {} for name in VALUE_FIELDS}
+
+    def _field(self, name: str, column) -> tuple:
+        """(dictionary index of each row, [(problem, value)] per dictionary entry) of one column."""
+        encoded = pc.dictionary_encode(column, null_encoding="encode")
+        memo, (verdict, _) = self.memo[name], _VERDICTS[name]
+        verdicts = []
+        for raw in encoded.dictionary.to_pylist():
+            found = memo.get(raw)
+            if found is None:
+                found = memo[raw] = verdict(raw)
+            verdicts.append(found)
+        return encoded.indices, verdicts
+
+    def check(self, batch, expect: tuple | None) -> tuple:
+        """(rank of each row's first problem (NO_PROBLEM: none), {row: message}, typed values).
+
+        ``typed``: {field: Arrow array of each row's value (null where refused)}.
+        ``expect``: dataset mode's eval triple; answered records of another eval are refused.
+        """
+        n = batch.num_rows
+        rank = np.full(n, NO_PROBLEM, np.int16)
+        messages = {}
+        row_problem = batch.column("row_problem")
+        if row_problem.null_count < n:
+            for i in np.flatnonzero(row_problem.is_valid().to_numpy(zero_copy_only=False)).tolist():
+                messages[i] = row_problem[i].as_py()
+                rank[i] = RANK[_row_rule(messages[i])]
+        typed = {}
+        for name in VALUE_FIELDS:
+            indices, verdicts = self._field(name, batch.column(name))
+            typed[name] = pa.array([value for _, value in verdicts], _VERDICTS[name][1]).take(indices)
+            bad = [i for i, (problem, _) in enumerate(verdicts) if problem]
+            if bad:
+                where = indices.to_numpy(zero_copy_only=False)
+                for i in np.flatnonzero(np.isin(where, bad) & (rank > RANK[name])).tolist():
+                    rank[i] = RANK[name]
+                    messages[i] = verdicts[where[i]][0]
+        if expect is not None:
+            same = pc.and_(pc.and_(pc.equal(typed["model"], expect[0]), pc.equal(typed["template"], expect[1])),
+                           pc.equal(typed["sampler"], expect[2])).fill_null(True)
+            answered = pc.invert(batch.column("unanswered"))
+            other = pc.and_(pc.invert(same), answered).to_numpy(zero_copy_only=False)
+            for i in np.flatnonzero(other & (rank == NO_PROBLEM)).tolist():
+                rank[i] = RANK["eval"]
+                got = "|".join(typed[k][i].as_py() for k in ("model", "template", "sampler"))
+                messages[i] = f"record is {got}, not this eval's {'|'.join(expect)}; skipped"
+        return rank, messages, typed
+
+
+def outcome_codes(typed: dict) -> np.ndarray:
+    """Each row's outcome code from its (decided) is_truncated, is_correct and is_valid."""
+    flag = {k: typed[k].fill_null(False).to_numpy(zero_copy_only=False)
+            for k in ("is_truncated", "is_correct", "is_valid")}
+    return np.select([flag["is_truncated"], flag["is_correct"], ~flag["is_valid"]],
+                     [OUTCOME_TRUNCATED, OUTCOME_CORRECT, OUTCOME_INVALID], OUTCOME_INCORRECT).astype(np.uint8)
 
 
 def text_problem(raw: bytes) -> str | None:

@@ -20,8 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from resolver.errors import UserError
-from resolver.ingest.records import (FIELDS, GZIP_FRAMING, GZIP_LEVEL, TEXT_FIELDS, diagnose_line, load_line,
-                                     record_query, text_problem)
+from resolver.ingest.records import (FIELDS, GZIP_FRAMING, GZIP_LEVEL, NO_PROBLEM, RANK, RECORD_QUERY, TEXT_FIELDS,
+                                     ValueRules, diagnose_line, load_line, outcome_codes, text_problem)
 from resolver.pointsdb import outcome_of
 
 MAX_OBJECT_SIZE = 16 * 2**20      # the longest line DuckDB accepts (bytes; its default)
@@ -82,14 +82,11 @@ _RAW = ("SELECT file, " + ", ".join(f"CAST(r.{name} AS VARCHAR) AS {name}" for n
 
 
 def _query(job: ScanJob) -> str:
-    return f"WITH raw AS ({_RAW}), {record_query(job.expect)}"
+    return f"WITH raw AS ({_RAW}), {RECORD_QUERY}"
 
 
 def _params(job: ScanJob) -> dict:
-    params = {"files": list(job.files)}
-    if job.expect is not None:
-        params.update(m=job.expect[0], t=job.expect[1], s=job.expect[2])
-    return params
+    return {"files": list(job.files)}
 
 
 def _utf8_offsets(column) -> np.ndarray:
@@ -166,42 +163,41 @@ def scan_batch(job: ScanJob) -> ScanResult:
     compress = isal_zlib.compress
     records, unanswered = np.zeros(len(job.files), np.int64), np.zeros(len(job.files), np.int64)
     counts, tables, problems, unreadable = {}, [], [], []
-    params_key, manifold_key = _PARAMS_KEY, _MANIFOLD_KEY
+    rules = ValueRules()
     mismatched = 0
     reader = _duckdb().sql(_query(job), params=_params(job)).to_arrow_reader(ROWS_PER_BATCH)
     for batch in reader:
         file_no = batch.column("file").to_numpy(zero_copy_only=False).astype(np.int32)
         ordinal = _ordinals(file_no, counts)
         np.add.at(records, file_no, 1)
-        problem = batch.column("problem")
-        answered = pc.invert(batch.column("unanswered"))
-        if problem.null_count < len(problem):
-            bad = np.flatnonzero(problem.is_valid().to_numpy(zero_copy_only=False))
-            for i, text in zip(bad.tolist(), problem.take(bad).to_pylist()):
-                if text == "unreadable":
-                    unreadable.append((int(file_no[i]), int(ordinal[i])))
-                else:
-                    mismatched += text.startswith("record is ")
-                    problems.append((int(file_no[i]), int(ordinal[i]), text))
-        good_unanswered = pc.and_(problem.is_null(), batch.column("unanswered")).to_numpy(
-            zero_copy_only=False)
-        np.add.at(unanswered, file_no[good_unanswered], 1)
-        keep = pc.and_(problem.is_null(), answered)
-        flagged = pc.and_(keep, batch.column("check_text"))
-        if pc.any(flagged).as_py():
+        rank, messages, typed = rules.check(batch, job.expect)
+        for i, message in sorted(messages.items()):
+            if rank[i] == RANK["unreadable"]:
+                unreadable.append((int(file_no[i]), int(ordinal[i])))
+            else:
+                mismatched += int(rank[i] == RANK["eval"])
+                problems.append((int(file_no[i]), int(ordinal[i]), message))
+        fine = rank == NO_PROBLEM
+        is_unanswered = batch.column("unanswered").to_numpy(zero_copy_only=False)
+        np.add.at(unanswered, file_no[fine & is_unanswered], 1)
+        keep = fine & ~is_unanswered
+        flagged = keep & batch.column("check_text").to_numpy(zero_copy_only=False)
+        if flagged.any():
             keep = _check_texts(job, keep, flagged, file_no, ordinal, problems)
-        sel = batch.filter(keep)
-        if len(sel) == 0:
+        if not keep.any():
             continue
+        mask = pa.array(keep)
+        sel = batch.filter(mask)
+        chosen = {name: column.filter(mask) for name, column in typed.items()}
+        task = pc.coalesce(chosen["task"], chosen["base_task"])
         sizes = _gzip_sizes(sel.column("cbytes"), sel.column("text"), compress)
-        keep_np = keep.to_numpy(zero_copy_only=False)
         tables.append(pa.Table.from_arrays([
-            pa.array(file_no[keep_np] + job.first_file_no, pa.int32()), pa.array(ordinal[keep_np], pa.int32()),
-            sel.column("model"), sel.column("template"), sel.column("sampler"), sel.column("base_task"),
-            sel.column("task"), params_key(sel.column("params")), manifold_key(sel.column("manifold")),
-            sel.column("task_version").cast(pa.int32()), sel.column("grader_version").cast(pa.int32()),
-            sel.column("sample_index").cast(pa.int32()), sel.column("outcome"), sel.column("ctoks").cast(pa.int32()),
-            sel.column("ptoks").cast(pa.int64()), sel.column("guess"), sel.column("abytes").cast(pa.int32()),
+            pa.array(file_no[keep] + job.first_file_no, pa.int32()), pa.array(ordinal[keep], pa.int32()),
+            chosen["model"], chosen["template"], chosen["sampler"], chosen["base_task"], task,
+            _PARAMS_KEY(chosen["params"]), _MANIFOLD_KEY(chosen["manifold"]),
+            chosen["task_version"], chosen["grader_version"], sel.column("sample_index").cast(pa.int32()),
+            pa.array(outcome_codes(typed)[keep], pa.uint8()), sel.column("ctoks").cast(pa.int32()),
+            sel.column("ptoks").cast(pa.int64()), chosen["guess_chance"], sel.column("abytes").cast(pa.int32()),
             sizes], schema=SAMPLE_SCHEMA))
     samples = pa.concat_tables(tables) if tables else SAMPLE_SCHEMA.empty_table()
     if unreadable:
@@ -213,25 +209,20 @@ def scan_batch(job: ScanJob) -> ScanResult:
     return result
 
 
-def _check_texts(job: ScanJob, keep, flagged, file_no, ordinal, problems: list):
+def _check_texts(job: ScanJob, keep: np.ndarray, flagged: np.ndarray, file_no, ordinal, problems: list):
     """Rows whose answer / reasoning might not be text: their line's raw JSON decides (see records.py)."""
-    rows = np.flatnonzero(flagged.to_numpy(zero_copy_only=False))
     wanted = {}
-    for row in rows.tolist():
+    for row in np.flatnonzero(flagged).tolist():
         wanted.setdefault(int(file_no[row]), {})[int(ordinal[row])] = row
-    refused = []
+    keep = keep.copy()
     for f, by_number in wanted.items():
         for number, _, raw in _non_blank_lines(job.files[f]):
             row = by_number.get(number)
             message = text_problem(raw) if row is not None else None
             if message:
                 problems.append((f, number, message))
-                refused.append(row)
-    if not refused:
-        return keep
-    mask = keep.to_numpy(zero_copy_only=False).copy()
-    mask[refused] = False
-    return pa.array(mask)
+                keep[row] = False
+    return keep
 
 
 def _non_blank_lines(path: str):

@@ -23,10 +23,13 @@ cache with posix_fadvise before each side) and warm (read just before):
 * baseline: ``SELECT count(*) FROM read_json(<files>, format='newline_delimited')``
   in this process (DuckDB's default threads: every core);
 * ``evaluate.py --dataset <tree> --parallel N`` as a subprocess from an empty
-  database, with the peak RSS of its process tree (polled every 50 ms).
+  database.
 
-RATIO = DuckDB seconds / evaluate.py seconds (bar >= 0.25). Warm DuckDB is the mean
-of a scan before and one after evaluate.py. The figures also go to
+RATIO = DuckDB seconds / evaluate.py seconds (bar >= 0.25). Cold: one run of each.
+Warm: 3 evaluate.py runs, each after a DuckDB scan, plus one scan at the end; the
+median run against the mean scan. The peak RSS of evaluate.py's process tree (polled
+every 50 ms) comes from one more run of its own, as the polling takes CPU from the
+timed process on a small machine. The figures also go to
 tests/benchmarks/out/evaluate.json (merged with earlier runs' other parts); the last
 line is the r12 tree's warm ratio.
 """
@@ -48,6 +51,7 @@ import psutil
 from benchlib import write_result  # noqa: E402
 import r12_tree  # noqa: E402
 
+WARM_RUNS = 3
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests" / "benchmarks" / "out"
 
@@ -168,21 +172,28 @@ def duckdb_scan(files: list) -> tuple:
     return elapsed, cpu, count
 
 
-def run_evaluate(dataset: Path, parallel: int) -> dict:
-    """One evaluate.py --dataset subprocess: seconds, CPU seconds and peak RSS of its tree, summary line."""
+def run_evaluate(dataset: Path, parallel: int, watch_memory: bool = False) -> dict:
+    """One evaluate.py --dataset subprocess: seconds, CPU seconds, summary line and, with
+    ``watch_memory``, the peak RSS of its process tree.
+
+    Memory is watched in a run of its own: polling every process's RSS every 50 ms costs
+    CPU on the cores evaluate.py runs on, and the timed runs, like the DuckDB scans they
+    are compared with, run without an observer.
+    """
     env = dict(os.environ, PYTHONPATH=str(REPO))
     cpu, start = _cpu(resource.RUSAGE_CHILDREN), time.perf_counter()
     proc = subprocess.Popen([sys.executable, str(REPO / "evaluate.py"), "--dataset", str(dataset),
                              "--parallel", str(parallel), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
-    parent = psutil.Process(proc.pid)
     peak_tree = 0
-    while proc.poll() is None:
-        try:
-            peak_tree = max(peak_tree, sum(p.memory_info().rss for p in [parent] + parent.children(recursive=True)))
-        except psutil.Error:
-            pass
-        time.sleep(0.05)
+    if watch_memory:
+        parent = psutil.Process(proc.pid)
+        while proc.poll() is None:
+            try:
+                peak_tree = max(peak_tree, sum(p.memory_info().rss for p in [parent] + parent.children(recursive=True)))
+            except psutil.Error:
+                pass
+            time.sleep(0.05)
     out, err = proc.communicate()
     elapsed, cpu = time.perf_counter() - start, _cpu(resource.RUSAGE_CHILDREN) - cpu
     if proc.returncode != 0:
@@ -205,27 +216,37 @@ def measure(name: str, dataset: Path, files: list, parallel: int) -> dict:
     evict(files)
     _fresh_db(dataset)
     cold = run_evaluate(dataset, parallel)
-    warm_duck1, duck_cpu1, _ = duckdb_scan(files)
+    # warm: WARM_RUNS timed runs from an empty database, each after a DuckDB scan (and one
+    # more scan at the end); the median run against the mean scan
+    scans, runs = [], []
+    for _ in range(WARM_RUNS):
+        scans.append(duckdb_scan(files)[:2])
+        _fresh_db(dataset)
+        runs.append(run_evaluate(dataset, parallel))
+    scans.append(duckdb_scan(files)[:2])
+    warm = sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
+    warm_duck, duck_cpu = (sum(s[i] for s in scans) / len(scans) for i in (0, 1))
     _fresh_db(dataset)
-    warm = run_evaluate(dataset, parallel)
-    warm_duck2, duck_cpu2, _ = duckdb_scan(files)
+    memory = run_evaluate(dataset, parallel, watch_memory=True)
     noop = run_evaluate(dataset, parallel)
-    warm_duck = (warm_duck1 + warm_duck2) / 2
     result = {
         "tree": name, "bytes": size, "files": len(files), "records": count, "parallel": parallel,
         "cold": {"duckdb_s": cold_duck, "duckdb_cpu_s": cold_duck_cpu, "evaluate_s": cold["seconds"],
-                 "evaluate_cpu_s": cold["cpu"], "peak_rss_mb": cold["peak_rss_mb"], "ratio": cold_duck / cold["seconds"]},
-        "warm": {"duckdb_s": warm_duck, "duckdb_cpu_s": (duck_cpu1 + duck_cpu2) / 2, "evaluate_s": warm["seconds"],
-                 "evaluate_cpu_s": warm["cpu"], "peak_rss_mb": warm["peak_rss_mb"], "ratio": warm_duck / warm["seconds"],
+                 "evaluate_cpu_s": cold["cpu"], "ratio": cold_duck / cold["seconds"]},
+        "warm": {"duckdb_s": warm_duck, "duckdb_cpu_s": duck_cpu, "evaluate_s": warm["seconds"],
+                 "evaluate_runs_s": [r["seconds"] for r in runs], "duckdb_runs_s": [s[0] for s in scans],
+                 "evaluate_cpu_s": warm["cpu"], "ratio": warm_duck / warm["seconds"],
                  "evaluate_records_s": count / warm["seconds"], "evaluate_mb_s": size / warm["seconds"] / 1e6},
-        "noop_rerun_s": noop["seconds"], "summary": warm["summary"],
+        "peak_rss_mb": memory["peak_rss_mb"], "noop_rerun_s": noop["seconds"], "summary": warm["summary"],
     }
     print(f"[{name}] {size / 1e9:.2f} GB, {len(files)} files, {count} records")
     for kind in ("cold", "warm"):
         r = result[kind]
         print(f"[{name}] {kind}: duckdb count(*) {r['duckdb_s']:.2f} s ({r['duckdb_cpu_s']:.2f} CPU s); "
-              f"evaluate.py {r['evaluate_s']:.2f} s ({r['evaluate_cpu_s']:.2f} CPU s, peak RSS {r['peak_rss_mb']:.0f} MB)"
-              f" -> RATIO {r['ratio']:.3f}")
+              f"evaluate.py {r['evaluate_s']:.2f} s ({r['evaluate_cpu_s']:.2f} CPU s) -> RATIO {r['ratio']:.3f}")
+    print(f"[{name}] warm runs: evaluate.py {', '.join(f'{x:.2f}' for x in result['warm']['evaluate_runs_s'])} s "
+          f"(median taken); DuckDB {', '.join(f'{x:.2f}' for x in result['warm']['duckdb_runs_s'])} s (mean taken); "
+          f"peak RSS of evaluate.py's processes {result['peak_rss_mb']:.0f} MB (a run of its own)")
     print(f"[{name}] second run, nothing changed: {noop['seconds']:.2f} s -> {noop['summary']}")
     return result
 
