@@ -154,6 +154,6 @@ def expected_rows(dataset, warn) -> list:
     except ImportError as exc:
         warn(f"cannot compute expected points ({exc}); completeness (N/M) will be unknown")
         return []
-    counts = expected_points(load_config(config), density=dataset.density)
+    counts = expected_points(load_config(config, check_points=False), density=dataset.density)
     return sorted(((task, degree, int(n)) for (task, degree), n in counts.items()),
                   key=lambda r: (r[0], -1 if r[1] is None else r[1]))
