@@ -1,13 +1,14 @@
 """The DuckDB scan: a batch of NDJSON files -> one Arrow table of samples (worker side).
 
 A batch (a whole eval, or a slice of its sorted file list) is read by ONE DuckDB
-query, ``read_json`` over all its files with ``filename = true``; the checks of
-``records.py`` run in the same query. DuckDB keeps the order of files and lines, so
-a row's position within its file is its record number; only for the rare records
-that need a message is the file read again, by Python, to turn that number into a
-line number. Workers return numbers per sample (never the texts): memory is
-bounded by one Arrow batch of rows in a worker and one eval's samples in the main
-process.
+query, ``read_ndjson_objects`` over all its files (``file_index`` names a row's
+file), each line parsed once by ``from_json``; the per-record checks of
+``records.py`` run in the same query and its per-value rules on each Arrow batch of
+the result. DuckDB keeps the order of files and lines, so a row's position within
+its file is its record number; only for the rare records that need a message is the
+file read again, by Python, to turn that number into a line number. Workers return
+numbers per sample (never the texts): memory is bounded by one Arrow batch of rows
+in a worker and one eval's samples in the main process.
 """
 from __future__ import annotations
 
