@@ -421,3 +421,40 @@ def test_the_sql_checks_agree_with_a_python_reading_of_the_rules(tmp_path, expec
     assert not mismatches, f"{len(mismatches)} of {len(records)} differ, e.g. {mismatches[:3]}"
     assert result.unanswered == [unanswered] and unanswered >= 2
     assert len(result.problems) > 150 and len(samples) > 150
+
+
+def test_guided_batches_cover_every_file_once_and_shrink_towards_the_end():
+    """plan_batches: consecutive slices of each list, in order, never across lists; big
+    batches first (whole lists while they fit), at least MIN_BATCH_BYTES unless a list runs out."""
+    from resolver.ingest.discovery import MAX_BATCH_BYTES, MIN_BATCH_BYTES, plan_batches
+
+    rng = random.Random(5)
+    mb = 2**20
+    sizes = [[rng.randint(mb // 8, 2 * mb) for _ in range(rng.randint(1, 400))] for _ in range(7)]
+    batches = plan_batches(sizes, 2)
+    covered = [(n, i) for n, first, end in batches for i in range(first, end)]
+    assert covered == [(n, i) for n, lst in enumerate(sizes) for i in range(len(lst))]
+    totals = [sum(sizes[n][first:end]) for n, first, end in batches]
+    for (n, first, end), total in zip(batches, totals):
+        assert end > first and (total <= MAX_BATCH_BYTES or end - first == 1)
+        assert total >= MIN_BATCH_BYTES - 2 * mb or end == len(sizes[n])    # a list's last slice may be short
+    assert max(totals[-3:]) < max(totals[:3])
+    assert len(plan_batches([[10] * 5], 4)) == 1 and plan_batches([], 2) == []
+
+
+def test_eval_files_keep_the_order_of_sorted_paths(tmp_path):
+    """eval_file_paths sorts text paths component by component, as sorted(Path) did:
+    'a-b/x' (with '-' < '/') after 'a/...'."""
+    from pathlib import Path
+
+    from resolver.datasets import EvalSpec, eval_file_paths
+
+    cohort = tmp_path / "cohort"
+    for rel in ("a/z.ndjson", "a-b/x.ndjson", "a/b/c.ndjson", "a.b/y.ndjson", "a/b-c.ndjson", "ab/q.ndjson"):
+        (cohort / rel).parent.mkdir(parents=True, exist_ok=True)
+        (cohort / rel).write_text("{}\n")
+    spec = EvalSpec("abcdef", "m", "t", "s", "M", (), {}, (), None, "set/M", "**/*.ndjson", cohort, "test")
+    found = eval_file_paths(spec)
+    assert found == [str(p) for p in sorted(Path(f) for f in found)]
+    assert found != sorted(found)                         # plain text order would differ here
+    assert len(found) == 6
