@@ -26,7 +26,7 @@ from resolver.ingest.records import (FIELDS, GZIP_FRAMING, GZIP_LEVEL, NO_PROBLE
 from resolver.pointsdb import outcome_of
 
 MAX_OBJECT_SIZE = 16 * 2**20      # the longest line DuckDB accepts (bytes; its default)
-ROWS_PER_BATCH = 8192            # Arrow rows held at once while scanning
+ROWS_PER_BATCH = 2048            # Arrow rows held at once while scanning
 
 # Per-sample columns a worker returns (file_no indexes ScanJob.files).
 SAMPLE_SCHEMA = pa.schema([
