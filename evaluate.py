@@ -87,4 +87,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    run_main(main)
+    run_main(main, fast_exit=True)
