@@ -420,6 +420,16 @@ def test_the_sql_checks_agree_with_a_python_reading_of_the_rules(tmp_path, expec
                 mismatches.append((line, record, want, by_line.get(line) or got))
     assert not mismatches, f"{len(mismatches)} of {len(records)} differ, e.g. {mismatches[:3]}"
     assert result.unanswered == [unanswered] and unanswered >= 2
+    # the same rules for one record Python has parsed (what probe.py reads)
+    from resolver.ingest.records import record_problem
+
+    for record in records:
+        want, got = _reference(record), record_problem(record)
+        if want[0] == "problem":
+            named = "sample index in 'key'" if want[1] == "key" and "above" in (got or "") else f"'{want[1]}'"
+            assert got is not None and named in got, (record, want, got)
+        else:
+            assert got is None, (record, want, got)
     assert len(result.problems) > 150 and len(samples) > 150
 
 
@@ -458,3 +468,22 @@ def test_eval_files_keep_the_order_of_sorted_paths(tmp_path):
     assert found == [str(p) for p in sorted(Path(f) for f in found)]
     assert found != sorted(found)                         # plain text order would differ here
     assert len(found) == 6
+
+
+def test_probe_reads_exactly_the_records_evaluate_counts(tmp_path):
+    """probe's point_records: a record evaluate.py refuses ("is_correct": "false") or one of
+    another task version is not a sample of the point; the first copy of an index wins."""
+    from resolver.probe.traces import outcome_name, point_records
+
+    lines = [_record(key="x-1", is_correct=True), _record(key="x-2", is_correct="false"),
+             _record(key="x-3", task_version=2), _record(key="x-1", is_correct=False),
+             _record(key="x-4", answer=None, usage=None), _record(key="x-5")]
+    (tmp_path / "f.ndjson").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    point = {"id": 1, "model": "m", "template": "t", "sampler": "s", "base_task": "a", "task_version": 1,
+             "params": {"length": 3}, "sources": ["f.ndjson"]}
+    got = [(r["key"], outcome_name(r)) for r in point_records(point, tmp_path)]
+    assert got == [("x-1", "correct"), ("x-5", "incorrect")]
+    assert [r["key"] for r in point_records({**point, "task_version": 2}, tmp_path)] == ["x-3"]
+    # evaluate.py counts the same two samples for this point
+    rows = _scan(tmp_path, lines, name="g.ndjson").samples.to_pylist()
+    assert sorted({r["sample_index"] for r in rows if r["task_version"] == 1}) == [1, 5]

@@ -31,6 +31,7 @@ rules on ~1,000 hostile records.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -306,6 +307,53 @@ class ValueRules:
                 got = "|".join(typed[k][i].as_py() for k in ("model", "template", "sampler"))
                 messages[i] = f"record is {got}, not this eval's {'|'.join(expect)}; skipped"
         return rank, messages, typed
+
+
+_KEY_INDEX = re.compile(r"-([0-9]+)\Z")
+
+
+def _token_count(value) -> bool:
+    return value is None or (type(value) is int and 0 <= value <= INT32_MAX)
+
+
+def record_problem(record: dict) -> str | None:
+    """The first problem of one record Python has parsed, by the rules of the scan, or None.
+
+    For readers of raw records (probe.py) that must take exactly the records evaluate.py
+    counted: the repeating fields go through the same per-value verdicts as the scan
+    (``json.dumps`` of a value is the raw text they read), the per-record fields through
+    Python twins of the scan's SQL; tests/test_evaluate_units.py holds both to the same
+    independent reading. Text fields that are not strings are a problem here too (the
+    scan finds them on their line), unless the record is unanswered (no answer, no usage).
+    """
+    found = {}
+    for name in VALUE_FIELDS:
+        value = record.get(name)
+        problem, _ = _VERDICTS[name][0](None if value is None else json.dumps(value, ensure_ascii=False))
+        if problem:
+            found[name] = problem
+    key = record.get("key")
+    digits = _KEY_INDEX.search(key) if isinstance(key, str) else None
+    if digits is None:
+        found["key"] = "'key' must look like <step>-<sample index>"
+    elif int(digits.group(1)) > INT32_MAX:
+        found["key"] = "sample index in 'key' is above 2^31-1"
+    usage = record.get("usage")
+    if usage is not None and not isinstance(usage, dict):
+        found["usage"] = "'usage' must be an object"
+    elif isinstance(usage, dict):
+        for name in ("completion_tokens", "prompt_tokens"):
+            if not _token_count(usage.get(name)):
+                found[f"usage.{name}"] = f"'usage.{name}' must be an integer from 0 to 2^31-1"
+    if found:
+        return found[min(found, key=RANK.__getitem__)]
+    if record.get("answer") is None and usage is None:
+        return None                 # unanswered: not a sample, its texts are not looked at
+    for name in TEXT_FIELDS:
+        value = record.get(name)
+        if value is not None and not _is_text(value):
+            return f"'{name}' must be a string"
+    return None
 
 
 def outcome_codes(typed: dict) -> np.ndarray:

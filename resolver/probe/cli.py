@@ -59,7 +59,8 @@ def run_fft(args) -> int:
     if not views:
         raise UserError(f"config {dataset.config_path} has no 1-dimensional views (views with one group_by dimension)")
     with db:
-        columns = ["id", "eval_id", "model", "template", "sampler", "base_task", "task", "params", "sources",
+        columns = ["id", "eval_id", "model", "template", "sampler", "base_task", "task", "task_version", "params",
+                   "sources",
                    *view_columns(views), *([split_by] if split_by else [])]
         points = common.require_rows(db.points(filters, columns=list(dict.fromkeys(columns))), "points", args.filters)
         evals = db.evals()

@@ -2,8 +2,10 @@
 
 A point row names its NDJSON ``sources`` (relative to the PointsDB's directory, or
 absolute). The records of the point are those lines with the point's identity:
-model, template, sampler, base_task and params (without ``count``). Each sample
-index is returned once, as evaluate.py counts it.
+model, template, sampler, base_task, params (without ``count``) and task version,
+that evaluate.py accepts (``records.record_problem``: a record it refused, such as
+``"is_correct": "false"``, is not one of the point's samples). Each sample index is
+returned once, as evaluate.py counts it.
 """
 from __future__ import annotations
 
@@ -15,10 +17,11 @@ from typing import Iterator
 import pandas as pd
 
 from resolver.errors import UserError
+from resolver.ingest.records import record_problem
 from resolver.pointsdb import OUTCOME_NAMES, outcome_of
 from resolver.results import iter_records, sample_index_of
 
-POINT_COLUMNS = ["id", "eval_id", "model", "template", "sampler", "base_task", "task",
+POINT_COLUMNS = ["id", "eval_id", "model", "template", "sampler", "base_task", "task", "task_version",
                  "params", "manifold", "sources", "correct", "incorrect", "invalid", "truncated"]
 
 
@@ -51,7 +54,7 @@ def _matches(record: dict, point) -> bool:
             (point["model"], point["template"], point["sampler"], point["base_task"]):
         return False
     params = record.get("params")
-    if not isinstance(params, dict):
+    if not isinstance(params, dict) or (record.get("task_version") or 1) != point["task_version"]:
         return False
     return {k: v for k, v in params.items() if k != "count"} == point["params"]
 
@@ -74,7 +77,7 @@ def point_records(point, db_dir) -> Iterator[dict]:
             raise UserError(f"NDJSON source {path} of point {point['id']} is missing; "
                             "restore the run folder (data.py pull) or re-run evaluate.py")
         for _, record, _problem in iter_records(path):   # torn lines: evaluate.py already reported them
-            if record is None or not _matches(record, point):
+            if record is None or not _matches(record, point) or record_problem(record):
                 continue
             if record.get("answer") is None and record.get("usage") is None:
                 continue  # offline record: never sent

@@ -169,7 +169,7 @@ class Landscape:
 
         view = self.view(ident)
         one_d = TaskView(view.base_task, f"{view.view}:{dim}", (dim,), view.filters)
-        columns = ["id", "eval_id", "model", "template", "sampler", "base_task", "params", "sources",
+        columns = ["id", "eval_id", "model", "template", "sampler", "base_task", "task_version", "params", "sources",
                    *view_columns([one_d])]
         points = self.db.call("points", {"eval_id": [eval_id], "base_task": view.base_task}, columns)
         return fft_table(points, [one_d], self.db.db.path.parent, {eval_id: self.tokenizers[eval_id]}, progress=False)
