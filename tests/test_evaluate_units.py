@@ -270,6 +270,23 @@ def test_deeply_nested_records_are_refused_not_a_crash(tmp_path):
     assert sorted(line for _, line, _ in regraded.problems) == [2, 3]
 
 
+def test_fields_too_deep_for_python_are_refused_not_a_crash(tmp_path):
+    """A params / manifold / model nested 100,000 deep (DuckDB reads it; Python's json
+    cannot) is one refused record each, not a worker's traceback."""
+    deep = "[" * 100000 + "]" * 100000
+    base = json.dumps(_record(key="k-2"))
+    lines = [_record(key="k-1")]
+    for field, old in (("params", '{"length": 3, "count": 8}'), ("manifold", '{"id": "g", "degree": 1}'),
+                       ("model", '"m"')):
+        new = '{"a": ' + deep + "}" if field != "model" else deep
+        assert old in base
+        lines.append((base.replace(f'"{field}": {old}', f'"{field}": {new}') + "\n").encode())
+    lines.append(_record(key="k-3"))
+    result = _scan(tmp_path, lines)
+    assert [line for _, line, _ in result.problems] == [2, 3, 4], result.problems
+    assert sorted(result.samples.column("sample_index").to_pylist()) == [1, 3]
+
+
 def test_the_scan_reads_lines_as_duckdbs_read_json_would(tmp_path):
     """The scan's raw rows (json_extract over read_ndjson_objects) equal read_json with one
     column per field, DuckDB's own reader, on hostile values of every field."""

@@ -164,7 +164,7 @@ def _loads(raw: str):
     """Python's value of a raw JSON text (_UNLOADABLE for spellings only DuckDB reads: nan, inf)."""
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):        # RecursionError: nested too deeply for Python
         return _UNLOADABLE
 
 
@@ -197,9 +197,16 @@ def _task(raw):
     return f"'task' must be a string, got {raw[:40]}", None
 
 
+def _object(name: str, raw: str):
+    """(problem, raw) for a raw JSON object that is also loaded later (point identity, manifold)."""
+    if _loads(raw) is _UNLOADABLE:
+        return f"'{name}' is nested too deeply for Python's json", None
+    return None, raw
+
+
 def _params(raw):
     if raw is not None and raw.startswith("{"):
-        return None, raw
+        return _object("params", raw)
     return "'params' missing or not an object", None
 
 
@@ -207,7 +214,7 @@ def _manifold(raw):
     if raw is None:
         return None, "{}"
     if raw.startswith("{"):
-        return None, raw
+        return _object("manifold", raw)
     return f"'manifold' must be an object, got {raw[:40]}", None
 
 
