@@ -320,8 +320,8 @@ def test_the_scan_reads_lines_as_duckdbs_read_json_would(tmp_path):
 
 
 # ---------------------------------------------------------------- the record rules, read by Python
-# An independent reading of the rules in resolver/ingest/records.py's docstring (the SQL
-# there is what evaluate runs); the grid test below holds the two to the same answers.
+# An independent reading of the rules in resolver/ingest/records.py's docstring (evaluate
+# runs that module's SQL and per-value verdicts); the grid test holds them to the same answers.
 _INT32_MAX = 2**31 - 1
 _ORDER = ("model", "template", "sampler", "base_task", "params", "key", "task", "manifold", "usage",
           "usage.completion_tokens", "usage.prompt_tokens", "guess_chance", "is_valid", "is_correct",

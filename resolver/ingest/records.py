@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from resolver.pointsdb import OUTCOME_CORRECT, OUTCOME_INCORRECT, OUTCOME_INVALID, OUTCOME_TRUNCATED
+from resolver.pointsdb import OUTCOME_CORRECT, OUTCOME_INCORRECT, OUTCOME_INVALID, OUTCOME_TRUNCATED, canonical_json
 from resolver.text_size import GZIP_FRAMING, GZIP_LEVEL, TEXT_SIZE_METHOD, gzip_size  # noqa: F401 (re-exported)
 
 INT32_MAX = 2**31 - 1
@@ -197,16 +197,18 @@ def _task(raw):
     return f"'task' must be a string, got {raw[:40]}", None
 
 
-def _object(name: str, raw: str):
-    """(problem, raw) for a raw JSON object that is also loaded later (point identity, manifold)."""
-    if _loads(raw) is _UNLOADABLE:
+def _object(name: str, raw: str, drop=()):
+    """(problem, canonical text) of a raw JSON object, without the keys in ``drop``."""
+    value = _loads(raw)
+    if value is _UNLOADABLE:
         return f"'{name}' is nested too deeply for Python's json", None
-    return None, raw
+    return None, canonical_json({k: v for k, v in value.items() if k not in drop})
 
 
 def _params(raw):
+    """The point identity's params: the object without `count` (samples per point)."""
     if raw is not None and raw.startswith("{"):
-        return _object("params", raw)
+        return _object("params", raw, drop=("count",))
     return "'params' missing or not an object", None
 
 

@@ -130,33 +130,6 @@ def _ordinals(file_no: np.ndarray, counts: dict) -> np.ndarray:
     return out
 
 
-class _Canonical:
-    """Raw JSON text of params / manifold -> canonical identity text (memoised per process:
-    few distinct values, shared by the evals of a config)."""
-
-    def __init__(self, drop_count: bool):
-        self.drop_count = drop_count
-        self.memo = {}
-
-    def __call__(self, column: pa.Array) -> pa.Array:
-        encoded = column.dictionary_encode()
-        values = []
-        for text in encoded.dictionary.to_pylist():
-            out = self.memo.get(text)
-            if out is None:
-                from resolver.pointsdb import canonical_json
-
-                value = json.loads(text)
-                if self.drop_count:
-                    value = {k: v for k, v in value.items() if k != "count"}
-                out = self.memo[text] = canonical_json(value)
-            values.append(out)
-        return pa.array(values, pa.string()).take(encoded.indices)
-
-
-_PARAMS_KEY, _MANIFOLD_KEY = _Canonical(True), _Canonical(False)
-
-
 def scan_batch(job: ScanJob) -> ScanResult:
     """Scan the job's files in one DuckDB query and return their samples and problems."""
     from isal import isal_zlib
@@ -195,7 +168,7 @@ def scan_batch(job: ScanJob) -> ScanResult:
         tables.append(pa.Table.from_arrays([
             pa.array(file_no[keep] + job.first_file_no, pa.int32()), pa.array(ordinal[keep], pa.int32()),
             chosen["model"], chosen["template"], chosen["sampler"], chosen["base_task"], task,
-            _PARAMS_KEY(chosen["params"]), _MANIFOLD_KEY(chosen["manifold"]),
+            chosen["params"], chosen["manifold"],
             chosen["task_version"], chosen["grader_version"], sel.column("sample_index").cast(pa.int32()),
             pa.array(outcome_codes(typed)[keep], pa.uint8()), sel.column("ctoks").cast(pa.int32()),
             sel.column("ptoks").cast(pa.int64()), chosen["guess_chance"], sel.column("abytes").cast(pa.int32()),
