@@ -19,5 +19,10 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
     echo "warning: chromium/chromedriver not found; browser tests will be skipped"
   fi
 fi
+# The real-model tests (tests/test_real_model.py) need llama.cpp's server, which pip
+# builds from source once (6-9 minutes on two cores; pip caches the wheel). When it
+# cannot be built, the reason is printed on one line and those tests skip with it.
+"$VENV/bin/python" -m resolver.llamacpp install \
+  || echo "warning: the real-model tests will be skipped (reason above)"
 # -p no:dash: dash ships a pytest plugin we do not use (it only adds a deprecation warning)
 exec "$VENV/bin/python" -m pytest -q -p no:dash tests "$@"
