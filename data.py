@@ -104,7 +104,11 @@ def print_outcomes(outcomes, command: str, scope, url: str) -> int:
     failed = counts.get("failed", 0)
     if failed:
         print(f"data.py: {failed} item(s) failed; run the same command again to resume", file=sys.stderr)
-    return 1 if failed else 0
+    missing = [f"{o.detail.removeprefix('never pushed: ')} ({o.key})" for o in outcomes if o.action == "missing"]
+    if missing:
+        print(f"data.py: {len(missing)} item(s) of {scope.label} were never pushed, so this copy is incomplete: "
+              f"{'; '.join(missing)}", file=sys.stderr)
+    return 1 if failed or missing else 0
 
 
 def print_status(rows, scope, url: str) -> int:
