@@ -25,4 +25,5 @@ def grid_shape(panels: int, evals: int = 1, max_columns: int = MAX_COLUMNS) -> t
 
 def wrap(text: str, width: int) -> str:
     """`text` broken into lines of at most `width` characters (words kept whole when possible)."""
-    return "\n".join(textwrap.fill(line, width, break_long_words=True) or line for line in str(text).split("\n"))
+    return "\n".join(textwrap.fill(line, width, break_long_words=True, break_on_hyphens=False) or line
+                     for line in str(text).split("\n"))
