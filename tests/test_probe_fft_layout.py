@@ -76,7 +76,7 @@ def test_facet_panels_in_the_png(faceted, tmp_path):
 
 @pytest.mark.parametrize("panels, evals, shape", [
     (1, 1, (1, 1)), (2, 1, (1, 2)), (3, 1, (2, 2)), (12, 1, (3, 4)), (14, 1, (4, 4)), (30, 1, (8, 4)),
-    (6, 2, (3, 2)), (12, 3, (4, 3)), (8, 4, (2, 4)), (10, 5, (3, 4)),
+    (2, 2, (1, 2)), (6, 2, (3, 2)), (24, 2, (6, 4)), (12, 3, (4, 3)), (8, 4, (2, 4)), (10, 5, (3, 4)),
 ])
 def test_grid_shape_by_hand(panels, evals, shape):
     assert grid_shape(panels, evals) == shape
@@ -100,7 +100,8 @@ def boxes_overlap(a, b) -> bool:
     return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
 
 
-@pytest.mark.parametrize("n_views, evals, shape", [(14, ["a1b2c3"], (4, 4)), (2, ["a1", "b2", "c3"], (2, 3))])
+@pytest.mark.parametrize("n_views, evals, shape", [(14, ["a1b2c3"], (4, 4)), (2, ["a1", "b2", "c3"], (2, 3)),
+                                                   (12, ["a1", "b2"], (6, 4))])
 def test_figure_layout_is_a_readable_grid(n_views, evals, shape):
     views = [TaskView(f"task{i}", f"a_rather_long_view_name_{i}", (f"params.dimension_{i}",)) for i in range(n_views)]
     labels = {e: f"Simulated strong model number {e} (qwen3 stand-in, r12)" for e in evals}
@@ -113,6 +114,9 @@ def test_figure_layout_is_a_readable_grid(n_views, evals, shape):
     assert len(shown) == n_views * len(evals)
     assert len({round(ax.get_position().x0, 3) for ax in shown}) == cols
     assert len({round(ax.get_position().y0, 3) for ax in shown}) == rows
+    # row by row, every eval keeps its column: panel i shows eval i mod (number of evals)
+    for i, ax in enumerate(shown):
+        assert f"number {evals[i % len(evals)]} " in " ".join(ax.get_title().split())
     title = fig._suptitle.get_window_extent(renderer)
     legends = [ax.get_legend().get_window_extent(renderer) for ax in shown]
     for ax in shown:

@@ -29,7 +29,7 @@ def _tick(value) -> str:
 
 
 def _short(dimension: str) -> str:
-    return dimension.split(".", 1)[-1]
+    return dimension.removeprefix("params.")
 
 
 def view_entries(table, views: list) -> list:

@@ -11,13 +11,17 @@ MAX_COLUMNS = 4
 def grid_shape(panels: int, evals: int = 1, max_columns: int = MAX_COLUMNS) -> tuple:
     """(rows, columns) for `panels` panels that come in runs of `evals` (one per eval).
 
-    Several evals (up to max_columns) keep the one-column-per-eval grid, so a row
-    compares the evals on one view entry; otherwise the panels fill a near-square grid
-    of at most max_columns columns, row by row, instead of one tall column.
+    Several evals (up to max_columns) keep whole runs side by side: the columns are the
+    evals, repeated when there is room (2 evals, many view entries: two entries a row,
+    four columns), so a row compares the evals on the same view entry. One eval (or
+    more than max_columns) fills a near-square grid of at most max_columns columns, row
+    by row, instead of one tall column.
     """
     panels = max(1, panels)
     if 2 <= evals <= max_columns:
-        columns = evals
+        entries = math.ceil(panels / evals)
+        per_row = max(1, min(max_columns // evals, round(math.sqrt(entries / 2))))
+        columns = evals * per_row
     else:
         columns = min(max_columns, math.ceil(math.sqrt(panels)))
     return math.ceil(panels / columns), columns
