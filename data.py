@@ -94,7 +94,7 @@ def human(size: int) -> str:
 def print_outcomes(outcomes, command: str, scope, url: str) -> int:
     from resolver.analysis.common import markdown_table
 
-    rows = [(o.key, o.action, human(o.size), o.detail) for o in outcomes]
+    rows = [(o.key, o.action, "—" if o.action == "missing" else human(o.size), o.detail) for o in outcomes]
     print(f"## data.py {command}: {scope.label} (remote {url})\n")
     print(markdown_table(rows, ("item", "action", "size", "detail"), ("l", "l", "r", "l")))
     counts: dict = {}

@@ -27,7 +27,7 @@ def test_full_pull_names_evals_that_were_never_pushed(tmp_path):
     assert f"gamma (greedy-max) (demo/gamma/{gamma})" in lines[0]
     assert "alpha" not in lines[0]
     assert "2 missing" in proc.stdout and "2 present" in proc.stdout
-    rows = [line for line in proc.stdout.splitlines() if "| missing |" in line]
+    rows = [line for line in proc.stdout.splitlines() if "| missing | — |" in line]
     assert sorted(r.split("|")[1].strip() for r in rows) == [f"demo/beta/{beta}", f"demo/gamma/{gamma}"]
 
     # Once everything is pushed the same pull is complete and exits 0.
