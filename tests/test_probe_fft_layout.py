@@ -16,7 +16,8 @@ from resolver.plots.fft import TITLE_PX, fft_figure
 from resolver.plots.layout import grid_shape, wrap
 from test_forensics_fixture import CONFIG, MIDPOINT, SAMPLES, model_eval_id, write_cohort
 
-FACETED = CONFIG.replace("group_by: [params.length]\n", "group_by: [params.length]\n        facet_by: [params.max_depth]\n")
+FACETED = CONFIG.replace("group_by: [params.length]\n",
+                         "group_by: [params.length]\n        facet_by: [params.max_depth]\n")
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +56,8 @@ def test_facet_by_splits_the_view_into_one_spectrum_set_per_value(faceted):
     # the fixture's arithmetic prompt for sample i: an instruction line, then "Evaluate: " and
     # the digits (i + j) % 9 + 1 joined by " + "
     for length in (4, 8, 16):
-        prompts = ["Answer with Final Answer: <integer>\nEvaluate: " + " + ".join(str((i + j) % 9 + 1) for j in range(length)) for i in range(SAMPLES)]
+        prompts = ["Answer with Final Answer: <integer>\nEvaluate: "
+                   + " + ".join(str((i + j) % 9 + 1) for j in range(length)) for i in range(SAMPLES)]
         expected = byte_spectrum_by_hand(prompts)
         for row in (r for r in rows if r["value"] == length):
             np.testing.assert_allclose(row["spectrum"], expected, rtol=1e-9, atol=1e-12)

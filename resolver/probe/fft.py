@@ -6,9 +6,9 @@ at a fixed distance in tokens: a table row of 12 tokens puts a peak at 1/12
 cycles/token. Spectra of different lengths are resampled onto one grid of
 ``bins`` frequencies in [0, 0.5] cycles/token (keeping the largest magnitude that
 falls on each grid point, so peaks survive), scaled by 1/length (a periodic
-component then has the same height in a long and a short prompt), and averaged over the samples of a point, then over the points
-sharing a value of the view's group_by dimension (within one value of its facet_by
-dimensions, when the view has them).
+component then has the same height in a long and a short prompt), and averaged over
+the samples of a point, then over the points sharing a value of the view's group_by
+dimension (within one value of its facet_by dimensions, when the view has them).
 """
 from __future__ import annotations
 
