@@ -94,7 +94,7 @@ def human(size: int) -> str:
 def print_outcomes(outcomes, command: str, scope, url: str) -> int:
     from resolver.analysis.common import markdown_table
 
-    rows = [(o.key, o.action, human(o.size), o.detail) for o in outcomes]
+    rows = [(o.key, o.action, "—" if o.action == "missing" else human(o.size), o.detail) for o in outcomes]
     print(f"## data.py {command}: {scope.label} (remote {url})\n")
     print(markdown_table(rows, ("item", "action", "size", "detail"), ("l", "l", "r", "l")))
     counts: dict = {}
@@ -104,7 +104,11 @@ def print_outcomes(outcomes, command: str, scope, url: str) -> int:
     failed = counts.get("failed", 0)
     if failed:
         print(f"data.py: {failed} item(s) failed; run the same command again to resume", file=sys.stderr)
-    return 1 if failed else 0
+    missing = [f"{o.detail.removeprefix('never pushed: ')} ({o.key})" for o in outcomes if o.action == "missing"]
+    if missing:
+        print(f"data.py: {len(missing)} item(s) of {scope.label} were never pushed, so this copy is incomplete: "
+              f"{'; '.join(missing)}", file=sys.stderr)
+    return 1 if failed or missing else 0
 
 
 def print_status(rows, scope, url: str) -> int:

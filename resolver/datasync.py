@@ -24,7 +24,7 @@ from resolver.blobs import CorruptBlob
 from resolver.errors import UserError
 from resolver.manifest import Entry, Manifest, update_manifest, write_json_atomic
 from resolver.remotes import DEFAULT_REMOTE, part_path
-from resolver.scopes import Item, Scope, local_items, manifest_items
+from resolver.scopes import Item, Scope, local_items, manifest_items, never_pushed
 
 CACHE_DIR = ".blobs"
 KEEP_IN_CACHE = (".manifest.lock", ".content-hashes.json")    # bookkeeping files prune leaves alone
@@ -187,7 +187,8 @@ def pull(scope: Scope, manifest: Manifest, remote, force: bool = False, quiet: b
     """Fetch and unpack the scope's manifest entries; returns one Outcome per item.
 
     A failure on one item (network, corrupt blob) does not stop the others: it is
-    reported as an Outcome with action "failed", and the caller exits non-zero.
+    reported as an Outcome with action "failed", and the caller exits non-zero. What the
+    scope names but nobody pushed (`dataset --full`) is an Outcome with action "missing".
     """
     items = manifest_items(scope, manifest)
     if not items:
@@ -203,7 +204,8 @@ def pull(scope: Scope, manifest: Manifest, remote, force: bool = False, quiet: b
                 outcomes.append(Outcome(item.key, "failed", entry.size, str(exc)))
     finally:
         memo.save()
-    return outcomes
+    missing = never_pushed(scope, manifest)
+    return outcomes + [Outcome(key, "missing", 0, f"never pushed: {what}") for key, what in missing]
 
 
 def _pull_item(item: Item, entry: Entry, manifest: Manifest, remote, memo: HashMemo, force: bool,

@@ -53,6 +53,7 @@ class Scope:
     datasets: list = field(default_factory=list)    # dataset keys that name the DB
     db_datasets: dict = field(default_factory=dict)  # everything scope: DB key -> dataset keys
     everything: bool = False
+    evals: list = field(default_factory=list)       # dataset --full: (cohort key, eval_id, label) it names
 
 
 def key_of(path: Path, data_dir: Path) -> str:
@@ -120,9 +121,11 @@ def _dataset_scope(path: Path, data_dir: Path, full: bool) -> Scope:
         raise UserError(f"dataset scope takes a dataset file such as data/r12.json, got {path}")
     dataset = load_dataset(path)
     cohorts = [key_of(c.path.parent, data_dir) for c in dataset.cohorts] if full else []
+    evals = [(key_of(s.cohort_dir, data_dir), s.eval_id, s.label) for s in dataset.evals
+             if s.cohort_dir is not None] if full else []
     return Scope(name="dataset", label=f"dataset {dataset.name}" + (" (full)" if full else ""),
                  cohorts=cohorts, db_keys=[key_of(dataset.db_path, data_dir)],
-                 datasets=[key_of(path, data_dir)])
+                 datasets=[key_of(path, data_dir)], evals=evals)
 
 
 # ---------------------------------------------------------------- the two views
@@ -138,6 +141,18 @@ def manifest_items(scope: Scope, manifest: Manifest) -> list:
         if _run_selected(scope, entry.cohort, entry.eval_ids):
             items.append(Item("runs", key, data_dir / key, cohort=entry.cohort, eval_ids=list(entry.eval_ids)))
     return items
+
+
+def never_pushed(scope: Scope, manifest: Manifest) -> list:
+    """[(key, what)] of what a `dataset --full` scope names but the manifest lacks: the DB
+    file, and each eval (key ``<cohort key>/<eval_id>``) with no run folder recorded in
+    its cohort. A pull cannot deliver these, so it must say so rather than look complete."""
+    missing = [(key, "the dataset's database") for key in scope.db_keys if key not in manifest.dbs] \
+        if scope.evals else []
+    published = {(e.cohort, eval_id) for e in manifest.runs.values() for eval_id in e.eval_ids}
+    missing += [(f"{cohort}/{eval_id}", label) for cohort, eval_id, label in scope.evals
+                if (cohort, eval_id) not in published]
+    return missing
 
 
 def _run_selected(scope: Scope, cohort: str | None, eval_ids) -> bool:

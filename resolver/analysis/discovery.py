@@ -66,11 +66,18 @@ def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals=(), sear
 
 def _eval_row(record: dict) -> dict:
     groups = record.get("groups")
-    return {"eval_id": record["eval_id"], "label": record.get("label") or record.get("model"),
-            "model": record.get("model"), "template": record.get("template"), "sampler": record.get("sampler"),
-            "groups": list(groups) if groups is not None else [], "hf_id": record.get("hf_id") or "",
+    return {"eval_id": record["eval_id"], "label": _text(record.get("label")) or _text(record.get("model")),
+            "model": _text(record.get("model")), "template": _text(record.get("template")),
+            "sampler": _text(record.get("sampler")),
+            "groups": list(groups) if groups is not None else [], "hf_id": _text(record.get("hf_id")),
             "points": 0, "samples": 0, "grader_version": _int_or_none(record.get("grader_version")),
             "task_versions": _json_dict(record.get("task_versions"))}
+
+
+def _text(value):
+    """A metadata string, or None when absent: pandas turns a missing string into NaN
+    once another row of the column has one, and NaN must not print as 'nan'."""
+    return value if isinstance(value, str) and value else None
 
 
 def _int_or_none(value):
@@ -141,8 +148,9 @@ def evals_text(rows: list, fmt: str) -> str:
     if fmt == "json":
         return to_json(rows)
     headers = ["eval_id", "label", "model", "template", "sampler", "groups", "hf_id", "points", "samples", "versions"]
-    cells = [[r["eval_id"], r["label"], r["model"], r["template"], r["sampler"], ", ".join(r["groups"]),
-              r["hf_id"] or "—", r["points"], r["samples"], versions_text(r)] for r in rows]
+    cells = [[r["eval_id"], *(r[k] or "—" for k in ("label", "model", "template", "sampler")),
+              ", ".join(r["groups"]) or "—", r["hf_id"] or "—", r["points"], r["samples"], versions_text(r)]
+             for r in rows]
     if fmt == "markdown":
         return markdown_table(cells, headers, ["l"] * 7 + ["r", "r", "l"])
     return plain_table(cells, headers)

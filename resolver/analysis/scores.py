@@ -373,8 +373,10 @@ def _score_rows(results: list, columns: list, multi_tier: bool, cell, tier_group
 
 
 def scores_markdown(results: list, title: str = "ReasonScore", show_token_counts: bool = False) -> str:
-    """The seed-001 markdown table (plus a token table with show_token_counts)."""
+    """The seed-001 markdown table, the evals' group/family metadata (## Models), and a
+    token table with show_token_counts."""
     from resolver.analysis.common import markdown_table
+    from resolver.analysis.eval_groups import models_markdown
 
     tiers = score_table_columns(results)
     columns = sorted(dict.fromkeys(g for groups in tiers.values() for g in groups), key=group_order)
@@ -389,4 +391,5 @@ def scores_markdown(results: list, title: str = "ReasonScore", show_token_counts
         parts += ["", "## Mean completion tokens per task", "",
                   markdown_table(_score_rows(results, columns, multi_tier, tokens_cell, tiers), headers,
                                  ["l", "l", "r", "r", "r", "r", "r"] + ["r"] * len(columns))]
+    parts += ["", models_markdown(results)]
     return "\n".join(parts) + "\n"

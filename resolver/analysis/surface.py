@@ -18,12 +18,14 @@ COUNTERS = ["correct", "incorrect", "invalid", "truncated", "guess_sum", "guess_
 
 @dataclass(frozen=True)
 class TaskView:
-    """One view of one task: ``base_task``, ``view`` name, ``dims`` (group_by), ``filters``."""
+    """One view of one task: ``base_task``, ``view`` name, ``dims`` (group_by), ``filters``,
+    and ``facet_by`` (dimensions that split the view into one panel per value)."""
 
     base_task: str
     view: str
     dims: tuple
     filters: dict = field(default_factory=dict)
+    facet_by: tuple = ()
 
     @property
     def ident(self) -> str:
@@ -41,7 +43,8 @@ def config_views(config_path, dims: int | None = None) -> list[TaskView]:
     for task in config.tasks:
         for view in task.views:
             if dims is None or len(view.group_by) == dims:
-                views.append(TaskView(task.name, view.view, tuple(view.group_by), dict(view.filters or {})))
+                views.append(TaskView(task.name, view.view, tuple(view.group_by), dict(view.filters or {}),
+                                      tuple(view.facet_by or ())))
     return views
 
 
@@ -73,6 +76,7 @@ def view_columns(views: list[TaskView]) -> list[str]:
     for view in views:
         names.extend(view.dims)
         names.extend(view.filters)
+        names.extend(view.facet_by)
     return list(dict.fromkeys(names))
 
 

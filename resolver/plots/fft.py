@@ -1,4 +1,10 @@
-"""FFT grids: rows = 1-D views, columns = evals, one spectrum per group_by value."""
+"""FFT grids: one panel per (1-D view entry, eval), one spectrum per group_by value.
+
+A view entry is a view, or one facet of a view with ``facet_by``. With several evals
+the columns are the evals (a row compares them on one view entry); with one eval the
+panels fill a near-square grid (resolver.plots.layout). Legends sit right of their
+panel, never over the curves; the title sits above every panel.
+"""
 from __future__ import annotations
 
 import matplotlib
@@ -8,9 +14,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import Normalize  # noqa: E402
 import numpy as np  # noqa: E402
 
+from resolver.plots.layout import grid_shape, wrap  # noqa: E402
 from resolver.probe.fft import FREQUENCIES  # noqa: E402
 
 DPI = 100
+TITLE_PX = 70           # the figure title's band above the grid
+TITLE_CHARS = 52        # panel titles wrap at this many characters (fits the axes at 9 pt)
 
 
 def _tick(value) -> str:
@@ -20,39 +29,59 @@ def _tick(value) -> str:
 
 
 def _short(dimension: str) -> str:
-    return dimension.split(".", 1)[-1]
+    return dimension.removeprefix("params.")
+
+
+def view_entries(table, views: list) -> list:
+    """[(view, facet name, rows of the table)] in view order, facets sorted; '' = no facet."""
+    entries = []
+    for view in views:
+        part = table[(table["base_task"] == view.base_task) & (table["view"] == view.view)] if len(table) else table
+        facets = sorted(part["facet"].unique().tolist()) if len(part) and "facet" in part else [""]
+        for facet in facets or [""]:
+            entries.append((view, facet, part[part["facet"] == facet] if facet and len(part) else part))
+    return entries
 
 
 def fft_figure(table, views: list, evals: list, labels: dict, title: str, tokenizer_names: dict,
-               cell_w: int = 520, cell_h: int = 340):
-    """Each cell: mean magnitude spectrum per value of the view's dimension, coloured by that value."""
-    rows, cols = max(1, len(views)), max(1, len(evals))
-    fig, axes = plt.subplots(rows, cols, squeeze=False, figsize=(cols * cell_w / DPI, rows * cell_h / DPI + 0.5),
-                             dpi=DPI)
-    for r, view in enumerate(views):
-        part = table[(table["base_task"] == view.base_task) & (table["view"] == view.view)] if len(table) else table
-        values = sorted(part["value"].unique().tolist(), key=lambda v: (isinstance(v, str), v)) if len(part) else []
-        numeric = bool(values) and all(isinstance(v, (int, float, np.integer, np.floating)) for v in values)
-        cmap = plt.get_cmap("viridis")
-        norm = Normalize(min(values), max(values) if max(values) > min(values) else min(values) + 1) if numeric else None
-        for c, eval_id in enumerate(evals):
-            ax = axes[r][c]
-            cell = part[part["eval_id"] == eval_id] if len(part) else part
-            for i, row in enumerate(cell.itertuples(index=False)):
-                colour = cmap(norm(row.value)) if numeric else cmap(i / max(len(values) - 1, 1))
-                # bin 0 is the mean, removed before the transform: leave it out of a log plot
-                ax.plot(FREQUENCIES[1:], row.spectrum[1:], color=colour, linewidth=1.2,
-                        label=f"{_short(row.dimension)}={_tick(row.value)} ({row.samples} prompts)")
-            ax.set_title(f"{view.ident} — {labels.get(eval_id, eval_id)}\ntokenizer: "
-                         f"{tokenizer_names.get(eval_id, '?')}", fontsize=9)
-            ax.set_xlabel("frequency (cycles per token)")
-            ax.set_ylabel("mean |FFT| of token ids")
-            ax.set_yscale("log")
-            ax.grid(alpha=0.3, which="both")
-            if len(cell):
-                ax.legend(fontsize=7, title=view.dims[0], title_fontsize=7)
-            else:
-                ax.text(0.35, 0.5, "no points", transform=ax.transAxes)
-    fig.suptitle(title, fontsize=12)
-    fig.tight_layout()
+               cell_w: int = 640, cell_h: int = 360):
+    """Each panel: mean magnitude spectrum per value of the view's dimension, coloured by that value."""
+    entries = view_entries(table, views)
+    panels = [(entry, eval_id) for entry in entries for eval_id in evals]
+    rows, cols = grid_shape(len(panels), len(evals))
+    fig, axes = plt.subplots(rows, cols, squeeze=False, dpi=DPI, layout="constrained",
+                             figsize=(cols * cell_w / DPI, (rows * cell_h + TITLE_PX) / DPI))
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, ((view, facet, part), eval_id) in zip(axes.flat, panels):
+        _draw_panel(ax, view, facet, part, eval_id, labels, tokenizer_names)
+    fig.suptitle(title, fontsize=13, fontweight="bold")
     return fig
+
+
+def _draw_panel(ax, view, facet: str, part, eval_id, labels: dict, tokenizer_names: dict) -> None:
+    values = sorted(part["value"].unique().tolist(), key=lambda v: (isinstance(v, str), v)) if len(part) else []
+    numeric = bool(values) and all(isinstance(v, (int, float, np.integer, np.floating)) for v in values)
+    cmap = plt.get_cmap("viridis")
+    norm = Normalize(min(values), max(values) if max(values) > min(values) else min(values) + 1) if numeric else None
+    cell = part[part["eval_id"] == eval_id] if len(part) else part
+    for i, row in enumerate(cell.itertuples(index=False)):
+        colour = cmap(norm(row.value)) if numeric else cmap(i / max(len(values) - 1, 1))
+        # bin 0 is the mean, removed before the transform: leave it out of a log plot
+        ax.plot(FREQUENCIES[1:], row.spectrum[1:], color=colour, linewidth=1.2,
+                label=f"{_tick(row.value)} ({row.samples})")
+    heading = view.ident + (f" [{facet}]" if facet else "")
+    ax.set_title(wrap(f"{heading} — {labels.get(eval_id, eval_id)} · tokenizer "
+                      f"{tokenizer_names.get(eval_id, '?')}", TITLE_CHARS), fontsize=9)
+    ax.set_xlabel("frequency (cycles per token)", fontsize=8)
+    ax.set_ylabel("mean |FFT| of token ids", fontsize=8)
+    ax.tick_params(labelsize=8)
+    ax.set_yscale("log")
+    ax.grid(alpha=0.3, which="both")
+    if len(cell):
+        # outside the axes, right of the curves; constrained layout makes room for it
+        ax.legend(fontsize=7, title=f"{_short(view.dims[0])} (prompts)", title_fontsize=7,
+                  loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                  ncols=2 if len(cell) > 14 else 1)
+    else:
+        ax.text(0.5, 0.5, "no points", transform=ax.transAxes, ha="center", va="center")

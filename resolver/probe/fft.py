@@ -6,8 +6,9 @@ at a fixed distance in tokens: a table row of 12 tokens puts a peak at 1/12
 cycles/token. Spectra of different lengths are resampled onto one grid of
 ``bins`` frequencies in [0, 0.5] cycles/token (keeping the largest magnitude that
 falls on each grid point, so peaks survive), scaled by 1/length (a periodic
-component then has the same height in a long and a short prompt), and averaged over the samples of a point, then over the points
-sharing a value of the view's group_by dimension.
+component then has the same height in a long and a short prompt), and averaged over
+the samples of a point, then over the points sharing a value of the view's group_by
+dimension (within one value of its facet_by dimensions, when the view has them).
 """
 from __future__ import annotations
 
@@ -57,8 +58,10 @@ def point_spectrum(point, db_dir, tokenizer) -> tuple[np.ndarray, int]:
 
 def fft_table(points: pd.DataFrame, views: list[TaskView], db_dir, tokenizers: dict,
               progress: bool = True) -> pd.DataFrame:
-    """One row per (view, eval, group_by value): spectrum (array), points, samples.
+    """One row per (view, facet, eval, group_by value): spectrum (array), points, samples.
 
+    A view with ``facet_by`` gets one facet per value (combination) of those dimensions,
+    named ``facet`` = "dim=value, ..." (empty for a view without facet_by): one panel each.
     `points` must have id, eval_id, model, template, sampler, base_task, params,
     sources and the views' dimension columns; `tokenizers` maps eval_id -> tokenizer.
     """
@@ -69,17 +72,25 @@ def fft_table(points: pd.DataFrame, views: list[TaskView], db_dir, tokenizers: d
         cache[int(point["id"])] = point_spectrum(point, db_dir, tokenizers[point["eval_id"]])
     rows = []
     for view in views:
-        dim = view.dims[0]
+        dim, facets = view.dims[0], [f for f in view.facet_by if f != view.dims[0]]
         part = view_points(points, view)
-        for (eval_id, value), group in part.groupby(["eval_id", dim], sort=True):
+        for key, group in part.groupby(["eval_id", *facets, dim], sort=True, dropna=False):
+            eval_id, *facet_values, value = key
             spectra = [cache[int(i)] for i in group["id"]]
             weights = np.array([n for _, n in spectra], dtype=float)
             stacked = np.array([s for s, _ in spectra])
             spectrum = (weights @ stacked / weights.sum()) if weights.sum() > 0 else np.zeros(FFT_BINS)
             rows.append({"base_task": view.base_task, "view": view.view, "dimension": dim,
-                         "eval_id": eval_id, "value": value, "points": len(group),
-                         "samples": int(weights.sum()), "spectrum": spectrum})
+                         "facet": facet_name(facets, facet_values), "eval_id": eval_id, "value": value,
+                         "points": len(group), "samples": int(weights.sum()), "spectrum": spectrum})
     return pd.DataFrame(rows)
+
+
+def facet_name(dims, values) -> str:
+    """'params.operation=sum, params.format=csv' for a facet ('' for none), whole numbers without '.0'."""
+    def text(v):
+        return str(int(v)) if isinstance(v, (float, np.floating)) and float(v).is_integer() else str(v)
+    return ", ".join(f"{d}={text(v)}" for d, v in zip(dims, values))
 
 
 def dominant_frequency(spectrum: np.ndarray, skip_bins: int = 2) -> float:
