@@ -53,8 +53,13 @@ def build_parser() -> ArgParser:
     p.add_argument("--model", required=True, type=model_name, help="model name sent to the server and recorded")
     p.add_argument("--mode", choices=("api", "write-batch", "read-batch"), default=None,
                    help="api (default), write-batch or read-batch")
-    p.add_argument("--apibase", help="API base URL, e.g. http://localhost:3333 (api mode only; /v1 added if missing)")
-    p.add_argument("--apikey", default=None, help="API key (default: $OPENAI_API_KEY)")
+    p.add_argument("--apibase", help="API base URL, e.g. http://localhost:3333 (api mode only; /v1 added if missing), "
+                        "or an Azure OpenAI deployment URL with ?api-version=...")
+    p.add_argument("--apikey", default=None,
+                   help="API key (default: $OPENAI_API_KEY; for an Azure deployment URL $AZURE_OPENAI_API_KEY first)")
+    p.add_argument("--ca-bundle", default=None, metavar="FILE",
+                   help="PEM file of extra CA certificates to trust for an https --apibase (default: "
+                        "$REQUESTS_CA_BUNDLE, then $CURL_CA_BUNDLE; the system store always counts)")
     p.add_argument("--batch", help="vLLM run-batch output file to import (read-batch mode)")
     p.add_argument("--precision", help="precision level from the config (default: the first defined)")
     p.add_argument("--seed", type=int, default=42, help="random seed added to every step's seed (default 42)")

@@ -233,6 +233,8 @@ class RunLoop:
         self._states: list[_StepState] = []
         self._answered: set[str] = set()   # keys answered by the server in this run
         self._failure_streak = 0             # failures since the last answer
+        self._held_lines: list[str] | None = []   # failure lines held until the server answers once
+        self._malformed_failures = 0         # failed requests whose replies were not chat completions
         self._live_tokens = 0            # for the progress bar (records count at write time)
         self._live_cached = 0
         self._queued = 0             # samples started and not finished
@@ -251,8 +253,10 @@ class RunLoop:
         tasks: set[asyncio.Task] = set()
         try:
             await self._launch_steps(steps, tasks)
+            self._release_held_lines()
         except asyncio.CancelledError:
             self.summary.interrupted = True
+            self._release_held_lines()
         finally:
             for task in tasks:
                 task.cancel()
@@ -376,19 +380,22 @@ class RunLoop:
             self._answered.add(key)
             self._failure_streak = 0
             self.summary.answered += 1
+            if self._held_lines is not None:
+                self._release_held_lines()
             future.set_result(completion)
             return completion
         except RequestFailed as exc:
             if exc.kind == "prompt_too_long":
                 self._failure_streak = 0         # the server answered: it works
+                self._release_held_lines()
                 too_long = PromptTooLong(str(exc))
                 future.set_result(too_long)
                 return too_long
             future.set_result(None)
             if exc.kind == "fatal":
                 raise UserError(f"stopping: {exc}; no request can succeed like this "
-                                "(check --apikey / $OPENAI_API_KEY and the account's quota)") from None
-            self._note_failure(str(exc))
+                                f"(check {self.client.key_hint} and the account's quota)") from None
+            self._note_failure(str(exc), exc.sent)
             return None
         except BaseException:
             if not future.done():
@@ -397,19 +404,42 @@ class RunLoop:
         finally:
             del self._inflight[key]
 
-    def _note_failure(self, message: str) -> None:
+    def _note_failure(self, message: str, sent: str | None = None) -> None:
         self.summary.failed += 1
         self._failure_streak += 1
+        self._malformed_failures += sent is not None
         first = message not in self.summary.failures
         self.summary.failures[message] += 1
-        if first:
-            tqdm.write(f"request failed: {message}", file=sys.stderr)
         if self.summary.failed >= ABORT_AFTER_FAILURES and self.summary.answered == 0:
-            raise UserError(f"stopping: the first {self.summary.failed} requests all failed "
-                            f"(last: {message}); check --model, --apibase and the sampler")
+            raise UserError(self._first_failures_line(message, sent))
+        if first:
+            self._report(f"request failed: {message}")
         if self._failure_streak >= max(ABORT_AFTER_FAILURES, 2 * self.opts.parallel):
             raise UserError(f"stopping: the last {self._failure_streak} requests all failed (last: {message}); "
                             "everything answered so far is saved: run the same command again to resume")
+
+    def _first_failures_line(self, message: str, sent: str | None) -> str:
+        """The one line that stops a run whose first requests all failed."""
+        failed = self.summary.failed
+        if self._malformed_failures == failed and sent is not None:
+            return (f"stopping: the first {failed} requests all came back as replies that are not chat "
+                    f"completions (last: {message}; the server sent: {sent}); check that --apibase is an "
+                    "OpenAI-compatible endpoint")
+        return (f"stopping: the first {failed} requests all failed (last: {message}); "
+                "check --model, --apibase and the sampler")
+
+    def _report(self, line: str) -> None:
+        """A failure line on stderr; before the server's first answer it is held, so that a run
+        stopped by its first failures says so in one line (that line names the last failure)."""
+        if self._held_lines is None:
+            tqdm.write(line, file=sys.stderr)
+        else:
+            self._held_lines.append(line)
+
+    def _release_held_lines(self) -> None:
+        held, self._held_lines = self._held_lines or [], None
+        for line in held:
+            tqdm.write(line, file=sys.stderr)
 
     # ---- writing ---------------------------------------------------------------
     async def _flush_forever(self) -> None:
@@ -463,10 +493,11 @@ def resume_hint(folder: Path) -> str:
             "(the new run folder holds every sample)")
 
 
-async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache) -> RunSummary:
+async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache, ssl_context=None) -> RunSummary:
     load_timeout = opts.extras.get("load_timeout")
     async with ChatClient(opts.apibase, opts.apikey, parallel=opts.parallel, timeout=opts.timeout,
-                          load_timeout=DEFAULT_LOAD_TIMEOUT if load_timeout is None else load_timeout) as client:
+                          load_timeout=DEFAULT_LOAD_TIMEOUT if load_timeout is None else load_timeout,
+                          ssl_context=ssl_context) as client:
         models = await client.list_models()
         if models is None or opts.apikey:
             # GET /models cannot tell whether the key works (llama.cpp serves it to anyone) or
@@ -516,13 +547,15 @@ async def _interruptible(coro) -> RunSummary:
 
 def run_api(opts: RunOptions) -> int:
     """runner.py --mode api: returns the exit status (0 ok, 1 failed samples, 130 interrupted)."""
-    from resolver.client import normalize_apibase
+    from resolver.endpoints import parse_endpoint
+    from resolver.tls import ssl_context_for
 
-    normalize_apibase(opts.apibase)                 # bad URL: one-line error before any work
+    endpoint = parse_endpoint(opts.apibase)         # bad URL: one-line error before any work
+    ssl_context = ssl_context_for(opts.extras.get("ca_bundle"), https=endpoint.base.startswith("https:"))
     experiment = build_experiment(opts)
     fast_event_loop()
     with ResponseCache(opts.cache) as cache:
-        summary = asyncio.run(_run_with_client(opts, experiment, cache))
+        summary = asyncio.run(_run_with_client(opts, experiment, cache, ssl_context))
     for line in summary.lines():
         print(line)
     if summary.interrupted:

@@ -12,6 +12,11 @@ reasoning, finish_reason, usage) whose every field has been type-checked, or a
   any shape, HTTP 408 / 409 / 429 / 5xx) is retried with capped exponential backoff
   and full jitter, waiting at least as long as the server asks (`retry-after-ms`,
   `Retry-After`, `x-ratelimit-reset-*`); then kind "failed";
+* except a reply that repeats: the same malformed shape, or the same 5xx body (500,
+  501, 505... not the gateway statuses 502 / 503 / 504, and not when the server asks
+  for a wait), SAME_REPLY_ATTEMPTS times in a row is the server's answer to this
+  request, not bad luck: kind "failed" at once (llama.cpp's deterministic
+  "could not broadcast input array" 500s, a server that never sends chat completions);
 * a 503 "Loading model" is waited for up to `load_timeout` seconds;
 * kind "prompt_too_long": the server says the prompt does not fit its context
   (not retried; the runner records the sample as prompt-too-long);
@@ -33,6 +38,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+from resolver.endpoints import Endpoint, parse_endpoint
 from resolver.errors import UserError
 from resolver.http_policy import (classify_error, error_text, is_socks, parse_retry_after,  # noqa: F401
                                   proxy_for, retry_delay, server_message)
@@ -41,6 +47,8 @@ from resolver.replies import MalformedReply, split_message
 DEFAULT_LOAD_TIMEOUT = 600.0   # seconds a server may spend loading its model (--load-timeout)
 MAX_TOKEN_COUNT = 2**31 - 1    # usage counts must fit a 32-bit integer column
 USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+SAME_REPLY_ATTEMPTS = 4        # the same bad reply this many times in a row ends the request
+GATEWAY_STATUSES = (502, 503, 504)   # a proxy's fixed page while the server restarts: keep retrying
 
 
 def check_usage(usage) -> dict | None:
@@ -126,11 +134,13 @@ class RequestFailed(Exception):
     bad API key, no quota).
     """
 
-    def __init__(self, message: str, status: int | None = None, retryable: bool = False, kind: str = "failed"):
+    def __init__(self, message: str, status: int | None = None, retryable: bool = False, kind: str = "failed",
+                 sent: str | None = None):
         super().__init__(message)
         self.status = status
         self.retryable = retryable
         self.kind = kind
+        self.sent = sent             # the start of a malformed reply, as the server sent it
 
 
 @dataclass
@@ -166,24 +176,17 @@ def normalize_apibase(url: str | None) -> str:
 
     So ``http://localhost:3333``, ``http://localhost:3333/v1`` and provider bases such
     as ``https://api.deepinfra.com/v1/openai`` all work (the preflight also tries
-    ``<base>/v1`` when ``<base>/models`` is not found).
+    ``<base>/v1`` when ``<base>/models`` is not found). An Azure OpenAI deployment URL
+    gives its deployment base (its query is kept by resolver.endpoints.parse_endpoint).
     """
-    if not isinstance(url, str) or not url.strip():
-        raise UserError("--apibase is required in api mode; e.g. --apibase http://localhost:3333")
-    text = url.strip()
-    try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError as exc:
-        raise UserError(f"--apibase {url!r} is not a valid URL ({exc}); e.g. http://localhost:3333") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UserError(f"--apibase {url!r} is not an http(s) URL; e.g. http://localhost:3333")
-    if parts.query or parts.fragment:
-        raise UserError(f"--apibase {url!r} has a query or fragment; give only scheme, host, port and path")
-    base = text.rstrip("/")
-    if parts.path.strip("/") == "":
-        base += "/v1"
-    return base
+    return parse_endpoint(url).base
+
+
+def reply_excerpt(raw: bytes, limit: int = 160) -> str:
+    """The start of a reply body on one printable line (for saying what a server sent)."""
+    text = " ".join(raw[:limit * 4].decode("utf-8", "replace").split())
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text[:limit] + ("..." if len(text) > limit else "")
 
 
 def completion_from_payload(payload) -> Completion:
@@ -249,12 +252,20 @@ class _StreamState:
 
 
 class _Transient(Exception):
-    """Internal: an attempt failed in a way worth retrying."""
+    """Internal: an attempt failed in a way worth retrying.
 
-    def __init__(self, reason: str, message: str, retry_after: float | None = None):
+    `signature`: what makes two failed attempts "the same reply" (None: never the
+    same, e.g. a timeout); `sent`: the start of a malformed reply.
+    """
+
+    def __init__(self, reason: str, message: str, retry_after: float | None = None, *,
+                 signature=None, sent: str | None = None, status: int | None = None):
         super().__init__(message)
         self.reason = reason
         self.retry_after = retry_after
+        self.signature = signature
+        self.sent = sent
+        self.status = status
 
 
 class ChatClient:
@@ -263,8 +274,10 @@ class ChatClient:
     def __init__(self, apibase: str, apikey: str | None = None, *, parallel: int = 16,
                  timeout: float = 3600.0, max_retries: int = 8, backoff_base: float = 0.5,
                  backoff_cap: float = 30.0, on_retry: Callable[[str], None] | None = None,
-                 load_timeout: float = DEFAULT_LOAD_TIMEOUT):
-        self.base = normalize_apibase(apibase)
+                 load_timeout: float = DEFAULT_LOAD_TIMEOUT, ssl_context=None):
+        self.endpoint: Endpoint = parse_endpoint(apibase)
+        self.chat_url = self.endpoint.url("chat/completions")
+        self.ssl_context = ssl_context       # None: aiohttp's default (the system's CAs); see resolver.tls
         self.apikey = apikey
         self.parallel = max(1, int(parallel))
         self.timeout = float(timeout)
@@ -277,12 +290,16 @@ class ChatClient:
         self.proxy = proxy_for(self.base)
         self._session: aiohttp.ClientSession | None = None
 
+    @property
+    def base(self) -> str:
+        return self.endpoint.base
+
     # ---- lifecycle ---------------------------------------------------------
     async def __aenter__(self) -> "ChatClient":
-        headers = {"Content-Type": "application/json"}
-        if self.apikey:
-            headers["Authorization"] = f"Bearer {self.apikey}"
+        headers = {"Content-Type": "application/json", **self.endpoint.auth_headers(self.apikey)}
         options = dict(limit=self.parallel, limit_per_host=self.parallel, ttl_dns_cache=300)
+        if self.ssl_context is not None:
+            options["ssl"] = self.ssl_context
         if is_socks(self.proxy):
             try:
                 from aiohttp_socks import ProxyConnector
@@ -320,12 +337,22 @@ class ChatClient:
             async with self._request("GET", url, timeout=aiohttp.ClientTimeout(total=min(self.timeout, 30))) as resp:
                 return resp.status, await resp.read()
         except aiohttp.ClientConnectorError as exc:
-            why = "connection refused" if isinstance(exc.os_error, ConnectionRefusedError) else str(exc.os_error or exc)
-            raise UserError(f"cannot connect to {self.base} ({why}); "
-                            "is the server running? check --apibase") from None
+            raise self._cannot_connect(exc) from None
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise UserError(f"{self.base} did not answer GET /models "
                             f"({type(exc).__name__}: {exc}); check --apibase") from None
+
+    def _cannot_connect(self, exc: aiohttp.ClientConnectorError) -> UserError:
+        if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+            return UserError(f"{self.base}: the server's TLS certificate is not trusted "
+                             f"({exc.certificate_error}); give its CA with --ca-bundle FILE "
+                             "(or $REQUESTS_CA_BUNDLE / $SSL_CERT_FILE)")
+        why = "connection refused" if isinstance(exc.os_error, ConnectionRefusedError) else str(exc.os_error or exc)
+        return UserError(f"cannot connect to {self.base} ({why}); is the server running? check --apibase")
+
+    @property
+    def key_hint(self) -> str:
+        return "--apikey / $AZURE_OPENAI_API_KEY" if self.endpoint.azure_deployment else "--apikey / $OPENAI_API_KEY"
 
     async def list_models(self) -> list[str] | None:
         """Model ids from GET /models; None when the server has no such endpoint.
@@ -334,14 +361,18 @@ class ChatClient:
         listening, not an HTTP server, a rejected API key. When ``<base>/models`` is
         not found but ``<base>/v1/models`` is, the base moves to ``<base>/v1``.
         """
+        if self.endpoint.azure_deployment:
+            return None              # a deployment has no model list; probe_chat checks it
         status, raw = await self._get_models(self.base)
         if status == 404 and not self.base.endswith("/v1"):
             other, other_raw = await self._get_models(self.base + "/v1")
             if other == 200:
-                self.base, status, raw = self.base + "/v1", other, other_raw
+                self.endpoint = self.endpoint.moved_to(self.base + "/v1")
+                self.chat_url = self.endpoint.url("chat/completions")
+                status, raw = other, other_raw
         if status >= 400 and classify_error(status, raw.decode("utf-8", "replace")) == "fatal":
             raise UserError(f"{self.base} rejected the API key (HTTP {status}: {server_message(raw)}); "
-                            "set --apikey or $OPENAI_API_KEY")
+                            f"set {self.key_hint}")
         if status != 200:
             return None
         try:
@@ -361,9 +392,11 @@ class ChatClient:
         started = time.monotonic()
         while True:
             try:
-                async with self._request("POST", f"{self.base}/chat/completions", json=body,
+                async with self._request("POST", self.chat_url, json=body,
                                          timeout=aiohttp.ClientTimeout(total=min(self.timeout, 120))) as resp:
                     status, raw = resp.status, await resp.read()
+            except aiohttp.ClientConnectorError as exc:
+                raise self._cannot_connect(exc) from None
             except (aiohttp.ClientError, asyncio.TimeoutError):
                 return          # the run's own retries deal with a flaky connection
             kind = classify_error(status, raw.decode("utf-8", "replace")) if status != 200 else "ok"
@@ -372,10 +405,10 @@ class ChatClient:
                 await asyncio.sleep(min(5.0, max(0.5, 2.0 if asked is None else asked)))
                 continue
             break
-        where = f"{self.base}/chat/completions"
+        where = self.chat_url
         if kind == "fatal":
             raise UserError(f"{where} refused the request (HTTP {status}: {server_message(raw)}); "
-                            "check --apikey / $OPENAI_API_KEY and the account's quota")
+                            f"check {self.key_hint} and the account's quota")
         if kind == "loading":
             raise UserError(f"{self.base} was still loading the model after {self.load_timeout:g} s "
                             "(--load-timeout); wait for it or raise --load-timeout")
@@ -396,6 +429,7 @@ class ChatClient:
             payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
         attempt = 0
         loading_since = None
+        last_signature, same_replies = None, 0     # the same bad reply, attempts in a row
         while True:
             try:
                 self.stats.sent += 1
@@ -411,10 +445,17 @@ class ChatClient:
                         asked = exc.retry_after if exc.retry_after is not None else 2.0
                         await asyncio.sleep(min(self.load_timeout - waited, max(0.5, min(asked, 10.0))))
                         continue
+                same = exc.signature is not None and exc.signature == last_signature
+                last_signature, same_replies = exc.signature, (same_replies + 1 if same else 1)
+                if same_replies >= SAME_REPLY_ATTEMPTS:
+                    # The server's answer to this request, not bad luck: the backoff budget would not change it.
+                    self.stats.failed += 1
+                    raise RequestFailed(f"gave up after {attempt + 1} attempts, the same reply each time: {exc}",
+                                        status=exc.status, sent=exc.sent) from None
                 if attempt >= self.max_retries or exc.reason == "loading":
                     self.stats.failed += 1
                     raise RequestFailed(f"gave up after {attempt + 1} attempts: {exc}",
-                                        retryable=True) from None
+                                        retryable=True, status=exc.status, sent=exc.sent) from None
                 self.stats.note_retry(exc.reason)
                 if self.on_retry:
                     self.on_retry(exc.reason)
@@ -433,9 +474,8 @@ class ChatClient:
         return backoff
 
     async def _attempt(self, body: dict, payload: bytes) -> Completion:
-        url = f"{self.base}/chat/completions"
         try:
-            async with self._request("POST", url, data=payload) as resp:
+            async with self._request("POST", self.chat_url, data=payload) as resp:
                 if resp.status != 200:
                     await self._raise_for_status(resp)
                 if body.get("stream"):
@@ -448,7 +488,8 @@ class ChatClient:
         try:
             return completion_from_payload(parse_json_reply(raw))
         except MalformedReply as exc:
-            raise _Transient("malformed", f"malformed reply: {exc}") from None
+            message = f"malformed reply: {exc}"
+            raise _Transient("malformed", message, signature=message, sent=reply_excerpt(raw)) from None
 
     async def _raise_for_status(self, resp: aiohttp.ClientResponse) -> None:
         raw = await resp.read()
@@ -456,7 +497,12 @@ class ChatClient:
         message = f"HTTP {status}: {server_message(raw)}"
         kind = classify_error(status, raw.decode("utf-8", "replace"))
         if kind in ("retry", "loading"):
-            raise _Transient("loading" if kind == "loading" else str(status), message, retry_delay(resp.headers))
+            asked = retry_delay(resp.headers)
+            # A server error that would repeat for this request: the whole body is its identity.
+            # Gateways and servers that ask for a wait expect the retry to work: no signature.
+            repeatable = status >= 500 and status not in GATEWAY_STATUSES and asked is None and kind == "retry"
+            raise _Transient("loading" if kind == "loading" else str(status), message, asked,
+                             signature=(status, raw) if repeatable else None, status=status)
         raise RequestFailed(message, status=status, kind=kind)
 
     async def _read_stream(self, resp: aiohttp.ClientResponse) -> Completion:
@@ -476,7 +522,8 @@ class ChatClient:
                     raise MalformedReply("stream chunk is not an object")
                 state.feed(chunk)
             except MalformedReply as exc:
-                raise _Transient("malformed", f"malformed stream: {exc}") from None
+                message = f"malformed stream: {exc}"
+                raise _Transient("malformed", message, signature=message, sent=reply_excerpt(data)) from None
         if not state.done and state.finish_reason is None:
             raise _Transient("connection", "stream ended before the completion finished")
         return state.completion()

@@ -94,7 +94,9 @@ class RunOptions:
         if not self.timeout > 0:
             raise UserError(f"--timeout must be a positive number of seconds, got {self.timeout}")
         if self.apikey is None:
-            self.apikey = os.environ.get("OPENAI_API_KEY")
+            from resolver.endpoints import api_key_from_env
+
+            self.apikey = api_key_from_env(self.apibase)
         return self
 
     @property

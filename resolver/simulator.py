@@ -404,11 +404,15 @@ class SimulatorApp:
         if fault == "429":
             return _error(429, "Too many requests (simulated)", "rate_limit_error",
                           headers={"Retry-After": f"{self.faults.retry_after:g}"})
+        # Random faults are transient: each carries its own number (as real servers put a
+        # request id in a 500) or is cut at its own length, so no two in a row look alike.
+        # A reply repeated identically is what the runner takes for a deterministic error.
+        number = self.stats.faults[fault]
         if fault == "500":
-            return _error(500, "Internal server error (simulated)", "server_error")
+            return _error(500, f"Internal server error (simulated, fault {number})", "server_error")
         if fault == "malformed":
-            return web.Response(body=b'{"id": "chatcmpl-broken", "choices": [{"message": {"cont',
-                                content_type="application/json")
+            cut = b'{"id": "chatcmpl-broken", "choices": [' + b"0, " * (1 + number % 1000)  # JSON ends early
+            return web.Response(body=cut, content_type="application/json")
         if fault == "drop":
             request.transport.close()  # the client sees the connection vanish
             raise asyncio.CancelledError()

@@ -103,6 +103,7 @@ class LoopbackServer:
     """
 
     backlog = 64
+    ssl_context = None           # an ssl.SSLContext to serve https
 
     def __init__(self):
         import socket
@@ -111,6 +112,9 @@ class LoopbackServer:
         self._sock.bind(("127.0.0.1", 0))
         self._sock.listen(self.backlog)
         self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+
+    def add_routes(self, app):
+        """More routes (e.g. an Azure deployment path); none by default."""
 
     async def on_start(self):
         pass
@@ -131,9 +135,10 @@ class LoopbackServer:
             app = web.Application()
             app.router.add_post("/v1/chat/completions", self.chat)
             app.router.add_get("/v1/models", self.list_models)
+            self.add_routes(app)
             runner = web.AppRunner(app, access_log=None)
             await runner.setup()
-            await web.SockSite(runner, self._sock).start()
+            await web.SockSite(runner, self._sock, ssl_context=self.ssl_context).start()
             self._stop = asyncio.Event()
             ready.set()
             await self._stop.wait()
