@@ -155,7 +155,7 @@ def scan_batch(job: ScanJob) -> ScanResult:
 
     try:
         return _scan_files(job)
-    except duckdb.InvalidInputException as exc:
+    except (duckdb.InvalidInputException, OSError) as exc:    # OSError: raised through Arrow's reader
         if "maximum_object_size" not in str(exc):
             raise
     return _scan_without_long_lines(job)

@@ -1,0 +1,159 @@
+"""Lines too long to be records (a valid 50 MB record, a crash's 50 MB garbage tail).
+
+Each is one refused record with its file:line; the run goes on and writes every good
+record. The rule the expected numbers follow is written out here on its own: a line
+whose text (surrounding whitespace not counted) is over 16 MiB is not a record.
+"""
+import io
+import json
+import random
+
+import duckdb
+import pytest
+
+from conftest import run_script
+from resolver.ingest import longlines
+from resolver.ingest.longlines import LongLine, bounded_lines
+from resolver.ingest.scan import ScanJob, scan_batch
+from test_evaluate_pipeline import (all_ndjson, check_against_raw, independent_counts, make_cohort, make_record,
+                                    write_dataset, write_evals, write_run)
+from test_evaluate_units import _record
+
+LIMIT = 16 * 2**20          # bytes a record line may have
+BIG = 50_000_000
+
+
+def _line(**overrides) -> bytes:
+    return (json.dumps(_record(**overrides)) + "\n").encode()
+
+
+def _padded(key: str, size: int) -> bytes:
+    """A valid record whose line is exactly ``size`` bytes before its newline."""
+    bare = json.dumps(_record(key=key, answer=""))
+    return bare.replace('"answer": ""', '"answer": "' + "a" * (size - len(bare)) + '"').encode()
+
+
+# ---------------------------------------------------------------- the streaming reader
+
+def test_bounded_lines_hand_worked(monkeypatch):
+    monkeypatch.setattr(longlines, "PIECE", 2)       # long lines arrive in many pieces
+    data = b"ab\n" + b"abcdef\n" + b"12345\n" + b"  \t    \n" + b"{xxxxx}  \n" + b"\n" + b"{tail-cut"
+    streamed = []
+    got = list(bounded_lines(io.BytesIO(data), 5, streamed.append))
+    assert got == [b"ab\n", LongLine(6, True, False, False), b"12345\n", LongLine(7, True, False, True),
+                   LongLine(9, True, True, False), b"\n", LongLine(9, False, False, False)]
+    assert b"".join(streamed) == b"abcdef\n" + b"  \t    \n" + b"{xxxxx}  \n" + b"{tail-cut"
+    assert list(bounded_lines(io.BytesIO(b"x\nabc"), 5)) == [b"x\n", b"abc"]       # a short cut tail
+    assert list(bounded_lines(io.BytesIO(b"abcdef}"), 5)) == [LongLine(7, False, True, False)]
+
+
+# ---------------------------------------------------------------- the scan
+
+@pytest.mark.parametrize("long_line, line_no, needle", [
+    (_line(key="k-2", answer="x" * BIG), 2, "line of 50,000,"),                   # a valid record
+    (b"g" * BIG + b"\n", 2, "line of 50,000,000 bytes is over the 16,777,216 bytes"),    # garbage, mid-file
+    (b'{"key": "k-9", "answer": "' + b"g" * BIG, 4, "malformed JSON: the last line"),    # a crash's tail
+])
+def test_a_line_over_the_limit_is_one_refused_record(tmp_path, long_line, line_no, needle):
+    lines = [_line(key="k-1"), long_line, _line(key="k-3")]
+    if not long_line.endswith(b"\n"):
+        lines = [lines[0], lines[2], b"\n", long_line]
+    path = tmp_path / "f.ndjson"
+    path.write_bytes(b"".join(lines))
+    result = scan_batch(ScanJob((str(path),)))
+    assert [(f, line) for f, line, _ in result.problems] == [(0, line_no)], result.problems
+    assert needle in result.problems[0][2]
+    assert ("truncated last line?" in result.problems[0][2]) == (not long_line.endswith(b"\n"))
+    assert sorted(result.samples.column("sample_index").to_pylist()) == [1, 3]
+    assert result.records == [3]
+
+
+def test_the_limit_is_exact_and_the_same_in_every_batch(tmp_path):
+    """16 MiB of text is a record (whitespace around it not counted), one byte more is not,
+    whether or not another file of the batch sends the scan to its fallback."""
+    paths = {}
+    for name, body in (("at", b"  " + _padded("k-1", LIMIT) + b" \n"), ("over", _padded("k-2", LIMIT + 1) + b"\n"),
+                       ("tail", _line(key="k-3") + _padded("k-4", LIMIT + 1)),
+                       ("huge", _line(key="k-5") + b"g" * (2 * LIMIT + 10) + b"\n" + _line(key="k-6"))):
+        paths[name] = tmp_path / f"{name}.ndjson"
+        paths[name].write_bytes(body)
+    expected = {"at": ([1], []), "over": ([], [1]), "tail": ([3], [2]), "huge": ([5, 6], [2])}
+    alone = {name: scan_batch(ScanJob((str(p),))) for name, p in paths.items()}
+    together = scan_batch(ScanJob(tuple(str(p) for p in paths.values())))
+    for file_no, (name, (indices, bad_lines)) in enumerate(expected.items()):
+        assert alone[name].samples.column("sample_index").to_pylist() == indices, name
+        assert [line for _, line, _ in alone[name].problems] == bad_lines, name
+        mine = [row["sample_index"] for row in together.samples.to_pylist() if row["file_no"] == file_no]
+        assert mine == indices, name
+        assert [(line, msg) for f, line, msg in together.problems if f == file_no] == [
+            (line, msg) for _, line, msg in alone[name].problems], name
+    assert "line of 16,777,217 bytes is over" in alone["over"].problems[0][2]
+    assert "line of 16,777,217 bytes is over" in alone["tail"].problems[0][2]      # it ends in '}': not "cut"
+
+
+# ---------------------------------------------------------------- evaluate.py end to end
+
+def _lines_under_the_limit(files, folder):
+    """Copies of the files with only the lines the rule lets through (for independent_counts)."""
+    folder.mkdir()
+    kept = []
+    for number, path in enumerate(files):
+        with open(path, "rb") as fh:
+            body = b"".join(raw for raw in fh if len(raw.strip()) <= LIMIT)
+        kept.append(folder / f"{number:04d}.ndjson")      # keeps the order of the originals
+        kept[-1].write_bytes(body)
+    return kept
+
+
+def _dump(db):
+    con = duckdb.connect(str(db), read_only=True)
+    dump = {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in ("points", "evals", "expected")}
+    con.close()
+    return dump
+
+
+def test_evaluate_reports_long_lines_and_writes_every_good_record(tmp_path):
+    for model in ("ModelA", "ModelB"):
+        write_evals(make_cohort(tmp_path, model, seed=len(model)), model)
+    dataset = write_dataset(tmp_path, ["ModelA", "ModelB"])
+    rng = random.Random(8)
+    valid = make_record("ModelA", "zs", "greedy", "arithmetic", {"length": 3}, 77, "correct", rng)
+    valid["answer"] = "Final Answer: 1 " + "x" * BIG
+    victim_a = sorted((tmp_path / "data/r1/ModelA").rglob("*.ndjson"))[0]
+    lines = victim_a.read_bytes().splitlines(keepends=True)
+    victim_a.write_bytes(lines[0] + (json.dumps(valid) + "\n").encode() + lines[1] + b"g" * BIG + b"\n"
+                         + b"".join(lines[2:]))
+    victim_b = sorted((tmp_path / "data/r1/ModelB").rglob("*.ndjson"))[-1]
+    tail_line = len(victim_b.read_bytes().splitlines()) + 1
+    with open(victim_b, "ab") as fh:
+        fh.write(b'{"key": "' + b"g" * BIG)                  # a crash mid-write: no newline
+    proc = run_script("evaluate.py", "--dataset", dataset, "--parallel", "2", check=True)
+    assert f"{victim_a}:2: line of {len(json.dumps(valid)):,} bytes is over the 16,777,216 bytes" in proc.stderr
+    assert f"{victim_a}:4: line of 50,000,000 bytes is over" in proc.stderr
+    assert f"{victim_b}:{tail_line}: malformed JSON: the last line (50,000,009 bytes)" in proc.stderr
+    assert "(truncated last line?)" in proc.stderr and "Traceback" not in proc.stderr
+    assert "2 evals built" in proc.stdout and "3 bad records skipped" in proc.stdout
+    db = tmp_path / "data" / "pointsdb-r1.db"
+    kept = _lines_under_the_limit(all_ndjson(tmp_path / "data"), tmp_path / "kept")
+    assert sum(len(independent_counts([f])) > 0 for f in kept) == len(kept)
+    check_against_raw(db, kept)                      # every good record, counted apart from the pipeline
+    before = _dump(db)
+    again = run_script("evaluate.py", "--dataset", dataset, check=True)
+    assert "up to date" in again.stdout and _dump(db) == before
+
+
+def test_offline_inplace_copies_long_lines_through_unchanged(tmp_path):
+    rng = random.Random(4)
+    folder = tmp_path / "run"
+    write_run(folder, [make_record("M", "zs", "s", "arithmetic", {"length": 4}, i, "correct", rng) for i in range(3)])
+    path = next(folder.glob("*.ndjson"))
+    # loadable records for the grader, but too long to be records: never re-graded
+    over = b'{"base_task": "arithmetic", "answer": "' + b"y" * (LIMIT + 100) + b'"}\n'
+    huge = b'{"base_task": "arithmetic", "answer": "' + b"y" * (2 * LIMIT + 100) + b'"}\n'
+    tail = b'{"key": "' + b"g" * BIG
+    path.write_bytes(path.read_bytes() + over + huge + tail)
+    run_script("evaluate.py", "--interview", path, "--offline", "--inplace", "--db", tmp_path / "a.db", check=True)
+    after = path.read_bytes()
+    assert after.endswith(over + huge + tail)
+    head = after[: -len(over + huge + tail)].splitlines()
+    assert len(head) == 3 and all(json.loads(line)["grader_version"] for line in head)
