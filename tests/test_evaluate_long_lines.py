@@ -13,8 +13,8 @@ import pytest
 
 from conftest import run_script
 from resolver.ingest import longlines
-from resolver.ingest.longlines import LongLine, bounded_lines
-from resolver.ingest.scan import ScanJob, scan_batch
+from resolver.ingest.longlines import LongLine, Piece, bounded_lines, cut_into_pieces, piece_groups
+from resolver.ingest.scan import ScanJob, _scan_in_pieces, scan_batch
 from test_evaluate_pipeline import (all_ndjson, check_against_raw, independent_counts, make_cohort, make_record,
                                     write_dataset, write_evals, write_run)
 from test_evaluate_units import _record
@@ -45,6 +45,63 @@ def test_bounded_lines_hand_worked(monkeypatch):
     assert b"".join(streamed) == b"abcdef\n" + b"  \t    \n" + b"{xxxxx}  \n" + b"{tail-cut"
     assert list(bounded_lines(io.BytesIO(b"x\nabc"), 5)) == [b"x\n", b"abc"]       # a short cut tail
     assert list(bounded_lines(io.BytesIO(b"abcdef}"), 5)) == [LongLine(7, False, True, False)]
+
+
+def test_cut_into_pieces_hand_worked(tmp_path):
+    lines = [b'{"a":1}\n', b"\n", b'{"b":22}\n', b"x" * 30 + b"\n", b'{"c":3}\n', b"   " * 10 + b"\n", b'{"d":4}']
+    path = tmp_path / "f.ndjson"
+    path.write_bytes(b"".join(lines))
+    folder = tmp_path / "pieces"
+    folder.mkdir()
+    pieces = cut_into_pieces(str(path), 3, str(folder), piece_bytes=12, limit=20)
+    # worked by hand: a piece closes before the line that would take it over 12 bytes;
+    # the 30-byte lines become '{}' and a blank line; offsets count lines / non-blank lines
+    assert [(p.source, p.line_offset, p.record_offset, p.size, p.long_lines) for p in pieces] == [
+        (3, 0, 0, 9, {}), (3, 2, 1, 12, {2: LongLine(30, True, False, False)}),
+        (3, 4, 3, 9, {2: LongLine(30, True, False, True)}), (3, 6, 4, 7, {})]
+    assert [open(p.path, "rb").read() for p in pieces] == [
+        lines[0] + lines[1], lines[2] + b"{}\n", lines[4] + b"\n", lines[6]]
+    assert list(piece_groups(pieces, 20)) == [(0, 1), (1, 2), (2, 4)]
+    assert cut_into_pieces(str(path), 0, str(folder), piece_bytes=100) == [Piece(str(path), 0, 0, 0, 95, {})]
+
+
+def test_pieces_keep_every_file_record_and_line_number(tmp_path, monkeypatch):
+    """The fallback's pieces, scanned in several queries, give the numbers of the whole files."""
+    monkeypatch.setattr(longlines, "PIECE_BYTES", 1500)
+    files, expected_samples, expected_problems = [], set(), []
+    layouts = [["ok"] * 3 + ["blank"] + ["ok"] * 2 + ["junk"] + ["ok"] * 4, ["ok", "ok"],
+               ["ok"] * 8 + ["bad"] + ["ok"] * 4 + ["blank", "blank"]]
+    for file_no, layout in enumerate(layouts):
+        body, ordinal = b"", 0
+        for line_no, kind in enumerate(layout, 1):
+            ordinal += kind != "blank"
+            index = 100 * file_no + line_no
+            body += {"ok": _line(key=f"k-{index}"), "blank": b"  \n", "junk": b"{not json}\n",
+                     "bad": _line(key=f"k-{index}", is_valid="yes")}[kind]
+            if kind == "ok":
+                expected_samples.add((7 + file_no, ordinal, index))
+            elif kind != "blank":
+                expected_problems.append((7 + file_no, line_no))
+        files.append(tmp_path / f"{file_no}.ndjson")
+        files[-1].write_bytes(body)
+    result = _scan_in_pieces(ScanJob(tuple(map(str, files)), first_file_no=7))
+    got = set(zip(*(result.samples.column(c).to_pylist() for c in ("file_no", "ordinal", "sample_index"))))
+    assert got == expected_samples
+    assert [(f, line) for f, line, _ in result.problems] == expected_problems
+    assert result.records == [10, 2, 13] and result.unanswered == [0, 0, 0]
+
+
+def test_many_long_records_in_one_file_are_all_read(tmp_path):
+    """Up to 2,048 rows of one file are DuckDB's chunk: 8 records of 15 MB each are more
+    than a worker's DuckDB may hold (out of memory before); the fallback reads them in pieces."""
+    path = tmp_path / "long.ndjson"
+    with open(path, "wb") as fh:
+        for i in range(8):
+            fh.write(_line(key=f"k-{i}", answer="z" * 15_000_000))
+    result = scan_batch(ScanJob((str(path),)))
+    assert result.problems == [] and result.records == [8]
+    assert result.samples.column("sample_index").to_pylist() == list(range(8))
+    assert set(result.samples.column("abytes").to_pylist()) == {15_000_000 + len("think ")}
 
 
 # ---------------------------------------------------------------- the scan

@@ -3,16 +3,17 @@
 A record line may hold at most ``RECORD_LIMIT`` bytes (its text without surrounding
 whitespace; docs/evaluate.md, *Lines over 16 MB*). DuckDB refuses a whole query when
 a line is much longer than its ``maximum_object_size`` (a valid 50 MB record, a
-crash's garbage tail), so the scan's fallback (scan.py) copies the batch's files
-with every line over ``CUT_LIMIT`` bytes replaced by a short placeholder line (line
-numbers unchanged) and reads the copies instead; the placeholder becomes one refused
-record with the message below. Lines read in pieces of ``PIECE`` bytes: memory stays
-bounded whatever the file holds.
+crash's garbage tail), and runs out of its memory limit on many long (allowed)
+lines of one file. Then the scan's fallback (scan.py) reads the batch's files as
+pieces of at most ``PIECE_BYTES`` of whole lines, in which every line over
+``CUT_LIMIT`` bytes is replaced by a short placeholder line (line numbers kept); the
+placeholder becomes one refused record with the message below. Long lines are read in
+pieces of ``PIECE`` bytes: memory stays bounded whatever the file holds.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 RECORD_LIMIT = 16 * 2**20        # the longest record line (bytes, surrounding whitespace not counted)
 # Lines longer than this are cut out of the fallback's copies. DuckDB, at a
@@ -21,6 +22,10 @@ RECORD_LIMIT = 16 * 2**20        # the longest record line (bytes, surrounding w
 # so a line up to CUT_LIMIT gets the same verdict from the fast path and the fallback.
 CUT_LIMIT = 2 * RECORD_LIMIT
 PIECE = 2**20                    # bytes read at once from a long line
+# The fallback also cuts large files into pieces of this size: DuckDB holds up to
+# 2,048 rows of one file at once, which for long (but allowed) lines is more than
+# its memory limit; rows of different files are never in one chunk.
+PIECE_BYTES = 16 * 2**20
 
 
 @dataclass(frozen=True)
@@ -79,24 +84,69 @@ def _rest_of_long_line(fh, head: bytes, sink) -> LongLine:
     return LongLine(length, newline, last == b"}", last == b"")
 
 
-def find_long_lines(path: str, limit: int = CUT_LIMIT) -> dict:
-    """{line number: LongLine} of a file's lines over ``limit`` bytes (one streaming read)."""
-    found = {}
-    with open(path, "rb") as fh:
-        for line_no, line in enumerate(bounded_lines(fh, limit), 1):
-            if isinstance(line, LongLine):
-                found[line_no] = line
-    return found
+@dataclass(frozen=True)
+class Piece:
+    """A slice of whole lines of one batch file, as the fallback scan reads it."""
+    path: str            # the file DuckDB reads (the original itself when it needed no cutting)
+    source: int          # index of the original file in the batch
+    line_offset: int     # lines of the original before this piece
+    record_offset: int   # non-blank lines (records) of the original before this piece
+    size: int            # bytes DuckDB reads
+    long_lines: dict     # {line number within the piece: LongLine} replaced by placeholders
 
 
-def copy_without_long_lines(path: str, folder: str, name: str, limit: int = CUT_LIMIT) -> str:
-    """A copy of the file in ``folder`` with each line over ``limit`` bytes replaced by a
-    placeholder DuckDB reads as an empty record (a blank line for a blank one)."""
-    target = os.path.join(folder, name)
-    with open(path, "rb") as src, open(target, "wb") as out:
-        for line in bounded_lines(src, limit):
-            if isinstance(line, LongLine):
-                out.write((b"" if line.blank else b"{}") + (b"\n" if line.newline else b""))
-            else:
-                out.write(line)
-    return target
+def cut_into_pieces(path: str, source: int, folder: str, piece_bytes: int | None = None,
+                    limit: int = CUT_LIMIT) -> list:
+    """The file as Pieces of about ``piece_bytes`` (whole lines; a longer line alone), in
+    order, written to ``folder``; each line over ``limit`` bytes becomes a placeholder
+    DuckDB reads as an empty record (a blank line for a blank one). A file no larger
+    than ``piece_bytes`` (default PIECE_BYTES) is its own single piece, not copied."""
+    piece_bytes = piece_bytes or PIECE_BYTES
+    whole = os.path.getsize(path)
+    if whole <= piece_bytes:
+        return [Piece(path, source, 0, 0, whole, {})]
+    pieces, out, lines, records, size = [], None, 0, 0, 0
+    try:
+        with open(path, "rb") as src:
+            for line in bounded_lines(src, limit):
+                is_long = isinstance(line, LongLine)
+                if is_long:
+                    blank = line.blank
+                    text = (b"" if blank else b"{}") + (b"\n" if line.newline else b"")
+                else:
+                    blank, text = not line.strip(), line
+                if out is None or (size and size + len(text) > piece_bytes):
+                    if out is not None:
+                        out.close()
+                        pieces[-1] = replace(pieces[-1], size=size)
+                    pieces.append(Piece(os.path.join(folder, f"{source}-{len(pieces)}.ndjson"), source, lines,
+                                        records, 0, {}))
+                    out, size, first_line = open(pieces[-1].path, "wb"), 0, lines
+                out.write(text)
+                size += len(text)
+                lines += 1
+                records += not blank
+                if is_long:
+                    pieces[-1].long_lines[lines - first_line] = line
+    finally:
+        if out is not None:
+            out.close()
+    if not pieces:
+        return [Piece(path, source, 0, 0, whole, {})]
+    pieces[-1] = replace(pieces[-1], size=size)
+    return pieces
+
+
+def piece_groups(pieces: list, group_bytes: int | None = None):
+    """(start, end) of runs of consecutive pieces of at most ``group_bytes`` (default
+    PIECE_BYTES) together, or one larger piece: one DuckDB query each, so no query's rows
+    exceed that many bytes."""
+    group_bytes = group_bytes or PIECE_BYTES
+    start, total = 0, 0
+    for i, piece in enumerate(pieces):
+        if i > start and total + piece.size > group_bytes:
+            yield start, i
+            start, total = i, 0
+        total += piece.size
+    if pieces:
+        yield start, len(pieces)

@@ -21,10 +21,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from resolver.errors import UserError
-from resolver.ingest.longlines import (CUT_LIMIT, RECORD_LIMIT, copy_without_long_lines, find_long_lines,
-                                       long_line_problem, raw_line_problem)
+from resolver.ingest.longlines import (CUT_LIMIT, RECORD_LIMIT, cut_into_pieces, long_line_problem, piece_groups,
+                                       raw_line_problem)
 from resolver.ingest.records import (FIELDS, GZIP_FRAMING, GZIP_LEVEL, NO_PROBLEM, RANK, RECORD_QUERY, TEXT_FIELDS,
                                      ValueRules, diagnose_line, load_line, outcome_codes, text_problem)
+from resolver.ingest.report import add_regraded
 from resolver.pointsdb import outcome_of
 
 MAX_OBJECT_SIZE = RECORD_LIMIT    # DuckDB's maximum_object_size for the scan (its default, 16 MB)
@@ -91,7 +92,7 @@ def _raw(max_object_size: int) -> str:
 
 
 _RAW = _raw(MAX_OBJECT_SIZE)
-# The fallback reads copies without lines over CUT_LIMIT (a line without its newline
+# The fallback reads pieces without lines over CUT_LIMIT (a line without its newline
 # needs maximum_object_size >= its length).
 _RAW_COPIES = _raw(CUT_LIMIT + 1024)
 
@@ -147,29 +148,65 @@ def _ordinals(file_no: np.ndarray, counts: dict) -> np.ndarray:
 def scan_batch(job: ScanJob) -> ScanResult:
     """Scan the job's files in one DuckDB query and return their samples and problems.
 
-    A line far over DuckDB's maximum_object_size stops its query: the batch is then
-    read again from copies of its files without such lines (longlines.py), each of
-    them one refused record. The first try is not slowed down by the rare case.
+    Two kinds of file stop that query: a line far over DuckDB's maximum_object_size,
+    and a file whose lines are so long that 2,048 of them (DuckDB's chunk) exceed its
+    memory limit. The batch is then read again as pieces (``_scan_in_pieces``); the
+    first try is not slowed down by the rare case.
     """
     import duckdb
 
     try:
         return _scan_files(job)
-    except (duckdb.InvalidInputException, OSError) as exc:    # OSError: raised through Arrow's reader
-        if "maximum_object_size" not in str(exc):
+    except (duckdb.InvalidInputException, duckdb.OutOfMemoryException, OSError) as exc:  # OSError: via Arrow
+        if not any(sign in str(exc) for sign in _SIGNS_OF_LONG_LINES):
             raise
-    return _scan_without_long_lines(job)
+    return _scan_in_pieces(job)
 
 
-def _scan_without_long_lines(job: ScanJob) -> ScanResult:
-    """scan_batch on copies of the files that have lines over CUT_LIMIT (deleted after)."""
+_SIGNS_OF_LONG_LINES = ('"maximum_object_size"', "Out of Memory Error")
+
+
+def _scan_in_pieces(job: ScanJob) -> ScanResult:
+    """scan_batch over the files cut into pieces of whole lines without lines over CUT_LIMIT
+    (longlines.py; temporary copies, deleted after), with the numbers of the original files."""
     import tempfile
 
-    long_lines = [find_long_lines(path) for path in job.files]
-    with tempfile.TemporaryDirectory(prefix="evaluate-long-lines-") as folder:
-        files = tuple(copy_without_long_lines(path, folder, f"{i}.ndjson") if found else path
-                      for i, (path, found) in enumerate(zip(job.files, long_lines)))
-        return _scan_files(replace(job, files=files), _RAW_COPIES, long_lines)
+    with tempfile.TemporaryDirectory(prefix="evaluate-pieces-") as folder:
+        pieces = [piece for source, path in enumerate(job.files) for piece in cut_into_pieces(path, source, folder)]
+        # one query per ~16 MB of pieces: DuckDB's Arrow batches gather rows across files
+        results = [_scan_files(replace(job, files=tuple(p.path for p in pieces[a:b]), first_file_no=a), _RAW_COPIES,
+                               [p.long_lines for p in pieces[a:b]]) for a, b in piece_groups(pieces)]
+    return _as_whole_files(job, pieces, _joined(results))
+
+
+def _joined(results: list) -> ScanResult:
+    """ScanResults of consecutive runs of files as one (file numbers already global)."""
+    joined = ScanResult(pa.concat_tables([r.samples for r in results]), [], [])
+    for result in results:
+        joined.records += result.records
+        joined.unanswered += result.unanswered
+        joined.problems += result.problems
+        joined.mismatched += result.mismatched
+        add_regraded(joined.regraded, result.regraded)
+    return joined
+
+
+def _as_whole_files(job: ScanJob, pieces: list, result: ScanResult) -> ScanResult:
+    """A scan of pieces as if of their original files: file numbers, record and line numbers, counts."""
+    source = np.array([piece.source for piece in pieces], dtype=np.int32)
+    record_offset = np.array([piece.record_offset for piece in pieces], dtype=np.int32)
+    piece_no = result.samples.column("file_no").to_numpy()
+    samples = result.samples.set_column(SAMPLE_SCHEMA.get_field_index("file_no"), "file_no",
+                                        pa.array(source[piece_no] + job.first_file_no, pa.int32()))
+    ordinal = result.samples.column("ordinal").to_numpy() + record_offset[piece_no]
+    samples = samples.set_column(SAMPLE_SCHEMA.get_field_index("ordinal"), "ordinal", pa.array(ordinal, pa.int32()))
+    records, unanswered = [0] * len(job.files), [0] * len(job.files)
+    for piece, count, idle in zip(pieces, result.records, result.unanswered):
+        records[piece.source] += count
+        unanswered[piece.source] += idle
+    problems = [(pieces[f].source + job.first_file_no, line + pieces[f].line_offset, message)
+                for f, line, message in result.problems]
+    return ScanResult(samples, records, unanswered, problems, result.mismatched, result.regraded)
 
 
 def _scan_files(job: ScanJob, raw: str = _RAW, long_lines: list | None = None) -> ScanResult:
