@@ -214,3 +214,18 @@ def test_offline_inplace_copies_long_lines_through_unchanged(tmp_path):
     assert after.endswith(over + huge + tail)
     head = after[: -len(over + huge + tail)].splitlines()
     assert len(head) == 3 and all(json.loads(line)["grader_version"] for line in head)
+
+
+def test_offline_regrading_reads_the_pieces_too(tmp_path, monkeypatch):
+    """--offline grades every record again from its line: in the fallback, from the pieces."""
+    monkeypatch.setattr(longlines, "PIECE_BYTES", 300)              # about one record per piece
+    wrong = dict(base_task="arithmetic", target="5", answer="Final Answer: 5", is_correct=False, is_valid=False)
+    lines = [_line(key=f"k-{i}", **wrong) for i in range(4)]
+    path = tmp_path / "f.ndjson"
+    path.write_bytes(b"".join(lines[:2]) + b"g" * (2 * LIMIT + 10) + b"\n" + b"".join(lines[2:]))
+    result = scan_batch(ScanJob((str(path),), regrade=True))
+    assert [(f, line) for f, line, _ in result.problems] == [(0, 3)]
+    assert result.samples.column("sample_index").to_pylist() == [0, 1, 2, 3]
+    assert result.samples.column("ordinal").to_pylist() == [1, 2, 4, 5]
+    assert result.samples.column("outcome").to_pylist() == [0, 0, 0, 0]      # correct, as graded now
+    assert result.regraded == {"arithmetic": [4, 4]}

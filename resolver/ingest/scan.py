@@ -8,7 +8,9 @@ the result. DuckDB keeps the order of files and lines, so a row's position withi
 its file is its record number; only for the rare records that need a message is the
 file read again, by Python, to turn that number into a line number. Workers return
 numbers per sample (never the texts): memory is bounded by one Arrow batch of rows
-in a worker and one eval's samples in the main process.
+in a worker and one eval's samples in the main process. A batch DuckDB cannot read in
+one query (a line far over 16 MB; long lines beyond its memory limit) is read again
+in pieces of about 16 MB, lines over 32 MB cut out (longlines.py).
 """
 from __future__ import annotations
 
