@@ -36,7 +36,7 @@ def _padded(key: str, size: int) -> bytes:
 # ---------------------------------------------------------------- the streaming reader
 
 def test_bounded_lines_hand_worked(monkeypatch):
-    monkeypatch.setattr(longlines, "PIECE", 2)       # long lines arrive in many pieces
+    monkeypatch.setattr(longlines, "READ_BYTES", 2)       # long lines arrive in many reads
     data = b"ab\n" + b"abcdef\n" + b"12345\n" + b"  \t    \n" + b"{xxxxx}  \n" + b"\n" + b"{tail-cut"
     streamed = []
     got = list(bounded_lines(io.BytesIO(data), 5, streamed.append))

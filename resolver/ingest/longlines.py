@@ -7,8 +7,8 @@ crash's garbage tail), and runs out of its memory limit on many long (allowed)
 lines of one file. Then the scan's fallback (scan.py) reads the batch's files as
 pieces of at most ``PIECE_BYTES`` of whole lines, in which every line over
 ``CUT_LIMIT`` bytes is replaced by a short placeholder line (line numbers kept); the
-placeholder becomes one refused record with the message below. Long lines are read in
-pieces of ``PIECE`` bytes: memory stays bounded whatever the file holds.
+placeholder becomes one refused record with the message below. A long line is read
+``READ_BYTES`` at a time and never held whole: memory stays bounded whatever the file holds.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ RECORD_LIMIT = 16 * 2**20        # the longest record line (bytes, surrounding w
 # and refuses all longer ones; the scan refuses every line over RECORD_LIMIT in SQL,
 # so a line up to CUT_LIMIT gets the same verdict from the fast path and the fallback.
 CUT_LIMIT = 2 * RECORD_LIMIT
-PIECE = 2**20                    # bytes read at once from a long line
+READ_BYTES = 2**20               # bytes read at once from a long line
 # The fallback also cuts large files into pieces of this size: DuckDB holds up to
 # 2,048 rows of one file at once, which for long (but allowed) lines is more than
 # its memory limit; rows of different files are never in one chunk.
@@ -68,19 +68,19 @@ def bounded_lines(fh, limit: int, sink=None):
 def _rest_of_long_line(fh, head: bytes, sink) -> LongLine:
     """Stream the rest of a long line whose first bytes are ``head``; what it was."""
     length, last, newline = 0, b"", False
-    piece = head
-    while piece:
+    part = head
+    while part:
         if sink is not None:
-            sink(piece)
-        if piece.endswith(b"\n"):
-            newline, piece = True, piece[:-1]
-        length += len(piece)
-        content = piece.rstrip()
+            sink(part)
+        if part.endswith(b"\n"):
+            newline, part = True, part[:-1]
+        length += len(part)
+        content = part.rstrip()
         if content:
             last = content[-1:]
         if newline:
             break
-        piece = fh.readline(PIECE)
+        part = fh.readline(READ_BYTES)
     return LongLine(length, newline, last == b"}", last == b"")
 
 
