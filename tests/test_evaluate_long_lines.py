@@ -125,6 +125,14 @@ def test_a_line_over_the_limit_is_one_refused_record(tmp_path, long_line, line_n
     assert result.records == [3]
 
 
+def test_a_long_blank_line_is_no_record_like_a_short_one(tmp_path):
+    path = tmp_path / "f.ndjson"
+    path.write_bytes(_line(key="k-1") + b" \t" * (BIG // 2) + b"\n" + _line(key="k-3"))
+    result = scan_batch(ScanJob((str(path),)))
+    assert result.problems == [] and result.records == [2]
+    assert result.samples.column("ordinal").to_pylist() == [1, 2]
+
+
 def test_the_limit_is_exact_and_the_same_in_every_batch(tmp_path):
     """16 MiB of text is a record (whitespace around it not counted), one byte more is not,
     whether or not another file of the batch sends the scan to its fallback."""
