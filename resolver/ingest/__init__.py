@@ -5,6 +5,7 @@ The parts, in the order data flows through them:
 * ``discovery``   - which files a run reads and how they are cut into scan batches;
 * ``records``     - what a record must look like to become a sample (the checks, in SQL);
 * ``scan``        - one DuckDB query per batch of files, in worker processes;
+* ``longlines``   - lines over 16 MB, streamed; files cut into pieces for the scan's fallback;
 * ``points``      - an eval's samples -> its PointsDB rows (de-duplication, sums, arrays);
 * ``bookkeeping`` - fingerprints and the incremental plan (build / relabel / drop / skip);
 * ``regrade``     - ``--offline --inplace``: re-graded records written back to their files;

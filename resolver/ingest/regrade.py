@@ -2,14 +2,16 @@
 
 Each file is rewritten to ``<file>.regrade-<pid>`` beside it and renamed over the
 original when complete, so a crash leaves the original intact. Field order is kept;
-lines that do not parse are copied through unchanged; every re-graded record gets
-the current ``grader_version``.
+lines that do not parse are copied through unchanged, as are lines too long to be
+records (streamed, never held whole: longlines.py); every re-graded record gets the
+current ``grader_version``.
 """
 from __future__ import annotations
 
 import json
 import os
 
+from resolver.ingest.longlines import CUT_LIMIT, LongLine, bounded_lines, raw_line_problem
 from resolver.pointsdb import outcome_of
 
 GRADED_FIELDS = ("normalized_answer", "extracted_answer", "is_valid", "is_correct", "is_truncated")
@@ -33,7 +35,9 @@ def regrade_file_inplace(path: str) -> dict:
     tmp = f"{path}.regrade-{os.getpid()}"
     try:
         with open(path, "rb") as src, open(tmp, "wb") as out:
-            for raw in src:
+            for raw in bounded_lines(src, CUT_LIMIT, out.write):
+                if isinstance(raw, LongLine):       # already copied through, piece by piece
+                    continue
                 record = _record(raw)
                 if record is None:
                     out.write(raw)
@@ -54,7 +58,7 @@ def regrade_file_inplace(path: str) -> dict:
 
 def _record(raw: bytes):
     """The record on a line that can be re-graded, else None (copied through unchanged)."""
-    if not raw.strip():
+    if not raw.strip() or raw_line_problem(raw):        # the scan refuses lines over 16 MB
         return None
     try:
         record = json.loads(raw)

@@ -8,24 +8,29 @@ the result. DuckDB keeps the order of files and lines, so a row's position withi
 its file is its record number; only for the rare records that need a message is the
 file read again, by Python, to turn that number into a line number. Workers return
 numbers per sample (never the texts): memory is bounded by one Arrow batch of rows
-in a worker and one eval's samples in the main process.
+in a worker and one eval's samples in the main process. A batch DuckDB cannot read in
+one query (a line far over 16 MB; long lines beyond its memory limit) is read again
+in pieces of about 16 MB, lines over 32 MB cut out (longlines.py).
 """
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from resolver.errors import UserError
+from resolver.ingest.longlines import (CUT_LIMIT, RECORD_LIMIT, cut_into_pieces, long_line_problem, piece_groups,
+                                       raw_line_problem)
 from resolver.ingest.records import (FIELDS, GZIP_FRAMING, GZIP_LEVEL, NO_PROBLEM, RANK, RECORD_QUERY, TEXT_FIELDS,
                                      ValueRules, diagnose_line, load_line, outcome_codes, text_problem)
+from resolver.ingest.report import add_regraded
 from resolver.pointsdb import outcome_of
 
-MAX_OBJECT_SIZE = 16 * 2**20      # the longest line DuckDB accepts (bytes; its default)
+MAX_OBJECT_SIZE = RECORD_LIMIT    # DuckDB's maximum_object_size for the scan (its default, 16 MB)
 ROWS_PER_BATCH = 2048            # Arrow rows held at once while scanning
 
 # Per-sample columns a worker returns (file_no indexes ScanJob.files).
@@ -75,15 +80,27 @@ def _duckdb():
 # json_extract plus json_extract_string (two parses) and 40% less than read_json with one
 # column per field; the rows are the same (checked on hostile lines by
 # tests/test_evaluate_units.py). `file_index` is the file's position in $files; a line
-# DuckDB cannot parse gives a row of NULLs (ignore_errors), so record numbers stay aligned.
+# DuckDB cannot parse gives a row of NULLs (ignore_errors), so record numbers stay aligned;
+# so does a line over RECORD_LIMIT bytes (DuckDB reads some such lines, not others: the
+# limit is applied here, exactly, and the scan reports it; see longlines.py).
 _STRUCTURE = json.dumps({name: "VARCHAR" if name in TEXT_FIELDS else "JSON" for name in FIELDS})
-_RAW = ("SELECT file, " + ", ".join(f"CAST(r.{name} AS VARCHAR) AS {name}" for name in FIELDS)
-        + f" FROM (SELECT file_index AS file, from_json(json, '{_STRUCTURE}') AS r"
-        f" FROM read_ndjson_objects($files, ignore_errors = true, maximum_object_size = {MAX_OBJECT_SIZE}))")
 
 
-def _query(job: ScanJob) -> str:
-    return f"WITH raw AS ({_RAW}), {RECORD_QUERY}"
+def _raw(max_object_size: int) -> str:
+    return ("SELECT file, " + ", ".join(f"CAST(r.{name} AS VARCHAR) AS {name}" for name in FIELDS)
+            + f" FROM (SELECT file_index AS file,"
+            f" from_json(CASE WHEN strlen(json) <= {RECORD_LIMIT} THEN json END, '{_STRUCTURE}') AS r"
+            f" FROM read_ndjson_objects($files, ignore_errors = true, maximum_object_size = {max_object_size}))")
+
+
+_RAW = _raw(MAX_OBJECT_SIZE)
+# The fallback reads pieces without lines over CUT_LIMIT (a line without its newline
+# needs maximum_object_size >= its length).
+_RAW_COPIES = _raw(CUT_LIMIT + 1024)
+
+
+def _query(job: ScanJob, raw: str = _RAW) -> str:
+    return f"WITH raw AS ({raw}), {RECORD_QUERY}"
 
 
 def _params(job: ScanJob) -> dict:
@@ -131,7 +148,71 @@ def _ordinals(file_no: np.ndarray, counts: dict) -> np.ndarray:
 
 
 def scan_batch(job: ScanJob) -> ScanResult:
-    """Scan the job's files in one DuckDB query and return their samples and problems."""
+    """Scan the job's files in one DuckDB query and return their samples and problems.
+
+    Two kinds of file stop that query: a line far over DuckDB's maximum_object_size,
+    and a file whose lines are so long that 2,048 of them (DuckDB's chunk) exceed its
+    memory limit. The batch is then read again as pieces (``_scan_in_pieces``); the
+    first try is not slowed down by the rare case.
+    """
+    import duckdb
+
+    try:
+        return _scan_files(job)
+    except (duckdb.InvalidInputException, duckdb.OutOfMemoryException, OSError) as exc:  # OSError: via Arrow
+        if not any(sign in str(exc) for sign in _SIGNS_OF_LONG_LINES):
+            raise
+    return _scan_in_pieces(job)
+
+
+_SIGNS_OF_LONG_LINES = ('"maximum_object_size"', "Out of Memory Error")
+
+
+def _scan_in_pieces(job: ScanJob) -> ScanResult:
+    """scan_batch over the files cut into pieces of whole lines without lines over CUT_LIMIT
+    (longlines.py; temporary copies, deleted after), with the numbers of the original files."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="evaluate-pieces-") as folder:
+        pieces = [piece for source, path in enumerate(job.files) for piece in cut_into_pieces(path, source, folder)]
+        # one query per ~16 MB of pieces: DuckDB's Arrow batches gather rows across files
+        results = [_scan_files(replace(job, files=tuple(p.path for p in pieces[a:b]), first_file_no=a), _RAW_COPIES,
+                               [p.long_lines for p in pieces[a:b]]) for a, b in piece_groups(pieces)]
+    return _as_whole_files(job, pieces, _joined(results))
+
+
+def _joined(results: list) -> ScanResult:
+    """ScanResults of consecutive runs of files as one (file numbers already global)."""
+    joined = ScanResult(pa.concat_tables([r.samples for r in results]), [], [])
+    for result in results:
+        joined.records += result.records
+        joined.unanswered += result.unanswered
+        joined.problems += result.problems
+        joined.mismatched += result.mismatched
+        add_regraded(joined.regraded, result.regraded)
+    return joined
+
+
+def _as_whole_files(job: ScanJob, pieces: list, result: ScanResult) -> ScanResult:
+    """A scan of pieces as if of their original files: file numbers, record and line numbers, counts."""
+    source = np.array([piece.source for piece in pieces], dtype=np.int32)
+    record_offset = np.array([piece.record_offset for piece in pieces], dtype=np.int32)
+    piece_no = result.samples.column("file_no").to_numpy()
+    samples = result.samples.set_column(SAMPLE_SCHEMA.get_field_index("file_no"), "file_no",
+                                        pa.array(source[piece_no] + job.first_file_no, pa.int32()))
+    ordinal = result.samples.column("ordinal").to_numpy() + record_offset[piece_no]
+    samples = samples.set_column(SAMPLE_SCHEMA.get_field_index("ordinal"), "ordinal", pa.array(ordinal, pa.int32()))
+    records, unanswered = [0] * len(job.files), [0] * len(job.files)
+    for piece, count, idle in zip(pieces, result.records, result.unanswered):
+        records[piece.source] += count
+        unanswered[piece.source] += idle
+    problems = [(pieces[f].source + job.first_file_no, line + pieces[f].line_offset, message)
+                for f, line, message in result.problems]
+    return ScanResult(samples, records, unanswered, problems, result.mismatched, result.regraded)
+
+
+def _scan_files(job: ScanJob, raw: str = _RAW, long_lines: list | None = None) -> ScanResult:
+    """The scan proper; ``long_lines``: per file, {line number: LongLine} cut out of it."""
     from isal import isal_zlib
 
     compress = isal_zlib.compress
@@ -139,7 +220,7 @@ def scan_batch(job: ScanJob) -> ScanResult:
     counts, tables, problems, unreadable = {}, [], [], []
     rules = ValueRules()
     mismatched = 0
-    reader = _duckdb().sql(_query(job), params=_params(job)).to_arrow_reader(ROWS_PER_BATCH)
+    reader = _duckdb().sql(_query(job, raw), params=_params(job)).to_arrow_reader(ROWS_PER_BATCH)
     for batch in reader:
         file_no = batch.column("file").to_numpy(zero_copy_only=False).astype(np.int32)
         ordinal = _ordinals(file_no, counts)
@@ -175,7 +256,7 @@ def scan_batch(job: ScanJob) -> ScanResult:
             sizes], schema=SAMPLE_SCHEMA))
     samples = pa.concat_tables(tables) if tables else SAMPLE_SCHEMA.empty_table()
     if unreadable:
-        problems.extend(_diagnose(job, unreadable))
+        problems.extend(_diagnose(job, unreadable, long_lines))
     result = ScanResult(samples, records.tolist(), unanswered.tolist(), problems, mismatched)
     if job.regrade and len(samples):
         result.samples, result.regraded = _regrade(job, samples, result.problems)
@@ -209,16 +290,20 @@ def _non_blank_lines(path: str):
                 yield number, line_no, raw
 
 
-def _diagnose(job: ScanJob, unreadable: list) -> list:
-    """Messages for records DuckDB could not parse: Python's json says what is wrong."""
+def _diagnose(job: ScanJob, unreadable: list, long_lines: list | None = None) -> list:
+    """Messages for records DuckDB could not parse: Python's json says what is wrong
+    (or the line is over RECORD_LIMIT, measured on the line or when it was cut out)."""
     wanted = {}
     for file_no, ordinal in unreadable:
         wanted.setdefault(file_no, set()).add(ordinal)
     out = []
     for file_no, ordinals in sorted(wanted.items()):
-        for number, _, raw in _non_blank_lines(job.files[file_no]):
+        for number, line_no, raw in _non_blank_lines(job.files[file_no]):
             if number in ordinals:
-                out.append((file_no, number, diagnose_line(raw)))
+                cut = long_lines[file_no].get(line_no) if long_lines else None
+                message = (long_line_problem(cut.length, cut.newline, cut.closed) if cut
+                           else raw_line_problem(raw) or diagnose_line(raw))
+                out.append((file_no, number, message))
     return out
 
 
