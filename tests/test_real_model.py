@@ -282,3 +282,22 @@ def test_leaderboard_shows_the_real_model(dataset):
     for browser in serve_in_browser(dataset, build_app, ready):
         labels = [e.text for e in browser.find_all("#lb-table td[data-dash-column='_model'] strong")]
         assert labels == ["SmolLM2 135M (real)"]
+
+
+def test_demo_real_ends_with_the_real_model_in_the_scores(tmp_path):
+    """Quick-start command 1 with --real, in a scratch copy of the project's data files."""
+    for folder in ("configs", "templates", "samplers"):
+        shutil.copytree(REPO / folder, tmp_path / folder)
+    shutil.copytree(REPO / "data" / "demo", tmp_path / "data" / "demo",
+                    ignore=shutil.ignore_patterns("20*", ".cache*", "real"))
+    shutil.copy(REPO / "data" / "demo-real.json", tmp_path / "data" / "demo-real.json")
+    proc = subprocess.run(
+        [sys.executable, "-m", "resolver.demo", "--real", "--no-serve", "--root", str(tmp_path)],
+        cwd=REPO, capture_output=True, text=True, timeout=1200,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "REASONSCAPE_VENV": sys.prefix, "TQDM_DISABLE": "1"},
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| ") and "| overall |" in line]
+    assert len(rows) == 5
+    assert sum(MODEL in row for row in rows) == 1
+    assert list((tmp_path / "data" / "demo" / "real").glob(f"20*_{MODEL}_*"))
