@@ -202,7 +202,7 @@ def test_batch_round_trip_through_the_real_server(work, server):
 def test_small_context_prompt_too_long_and_deterministic_500(work, tmp_path):
     """n_ctx 128: long prompts are refused (400), others overflow into llama.cpp's repeatable 500."""
     (work / "long.yaml").write_text(CONFIG.replace("grid: {length: [4, 6], max_depth: 1}",
-                                                   "grid: {length: [4, 48], max_depth: 1}"))
+                                                   "grid: {length: [4, 120], max_depth: 1}"))
     (work / "long-sampler.json").write_text(json.dumps({"temperature": 0.0, "max_tokens": 160}))
     with start_smollm2(n_ctx=128) as small:
         counting = CountingProxy(small.url)
