@@ -360,7 +360,10 @@ def run_pairwise(args) -> int:
     if args.format == "png":
         from resolver.plots.pairwise import pairwise_figure
 
-        content = pairwise_figure(result, [labels.get(n, n) for n in result["names"]], args.width, group)
+        from resolver.analysis.skill import marked
+
+        shown = [marked(labels.get(n, n), k) for n, k in zip(result["names"], result["skill_evidence"])]
+        content = pairwise_figure(result, shown, args.width, group)
         _write("pairwise.png", content, args)   # the default its --help names: ./pairwise.png
     else:
         _write("pairwise.md", pairwise.pairwise_markdown(result, labels, group), args)
