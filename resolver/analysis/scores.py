@@ -247,10 +247,16 @@ def _sortable(value) -> float:
 def _eval_metadata(evals: pd.DataFrame | None) -> dict:
     if evals is None or evals.empty:
         return {}
+    from resolver.datasets import distinct_labels
+
     meta = {}
-    for row in evals.to_dict("records"):
+    records = evals.to_dict("records")
+    # evals sharing a label (e.g. one model under two templates) are told apart as everywhere else
+    labels = distinct_labels((r["eval_id"], r.get("label"), r.get("model")) for r in records)
+    for row in records:
         groups = row.get("groups")
         row["groups"] = list(groups) if groups is not None else []
+        row["label"] = labels[row["eval_id"]]
         meta[row["eval_id"]] = row
     return meta
 
