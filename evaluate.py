@@ -83,7 +83,16 @@ def main(argv=None) -> int:
     lines = ingest.summary_lines(report)
     for line in lines if not args.quiet else lines[-1:]:
         print(line)
+    if args.interview and report.written:
+        print(next_command(args.db or INTERVIEW_DB))
     return 0
+
+
+def next_command(db_path: str) -> str:
+    """What to run on a fresh interview database (a PointsDB file stands for a dataset)."""
+    import shlex
+
+    return f"next: python analyze.py scores {shlex.quote(str(db_path))}"
 
 
 if __name__ == "__main__":

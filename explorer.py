@@ -10,7 +10,7 @@ def main(argv=None):
     from resolver.web.server import add_server_args, app_links, check_port, normalize_base_pathname, serve
 
     parser = ArgParser(prog="explorer.py", description="Interactive 3-D accuracy surfaces of a dataset's views.")
-    parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json")
+    parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db")
     parser.add_argument("--tokenizer", default=None,
                         help="tokenizer for the prompt FFT panel: a local path, a cached hub id, or 'bytes' "
                              "(default: each eval's hf_id tokenizer when it is in the local cache)")

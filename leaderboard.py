@@ -9,7 +9,7 @@ def main(argv=None):
     from resolver.web.server import add_server_args, app_links, check_port, normalize_base_pathname, serve
 
     parser = ArgParser(prog="leaderboard.py", description="Interactive ReasonScore rankings with heat-map cells.")
-    parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json")
+    parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db")
     parser.add_argument("--group-by", default="base_task",
                         help="aggregation dimension, fixed at start-up (default base_task; e.g. manifold.target_tokens)")
     add_server_args(parser, default_port=8050)

@@ -9,7 +9,7 @@ def main(argv=None):
     from resolver.web.spiderweb import build_app
 
     parser = ArgParser(prog="spiderweb.py", description="Per-model radar chart web UI with archetypes.")
-    parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json")
+    parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db")
     parser.add_argument("--group-by", default="base_task",
                         help="radar slice dimension (default base_task; single-task datasets: "
                              "manifold.target_tokens or params.operation)")

@@ -108,6 +108,7 @@ class Dataset:
     density: str
     cohorts: list
     evals: list
+    from_pointsdb: bool = False    # built from a PointsDB file itself (no config, no cohorts)
 
 
 # ---------------------------------------------------------------- loading helpers
@@ -247,9 +248,19 @@ def _parse_cohort(entry, where: str, base: Path) -> Cohort:
     return Cohort(path=path, name=name, filters=check_eval_filters(entry.get("filters"), where))
 
 
-def load_dataset(path) -> Dataset:
-    """Parse data/<name>.json and the evals of its cohorts (cohort filters applied)."""
+def load_dataset(path, allow_pointsdb: bool = False) -> Dataset:
+    """Parse data/<name>.json and the evals of its cohorts (cohort filters applied).
+
+    With ``allow_pointsdb`` a PointsDB file (recognised by its DuckDB header, whatever
+    its name) stands for a dataset of its own evals (``dataset_from_pointsdb``);
+    otherwise it is refused in one line that says a dataset config is needed.
+    """
     path = Path(path)
+    if is_duckdb_file(path):
+        if allow_pointsdb:
+            return dataset_from_pointsdb(path)
+        raise UserError(f"{path} is a PointsDB file, not a dataset config; this needs a dataset config JSON "
+                        f"whose 'db' names the database (e.g. data/r12.json, see docs/data.md)")
     data = _read_json(path, "dataset file")
     where = str(path)
     if not isinstance(data, dict):
@@ -276,6 +287,68 @@ def load_dataset(path) -> Dataset:
         cache_dir=cache, config_path=_dataset_path(data, "config", base, where, required=False),
         density=density, cohorts=cohorts, evals=evals,
     )
+
+
+# ---------------------------------------------------------------- a PointsDB as a dataset
+
+# A DuckDB database file carries this tag after its 8-byte header checksum.
+DUCKDB_MAGIC = b"DUCK"
+DUCKDB_MAGIC_OFFSET = 8
+
+
+def is_duckdb_file(path) -> bool:
+    """True when `path` is a DuckDB database file (by its header bytes, not its name)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(DUCKDB_MAGIC_OFFSET + len(DUCKDB_MAGIC))
+    except OSError:
+        return False
+    return head[DUCKDB_MAGIC_OFFSET:] == DUCKDB_MAGIC
+
+
+def distinct_labels(rows) -> dict:
+    """{eval_id: display label} from (eval_id, label, model) rows: the label, else the
+    model; evals sharing a label get their eval id appended ("Model [a1b2c3]")."""
+    labels, seen = {}, {}
+    for eid, label, model in rows:
+        text = label if isinstance(label, str) and label else (model if isinstance(model, str) and model else eid)
+        seen[text] = seen.get(text, 0) + 1
+        labels[eid] = text
+    return {eid: (text if seen[text] == 1 else f"{text} [{eid}]") for eid, text in labels.items()}
+
+
+def _listed(value) -> tuple:
+    return tuple(str(v) for v in value) if value is not None and not isinstance(value, str) else ()
+
+
+def dataset_from_pointsdb(path) -> Dataset:
+    """A Dataset standing for a PointsDB file (e.g. evaluate.py --interview's output).
+
+    Each eval identity (model/template/sampler) of the database's evals table becomes
+    an eval; its label, groups, tags and hf_id are the stored ones (interview mode
+    stores the model as the label), and evals sharing a label are told apart by
+    ``distinct_labels``. Nothing here names an experiment config or cohorts: what
+    needs them says so (resolver.analysis.common.require_config).
+    """
+    from resolver.pointsdb import open_pointsdb
+
+    path = Path(path)
+    with open_pointsdb(path, read_only=True) as db:
+        rows = db.evals().to_dict("records")
+    labels = distinct_labels((r["eval_id"], r.get("label"), r.get("model")) for r in rows)
+    evals = []
+    for row in rows:
+        groups = _listed(row.get("groups"))
+        hf_id = row.get("hf_id")
+        evals.append(EvalSpec(
+            eval_id=row["eval_id"], model=row.get("model") or "", template=row.get("template") or "",
+            sampler=row.get("sampler") or "", label=labels[row["eval_id"]], groups=groups,
+            facets=dict(row.get("facets") or {}), tags=_listed(row.get("tags")),
+            hf_id=hf_id if isinstance(hf_id, str) and hf_id else None, cohort=row.get("cohort") or "",
+            glob="", source=f"{path}[{row['eval_id']}]"))
+    resolved = path.resolve()
+    return Dataset(name=path.stem, path=resolved, db_path=resolved, cache_dir=resolved.parent / f".cache-{path.stem}",
+                   config_path=None, density="normal", cohorts=[], evals=evals, from_pointsdb=True)
 
 
 # ---------------------------------------------------------------- finding an eval's files

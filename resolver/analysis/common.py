@@ -25,17 +25,31 @@ NONE_DIMENSION = "none"
 
 def evaluate_command(dataset_path) -> str:
     """The command that builds the PointsDB of a dataset (named in error messages)."""
+    from resolver.datasets import is_duckdb_file
+
+    if dataset_path is not None and is_duckdb_file(dataset_path):
+        return f"python evaluate.py --interview <NDJSON files> --db {dataset_path}"
     return f"python evaluate.py --dataset {dataset_path}"
 
 
+def require_config(dataset, what: str) -> None:
+    """One-line UserError when `what` needs the experiment config a PointsDB file lacks."""
+    if getattr(dataset, "from_pointsdb", False):
+        raise UserError(f"{what} needs a dataset config (its experiment config's views); {dataset.path} is a "
+                        f"PointsDB file: pass a dataset JSON whose 'db' names it, e.g. data/r12.json (docs/data.md)")
+
+
 def open_dataset(path):
-    """Load a dataset file and open its PointsDB read-only -> (Dataset, PointsDB).
+    """Load a dataset file -- or a PointsDB file, standing for a dataset of its own evals
+    (resolver.datasets.dataset_from_pointsdb) -- and open its PointsDB read-only
+    -> (Dataset, PointsDB).
 
     A missing dataset file or a missing database is a one-line UserError; the latter
     names the evaluate.py command that builds it.
     """
     if path is None:
-        raise UserError("a dataset file is required, e.g. data/r12.json")
+        raise UserError("a dataset file is required, e.g. data/r12.json (or a PointsDB file such as "
+                        "pointsdb-interview.db)")
     dataset_file = Path(path)
     if not dataset_file.is_file():
         raise UserError(f"dataset file not found: {path}; {existing_datasets_text(dataset_file)}")
@@ -43,7 +57,7 @@ def open_dataset(path):
     from resolver.pointsdb import open_pointsdb
     from resolver.r12sim import missing_data_hint
 
-    dataset = load_dataset(dataset_file)
+    dataset = load_dataset(dataset_file, allow_pointsdb=True)
     if not Path(dataset.db_path).exists():
         raise UserError(f"PointsDB {dataset.db_path} does not exist yet; {missing_data_hint(path)}")
     return dataset, open_pointsdb(dataset.db_path, read_only=True)
@@ -88,12 +102,15 @@ def require_rows(frame, what: str = "points", filters_text=None):
 
 # ------------------------------------------------------------------------------ flags
 
+DATASET_HELP = "dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db"
+
+
 def add_dataset_arg(parser, required: bool = True):
     """The positional dataset path (optional where e.g. --hf-id can replace it)."""
     if required:
-        parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json")
+        parser.add_argument("dataset", help=DATASET_HELP)
     else:
-        parser.add_argument("dataset", nargs="?", default=None, help="dataset config JSON, e.g. data/r12.json")
+        parser.add_argument("dataset", nargs="?", default=None, help=DATASET_HELP)
 
 
 def add_filters_arg(parser):
@@ -336,9 +353,12 @@ def select_or_explain(frame, db, filters, filters_text=None, dataset_path=None):
 
 
 def eval_labels(db) -> dict:
-    """{eval_id: label} (label falls back to the model name) for display."""
+    """{eval_id: label} (label falls back to the model name; evals sharing a label get
+    their eval id appended, as in the web apps) for display."""
+    from resolver.datasets import distinct_labels
+
     evals = db.evals()
-    return {row["eval_id"]: (row.get("label") or row.get("model") or row["eval_id"]) for row in evals.to_dict("records")}
+    return distinct_labels(zip(evals["eval_id"], evals["label"], evals["model"]))
 
 
 def unique_dims(*dims) -> list:

@@ -40,9 +40,13 @@ def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals=(), sear
     `evals` is the PointsDB evals table; `counts` has eval_id, points, samples;
     `dataset_evals` (EvalSpec) adds evals the dataset names that have no points yet.
     """
+    from resolver.datasets import distinct_labels
+
     rows = {}
-    for record in evals.to_dict("records"):
-        rows[record["eval_id"]] = _eval_row(record)
+    records = evals.to_dict("records")
+    labels = distinct_labels((r["eval_id"], r.get("label"), r.get("model")) for r in records)
+    for record in records:
+        rows[record["eval_id"]] = dict(_eval_row(record), label=labels[record["eval_id"]])
     for spec in dataset_evals:
         if spec.eval_id not in rows:
             rows[spec.eval_id] = _eval_row({"eval_id": spec.eval_id, "label": spec.label, "model": spec.model,

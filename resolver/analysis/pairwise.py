@@ -22,6 +22,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.stats import norm
 
 from resolver import stats
+from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
 
 PAIRWISE_MODES = ("C_P", "C_I")
 SORTS = ("expected-wins", "bradley-terry")
@@ -103,8 +104,11 @@ def compute_pairwise(agg: pd.DataFrame, series: str = "eval_id", group: str | No
     below = frame.groupby(series, sort=False)["below_chance"].sum()
     expected = wins.sum(axis=1)
     strength = bradley_terry(wins, games)
-    order = np.lexsort((np.arange(len(names)), -strength, -expected)) if sort == "expected-wins" \
-        else np.lexsort((np.arange(len(names)), -expected, -strength))
+    evidence = skill_evidence(frame, series)
+    # series without evidence of skill above guessing come after all others (docs/statistics.md)
+    unskilled = np.array([skilled_first_key(evidence.get(n, False)) for n in names])
+    order = np.lexsort((np.arange(len(names)), -strength, -expected, unskilled)) if sort == "expected-wins" \
+        else np.lexsort((np.arange(len(names)), -expected, -strength, unskilled))
     with np.errstate(invalid="ignore", divide="ignore"):
         prob = np.where(games > 0, wins / np.where(games > 0, games, 1.0), np.nan)
     prob = prob[np.ix_(order, order)]
@@ -118,6 +122,7 @@ def compute_pairwise(agg: pd.DataFrame, series: str = "eval_id", group: str | No
         "bt_log_strength": [float(np.log(strength[i])) for i in order],
         "win_probability": matrix,
         "below_chance_cells": [int(below.get(names[i], 0)) for i in order],
+        "skill_evidence": [bool(evidence.get(names[i], False)) for i in order],
         "groups": 1 if group is None else int(frame[group].nunique()),
         "mode": mode, "sort": sort,
     }
@@ -129,9 +134,11 @@ def pairwise_markdown(result: dict, labels: dict, group) -> str:
 
     names = result["names"]
     below = result.get("below_chance_cells", [0] * len(names))
-    rows = [[i + 1, labels.get(n, n), n, f"{w:.2f}", f"{m:.0f}", f"{s:.3g}", f"{ls:+.2f}", b]
-            for i, (n, w, m, s, ls, b) in enumerate(zip(names, result["expected_wins"], result["max_wins"],
-                                                        result["bt_strength"], result["bt_log_strength"], below))]
+    skilled = result.get("skill_evidence", [True] * len(names))
+    rows = [[i + 1, marked(labels.get(n, n), k), n, f"{w:.2f}", f"{m:.0f}", f"{s:.3g}", f"{ls:+.2f}", b]
+            for i, (n, w, m, s, ls, b, k) in enumerate(zip(names, result["expected_wins"], result["max_wins"],
+                                                           result["bt_strength"], result["bt_log_strength"], below,
+                                                           skilled))]
     ranking = markdown_table(rows, ["Rank", "Model", "eval_id", "Expected wins", "Contests", "Bradley-Terry",
                                     "BT log-strength", "≤ chance cells"], ["r", "l", "l", "r", "r", "r", "r", "r"])
     short = [f"{i + 1}" for i in range(len(names))]
@@ -142,5 +149,7 @@ def pairwise_markdown(result: dict, labels: dict, group) -> str:
             "averaged over the contests both took part in; Expected wins sums them over opponents and contests; "
             "Bradley-Terry strengths are fitted to the same wins (geometric mean 1; the log-strength difference of two "
             "models is the log-odds that the first wins). A ≤ chance cell (below guessing level) enters at [0, 0].")
+    if not all(skilled):
+        note += "\n\n" + NO_SKILL_NOTE
     return "\n".join([title, "", note, "", ranking, "", "## Win probability (row beats column)", "",
                       markdown_table(matrix, ["Model"] + short, ["l"] + ["r"] * len(short))]) + "\n"

@@ -168,13 +168,16 @@ def _dataset_hf_ids(args) -> tuple:
     if not args.dataset:
         raise UserError("give a dataset or --hf-id MODEL_ID")
     filters = common.load_filters(_with_eval_ids(args.filters, args.eval_id))
-    _, db = common.open_dataset(args.dataset)
+    dataset, db = common.open_dataset(args.dataset)
     with db:
         ids = common.select_or_explain(db.aggregate(filters, by=("eval_id",)), db, filters, args.filters,
                                        args.dataset)["eval_id"]
         evals = db.evals()
     selected = evals[evals["eval_id"].isin(set(ids))]
     hf_ids = [h for h in selected["hf_id"] if isinstance(h, str) and h]
+    if not hf_ids and dataset.from_pointsdb:
+        raise UserError(f"modelinfo needs Hugging Face ids; the evals of PointsDB {args.dataset} have no hf_id: "
+                        "pass --hf-id MODEL_ID, or a dataset config whose evals.json sets hf_id")
     without = [(e, label) for e, label, h in zip(selected["eval_id"], selected["label"], selected["hf_id"])
                if not (isinstance(h, str) and h)]
     return list(dict.fromkeys(hf_ids)), without
@@ -357,7 +360,10 @@ def run_pairwise(args) -> int:
     if args.format == "png":
         from resolver.plots.pairwise import pairwise_figure
 
-        content = pairwise_figure(result, [labels.get(n, n) for n in result["names"]], args.width, group)
+        from resolver.analysis.skill import marked
+
+        shown = [marked(labels.get(n, n), k) for n, k in zip(result["names"], result["skill_evidence"])]
+        content = pairwise_figure(result, shown, args.width, group)
         _write("pairwise.png", content, args)   # the default its --help names: ./pairwise.png
     else:
         _write("pairwise.md", pairwise.pairwise_markdown(result, labels, group), args)

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from resolver import stats
+from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
 from resolver.errors import UserError
 
 DEGREE_COLUMN = "manifold.degree"
@@ -228,7 +229,12 @@ def summarize_scores(cells: pd.DataFrame, evals: pd.DataFrame | None = None, sor
         entry.update(_eval_summary(records, columns))
         results.append(entry)
     key = SORT_KEYS[sort]
-    results.sort(key=lambda e: (-_sortable(e[key]), -_sortable(e["reasonscore"]), e["eval_id"]))
+    # evals without evidence of skill above guessing come after all others, whatever the sort
+    evidence = skill_evidence(cells, "eval_id")
+    for entry in results:
+        entry["skill_evidence"] = evidence.get(entry["eval_id"], False)
+    results.sort(key=lambda e: (skilled_first_key(e["skill_evidence"]), -_sortable(e[key]),
+                                -_sortable(e["reasonscore"]), e["eval_id"]))
     for rank, entry in enumerate(results, start=1):
         entry["rank"] = rank
     return results[:top] if top else results
@@ -241,10 +247,16 @@ def _sortable(value) -> float:
 def _eval_metadata(evals: pd.DataFrame | None) -> dict:
     if evals is None or evals.empty:
         return {}
+    from resolver.datasets import distinct_labels
+
     meta = {}
-    for row in evals.to_dict("records"):
+    records = evals.to_dict("records")
+    # evals sharing a label (e.g. one model under two templates) are told apart as everywhere else
+    labels = distinct_labels((r["eval_id"], r.get("label"), r.get("model")) for r in records)
+    for row in records:
         groups = row.get("groups")
         row["groups"] = list(groups) if groups is not None else []
+        row["label"] = labels[row["eval_id"]]
         meta[row["eval_id"]] = row
     return meta
 
@@ -357,7 +369,7 @@ def _score_rows(results: list, columns: list, multi_tier: bool, cell, tier_group
     tier's rows (only a group the tier has elsewhere but this eval lacks shows —)."""
     rows = []
     for entry in results:
-        name = entry["label"]
+        name = marked(entry["label"], entry.get("skill_evidence", True))
         if multi_tier:
             rows.append([name, "overall", format_score(entry["reasonscore"], entry["any_incomplete"]),
                          format_tokens(entry["completion_tokens_mean"]), format_ratio(entry["score_per_token"]),
@@ -385,6 +397,8 @@ def scores_markdown(results: list, title: str = "ReasonScore", show_token_counts
     align = ["l", "l", "r", "r", "r", "r", "r"] + ["l"] * len(columns)
     parts = [f"# {title}", "", markdown_table(_score_rows(results, columns, multi_tier, format_task_cell, tiers), headers, align),
              "", CELL_LEGEND]
+    if not all(entry.get("skill_evidence", True) for entry in results):
+        parts += ["", NO_SKILL_NOTE]
     if show_token_counts:
         def tokens_cell(task):
             return format_tokens(task["completion_tokens_mean"]) if task else MISSING_CELL

@@ -21,6 +21,7 @@ from matplotlib.patches import Patch, Rectangle  # noqa: E402
 
 from resolver.analysis.scores import (BELOW_CHANCE_MARK, format_fraction, format_score,  # noqa: E402
                                       group_order, score_table_columns)
+from resolver.analysis.skill import NO_SKILL_MARK  # noqa: E402
 
 DPI = 100
 ROW_INCHES = 0.34
@@ -118,7 +119,9 @@ def _row_label(row) -> str:
     data = entry["tiers"][tier]
     score = f" ({format_score(data['reasonscore'], data['any_incomplete'])})"
     # shorten the label, never the score: it is the number the row is about
-    return _shorten(entry["label"], 48 - len(score)) + score
+    # models without evidence of skill above guessing carry the mark the markdown table uses
+    mark = "" if entry.get("skill_evidence", True) else f" {NO_SKILL_MARK}"
+    return _shorten(entry["label"], 48 - len(score) - len(mark)) + mark + score
 
 
 def _shorten(text: str, limit: int) -> str:

@@ -55,6 +55,7 @@ def run_fft(args) -> int:
     split_by = common.parse_dimension(args.split_by)
     filters = common.load_filters(args.filters)
     dataset, db = common.open_dataset(args.dataset)
+    common.require_config(dataset, "probe.py fft")
     views = select_views(config_views(dataset.config_path, dims=1), args.view)
     if not views:
         raise UserError(f"config {dataset.config_path} has no 1-dimensional views (views with one group_by dimension)")

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from resolver.analysis import scores
+from resolver.analysis.skill import skilled_first_key
 from resolver.stats import add_statistics
 
 MANIFOLD_COLUMN = "manifold.id"
@@ -120,7 +121,8 @@ def _group_order(value):
 def rows_for(view: BoardView, tier: str, sort: str, eval_ids=None) -> list:
     """Table rows for a tier (or OVERALL), sorted by 'score' or 'ratio', restricted to eval_ids.
 
-    Each row: {eval_id, label, groups, score, incomplete, tokens, ratio, cells: {group: task|None}}.
+    Each row: {eval_id, label, groups, score, incomplete, tokens, ratio, cells: {group: task|None}, skill}.
+    Evals without evidence of skill above guessing (skill False) come after the others.
     Evals without data in the tier are left out.
     """
     rows = []
@@ -137,9 +139,11 @@ def rows_for(view: BoardView, tier: str, sort: str, eval_ids=None) -> list:
         rows.append({"eval_id": entry["eval_id"], "label": entry["label"], "model": entry["model"],
                      "groups": entry.get("groups", []), "score": summary["reasonscore"],
                      "incomplete": summary["any_incomplete"], "tokens": summary["completion_tokens_mean"],
-                     "ratio": summary["score_per_token"], "cells": cells})
+                     "ratio": summary["score_per_token"], "cells": cells,
+                     "skill": entry.get("skill_evidence", True)})
     key = "ratio" if sort == "ratio" else "score"
-    rows.sort(key=lambda r: (-_finite(r[key]), -_finite(r["score"]), r["eval_id"]))
+    # evals without evidence of skill above guessing rank after all others (resolver.analysis.skill)
+    rows.sort(key=lambda r: (skilled_first_key(r["skill"]), -_finite(r[key]), -_finite(r["score"]), r["eval_id"]))
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
     return rows
@@ -147,7 +151,9 @@ def rows_for(view: BoardView, tier: str, sort: str, eval_ids=None) -> list:
 
 def best_values(rows: list) -> dict:
     """The best value of every column over the rows: highest score / ratio / cell center, fewest tokens."""
-    best = {"score": _max(r["score"] for r in rows), "ratio": _max(r["ratio"] for r in rows),
+    # a ratio without evidence of skill is no best: a guesser's short answers would win it
+    skilled = [r for r in rows if r.get("skill", True)]
+    best = {"score": _max(r["score"] for r in rows), "ratio": _max(r["ratio"] for r in skilled),
             "tokens": -_max(-r["tokens"] for r in rows if _is_number(r["tokens"])) if rows else math.nan}
     groups = {g for r in rows for g in r["cells"]}
     best["cells"] = {g: _max(r["cells"][g]["center"] for r in rows if r["cells"].get(g)) for g in groups}

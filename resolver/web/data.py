@@ -15,7 +15,8 @@ from resolver.errors import UserError
 
 
 def open_app_dataset(path):
-    """(Dataset, PointsDB) for a dataset file; one-line UserError for a bad path or a missing DB."""
+    """(Dataset, PointsDB) for a dataset file or a PointsDB file; one-line UserError for a bad
+    path or a missing DB."""
     from resolver.analysis.common import evaluate_command, open_dataset
 
     dataset, db = open_dataset(path)
@@ -55,12 +56,9 @@ def eval_matches_facets(facets: dict, selected: dict) -> bool:
 
 def eval_labels(evals: pd.DataFrame) -> dict:
     """{eval_id: display label} (label, else model), unique even when labels repeat."""
-    labels, seen = {}, {}
-    for row in evals.itertuples(index=False):
-        label = row.label or row.model
-        seen[label] = seen.get(label, 0) + 1
-        labels[row.eval_id] = label
-    return {eid: (lab if seen[lab] == 1 else f"{lab} [{eid}]") for eid, lab in labels.items()}
+    from resolver.datasets import distinct_labels
+
+    return distinct_labels(zip(evals["eval_id"], evals["label"], evals["model"]))
 
 
 def ranked_eval_ids(db, present) -> list:

@@ -16,6 +16,7 @@ import math
 from dash import dash_table
 
 from resolver.analysis import scores
+from resolver.analysis.skill import NO_SKILL_MARK, NO_SKILL_NOTE
 from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import theme, urlstate
 from resolver.web.board import Board, best_values, rows_for
@@ -121,7 +122,8 @@ def model_cell(row: dict, links: dict) -> str:
     surfaces = urlstate.link(base["explorer"], evals=[row["eval_id"]])
     radar = urlstate.link(base["spiderweb"], evals=[row["eval_id"]])
     tags = ", ".join(map(str, row["groups"]))
-    return (f"**{_md(row['label'])}**<br><span class='rs-tags'>{_md(row['eval_id'])}"
+    mark = "" if row.get("skill", True) else f" <span class='lb-no-skill'>{NO_SKILL_MARK}</span>"
+    return (f"**{_md(row['label'])}**{mark}<br><span class='rs-tags'>{_md(row['eval_id'])}"
             f"{' · ' + _md(tags) if tags else ''}</span><br>"
             f"<a class='rs-link lb-explorer-link' href='{surfaces}'>surfaces</a> · "
             f"<a class='rs-link lb-spiderweb-link' href='{radar}'>radar</a>")
@@ -152,7 +154,8 @@ def table_content(board: Board, shown: list, rows: list, columns: list, state: d
                   "_score": scores.format_score(row["score"], row["incomplete"]),
                   "_tokens": scores.format_tokens(row["tokens"]), "_ratio": scores.format_ratio(row["ratio"]),
                   "_grader": row["grader"]}
-        tips = {"_model": f"{row['model']} · eval_id {row['eval_id']}",
+        tips = {"_model": f"{row['model']} · eval_id {row['eval_id']}"
+                          + ("" if row.get("skill", True) else f" · {NO_SKILL_NOTE}"),
                 "_score": f"ReasonScore {row['score']:.2f}" + (" (* some cells incomplete or missing)"
                                                                if row["incomplete"] else "")}
         for key, value, is_best in (("_score", row["score"], row["score"] == best["score"]),
@@ -211,7 +214,8 @@ def _export_record(row: dict, mode: str) -> dict:
     record = {"rank": row["rank"], "label": row["label"], "model": row["model"], "eval_id": row["eval_id"],
               "groups": " ".join(map(str, row["groups"])), "reasonscore": row["score"],
               "incomplete": row["incomplete"], "completion_tokens_mean": row["tokens"],
-              "score_per_token": row["ratio"], "grader_version": row["grader"], "mode": mode}
+              "score_per_token": row["ratio"], "grader_version": row["grader"], "mode": mode,
+              "skill_evidence": row.get("skill", True)}
     for group, task in row["cells"].items():
         cell = row["shown"].get(group)
         record[f"{group} center"] = cell["center"] if cell else None

@@ -13,6 +13,7 @@ import math
 
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 
+from resolver.analysis.skill import NO_SKILL_MARK
 from resolver.stats import MODE_DESCRIPTIONS, MODES
 from resolver.web import layout, lbtable, theme, urlstate
 from resolver.web.board import OVERALL, Board
@@ -101,6 +102,8 @@ def _legend():
         html.Span("cell: .XX - .YY = center - upper 95% bound of the mode named in the header · (N/M) points when "
                   "incomplete · * incomplete score · — no data · ≤ chance: the interval lies below guessing"),
         html.Span("bold outline: best in column · hover a cell for the full numbers · click a header to sort"),
+        html.Span(f"{NO_SKILL_MARK} no evidence of skill above guessing: ranked after every model with it, "
+                  "whatever the rank-by"),
     ], className="rs-legend")
 
 
