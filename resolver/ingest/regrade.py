@@ -12,7 +12,7 @@ import os
 
 from resolver.pointsdb import outcome_of
 
-GRADED_FIELDS = ("normalized_answer", "extracted_answer", "is_valid", "is_correct", "is_truncated")
+GRADED_FIELDS = ("normalized_answer", "extracted_answer", "is_valid", "is_correct", "is_truncated", "invalid_reason")
 
 
 def regrade_record(record: dict) -> dict:
