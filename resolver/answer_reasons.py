@@ -51,9 +51,9 @@ def invalid_reason(kind: str, answer: str | None, visible: str | None, normalize
     """
     if truncated:
         return "truncated"
-    if visible is None:
+    if visible is None and answer is not None:
         return "unfinished_reasoning"
-    if not visible.strip():
+    if not (visible or "").strip():
         reasoned = bool(reasoning and reasoning.strip()) or bool(answer and _THINK_CLOSE.search(answer))
         return "unfinished_reasoning" if reasoned else "empty"
     if normalized is None:
