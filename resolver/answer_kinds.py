@@ -30,7 +30,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Mapping, Sequence
 
-from resolver.answer_text import TRAILING_PUNCT, WRAPPERS, Hedge, clean_line, first_line, later_boxed_lines
+from resolver.answer_text import (TRAILING_PUNCT, WRAPPERS, Hedge, clean_line, first_line, later_boxed_lines,
+                                  unbox_spread)
 
 # A number: optional sign (ASCII or U+2212), thousands commas only in groups of three.
 _NUMBER = re.compile(
@@ -59,6 +60,7 @@ _JOINED_NUMBER = re.compile(_HEDGE_JOIN + r"(?:[A-Za-z#]+\s+){0,2}#?(" + _NUMBER
 _COMMA_NUMBER = re.compile(r"\s*,\s*(" + _NUMBER.pattern + r")\s*$")
 _OFFERED_NUMBER = re.compile(r"\b(?:or|maybe|perhaps|possibly)\b[^\d\n]{0,20}?(" + _NUMBER.pattern + ")", re.IGNORECASE)
 _DISPLAY_MATH = re.compile(r"^\s*\\\[(.*)\\\]\s*$")
+_INLINE_MATH = re.compile(r"^\s*\\\((.*?)\\\)")
 _BRACKET_COMMENT = re.compile(r"\s(?:\(\s*[A-Za-z]|\u2014|\u2013|-{1,2}\s).*$")
 _BRACKET_NOISE = re.compile(r"[`*\"',]")
 _NEGATION = re.compile(r"\b(?:not|never|neither|nor|none|no)\b|n't\b", re.IGNORECASE)
@@ -313,7 +315,7 @@ def _block(text: str, bracket_lines: bool = False) -> list[str]:
                 break
             continue
         lines.append(raw)
-    dropped = {"\\[", "\\]", "$$"} | (set() if bracket_lines else {"[", "]"})
+    dropped = {"\\[", "\\]", "\\(", "\\)", "$$"} | (set() if bracket_lines else {"[", "]"})
     return [ln for ln in lines if ln.strip() and ln.strip() not in dropped]
 
 
@@ -331,6 +333,9 @@ def _items_of_line(line: str) -> list[str]:
 
 
 def _list_items(text: str) -> list[str] | None:
+    text = unbox_spread(text)
+    if isinstance(text, Hedge):
+        return None
     lines = _block(text)
     if len(lines) > 1 and lines[0].rstrip(" *_").endswith(":"):
         lines = lines[1:]  # "Here is the sorted list:"
@@ -347,8 +352,9 @@ def _list_items(text: str) -> list[str] | None:
         item = item.strip(WRAPPERS)
         if item:
             items.append(item)
-    if len(items) > 2 and len(items[-1].split()) > 1 and all(len(i.split()) == 1 for i in items[:-1]):
-        items = items[:-1]  # "The words are now in alphabetical order."
+    if (len(items) > 2 and len(items[-1].split()) > 1 and all(len(i.split()) == 1 for i in items[:-1])
+            and not re.search(r"\bor\b", items[-1], re.IGNORECASE)):
+        items = items[:-1]  # "The words are now in alphabetical order." (but "16 or 24" is a hedged item)
     return items or None
 
 
@@ -374,7 +380,7 @@ def _extract_numbers(text: str) -> str | None:
 def _extract_brackets(text: str) -> str | None:
     lines = _block(text, bracket_lines=True)
     line = lines[0] if lines else ""
-    line = line.replace("$", "")
+    line = _INLINE_MATH.sub(r"\1", line.replace("$", ""))  # "\\( ) > ] \\)"
     opening = line.find("\\boxed{")
     if opening >= 0:
         # brace matching cannot work here: "\boxed{} ]}" holds an unbalanced brace

@@ -129,6 +129,32 @@ def clean_line(line: str) -> str:
     return line.rstrip(TRAILING_PUNCT).strip(WRAPPERS).strip()
 
 
+def unbox_spread(text: str) -> str:
+    """The answer with a `\\boxed{...}` spread over several lines unwrapped to its lines.
+
+    Lists are often boxed one item per line (`$\\boxed{carpet` newline `house}$`, or inside
+    `\\[ ... \\]` with `\\\\` line breaks). The box must open on the first answer line;
+    text before it there is an intro, text after it is dropped. A later box holding a
+    different answer makes two answers: a `Hedge`. Other text comes back unchanged.
+    """
+    lines = answer_lines(text)
+    if not lines or not _BOXED_OPEN.search(lines[0]):
+        return text
+    start = text.index(lines[0]) + _BOXED_OPEN.search(lines[0]).start()
+    boxes = boxed_contents(text[start:])
+    if not boxes or "\n" not in boxes[0]:
+        return text
+    if len({_box_key(b) for b in boxes}) > 1:
+        return Hedge(text)
+    items = (re.sub(r"\\\\\s*$", "", ln).strip() for ln in boxes[0].splitlines())
+    return "\n".join(item for item in items if item)
+
+
+def _box_key(contents: str) -> str:
+    """A box's answer for comparing two boxes: LaTeX line breaks and whitespace ignored."""
+    return " ".join(contents.replace("\\\\", " ").split())
+
+
 def later_boxed_lines(text: str) -> list[str]:
     """Lines after the first answer line that hold a `\\boxed{}` (a second stated answer)."""
     lines = answer_lines(text)

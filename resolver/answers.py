@@ -15,6 +15,8 @@ runner, batch import, the simulator's self-checks, `evaluate.py --offline`):
 4. `is_valid` = something was extracted (and, for closed tasks, it is one of the
    `response_enum` options); `is_correct` = valid and the task says it matches the
    target; `is_truncated` = finish_reason "length" (never valid nor correct).
+5. `invalid_reason`: null for a valid answer, else which step found nothing
+   (`resolver.answer_reasons.INVALID_REASONS`).
 
 Every function here is pure, so re-grading stored text gives the runner's verdicts.
 Dependencies run one way: answers -> tasks (registry, only to resolve a name) ->
@@ -26,16 +28,18 @@ import re
 from functools import lru_cache
 
 from resolver.answer_kinds import canonical_target, choice_options, extract_by_kind
+from resolver.answer_reasons import INVALID_REASONS, invalid_reason
 from resolver.answer_text import clean_line, final_answer_text, first_line, strip_reasoning
 from resolver.errors import UserError
 from resolver.tasks import get_task
 
 # Bumped whenever a grading rule changes a verdict; records carry it as
 # `grader_version`, and `evaluate.py --offline` re-grades older records.
-# 2: issue 14 (hedges and echoes invalid, option texts, markers without colon, ...).
-GRADER_VERSION = 2
+# 2: hedges and echoes invalid, option texts, markers without colon, ...
+# 3: lists boxed over several lines, brackets in \( \); invalid answers carry a reason.
+GRADER_VERSION = 3
 
-__all__ = ["GRADER_VERSION", "canonical_target", "extract_by_kind", "final_answer_text",
+__all__ = ["GRADER_VERSION", "INVALID_REASONS", "canonical_target", "extract_by_kind", "final_answer_text",
            "strip_reasoning", "grade", "grade_record", "echoes_format", "verdict"]
 
 
@@ -59,29 +63,38 @@ def echoes_format(task, normalized: str) -> bool:
     return " ".join(line.casefold().split()).startswith(placeholder)
 
 
-def grade(task, case_fields: dict, answer: str | None, finish_reason: str | None) -> dict:
+def grade(task, case_fields: dict, answer: str | None, finish_reason: str | None,
+          reasoning: str | None = None) -> dict:
     """Grade one completion of one test case.
 
     `task` is a Task or a registered generator name; `case_fields` needs `target`
     and `response_enum`, and `input` (the problem) for choice tasks, whose option
-    texts are read from it. Returns the five grading fields of the runner record.
+    texts are read from it. `reasoning` (a separate reasoning field) is never graded;
+    it only tells a reasoning-only reply from an empty one. Returns the grading
+    fields of the runner record: the five verdict fields and `invalid_reason`.
     """
     task = _resolve_task(task)
     enum = case_fields.get("response_enum")
     truncated = finish_reason == "length"
-    normalized = final_answer_text(strip_reasoning(answer))
+    visible = strip_reasoning(answer)
+    normalized = final_answer_text(visible)
+    echoed = normalized is not None and echoes_format(task, normalized)
     extracted = None
-    if normalized is not None and not echoes_format(task, normalized):
-        options = choice_options(case_fields.get("input"), enum) if task.answer_kind == "choice" else {}
+    options = choice_options(case_fields.get("input"), enum) if task.answer_kind == "choice" else {}
+    if normalized is not None and not echoed:
         extracted = task.extract(normalized, enum, options=options) if options else task.extract(normalized, enum)
     valid = extracted is not None and (not enum or extracted in enum) and not truncated
     correct = valid and bool(task.matches(extracted, str(case_fields["target"])))
+    reason = None if valid else invalid_reason(
+        task.answer_kind, answer, visible, normalized, echoed=echoed, extracted=extracted, response_enum=enum,
+        options=options, truncated=truncated, reasoning=reasoning)
     return {
         "normalized_answer": normalized,
         "extracted_answer": extracted,
         "is_valid": valid,
         "is_correct": correct,
         "is_truncated": truncated,
+        "invalid_reason": reason,
     }
 
 
@@ -106,4 +119,5 @@ def grade_record(record: dict, generator: str | None = None) -> dict:
         raise UserError("record has no base_task; cannot tell which generator grades it")
     task = _resolve_task(name)
     finish = (record.get("timings") or {}).get("finish_reason")
-    return grade(task, record, record.get("answer"), finish)
+    reasoning = record.get("reasoning")
+    return grade(task, record, record.get("answer"), finish, reasoning if isinstance(reasoning, str) else None)

@@ -208,7 +208,8 @@ def blank_record(experiment: Experiment, step: Step, sample_index: int, case, me
 
     ``task_version`` is the generator's ``Task.version``; ``grader_version`` and
     ``text_size`` are null until the record is graded (``graded_record`` sets
-    resolver.answers.GRADER_VERSION and the text's sizes).
+    resolver.answers.GRADER_VERSION and the text's sizes); ``invalid_reason`` stays
+    null unless the graded answer is not valid (docs/grading.md, *Invalid reasons*).
     """
     return {
         "task": step.name,
@@ -238,6 +239,7 @@ def blank_record(experiment: Experiment, step: Step, sample_index: int, case, me
         "task_version": _task(step).version,
         "grader_version": None,
         "text_size": None,
+        "invalid_reason": None,
     }
 
 
@@ -254,7 +256,7 @@ def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage:
     record["answer"] = answer
     record["usage"] = usage
     record["timings"] = {"termination_reason": termination_reason, "finish_reason": finish_reason}
-    record.update(grade(name, blank, answer, finish_reason))
+    record.update(grade(name, blank, answer, finish_reason, reasoning))
     record["grader_version"] = GRADER_VERSION
     record["text_size"] = text_size(reasoning, answer)
     record.pop("reasoning", None)

@@ -36,7 +36,8 @@ if TYPE_CHECKING:   # pandas is imported lazily: evaluate.py's writer never need
     import pandas as pd
 
 # 2: points carry task_version / grader_version / guess_sum_all, evals grader_version.
-SCHEMA_VERSION = 2
+# 3: points carry invalid_reasons (invalid samples counted by reason).
+SCHEMA_VERSION = 3
 # DuckDB's own memory cap while writing, so evaluate.py stays well under 1 GB whatever
 # the dataset size (DuckDB spills to disk beyond it).
 WRITER_MEMORY_LIMIT = "400MB"
@@ -56,6 +57,7 @@ POINT_COLUMNS = {
     "tokens_truncated": "BIGINT", "completion_tokens": "INTEGER[]", "outcome": "UTINYINT[]",
     "answer_bytes": "INTEGER[]", "compressed_bytes": "INTEGER[]", "sample_index": "INTEGER[]",
     "sources": "VARCHAR[]", "task_version": "INTEGER", "grader_version": "INTEGER",
+    "invalid_reasons": "JSON",     # {"no_marker": 3, "hedge": 1}: invalid samples by reason (docs/grading.md)
 }
 EVAL_COLUMNS = {
     "eval_id": "VARCHAR", "model": "VARCHAR", "template": "VARCHAR", "sampler": "VARCHAR",
@@ -295,11 +297,18 @@ def create_schema(con) -> None:
     con.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR, value VARCHAR)")
 
 
+# Columns a batch may leave out: NULL there means "not recorded" (invalid_reasons: every
+# invalid sample of the point counts as "unknown").
+OPTIONAL_POINT_COLUMNS = ("invalid_reasons",)
+
+
 def points_batch(columns: dict) -> pa.Table:
     """An Arrow table with exactly the points schema from column lists (missing ones -> error)."""
-    missing = [c for c in POINT_COLUMNS if c not in columns]
+    missing = [c for c in POINT_COLUMNS if c not in columns and c not in OPTIONAL_POINT_COLUMNS]
     if missing:
         raise ValueError(f"points batch lacks columns: {missing}")
+    rows = len(columns["id"])
+    columns = {**{c: [None] * rows for c in OPTIONAL_POINT_COLUMNS}, **columns}
     arrays = [_arrow_column(columns[name], _ARROW_POINT_TYPES[kind]) for name, kind in POINT_COLUMNS.items()]
     return pa.Table.from_arrays(arrays, names=list(POINT_COLUMNS))
 

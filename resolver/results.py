@@ -15,12 +15,13 @@ from typing import Iterator
 
 # The record's fields, in the order the runner writes them (seed 004 + manifold +
 # the versions of the task generator and of the grader that made the record + the
-# completion text's plain and gzip sizes, resolver/text_size.py).
+# completion text's plain and gzip sizes, resolver/text_size.py + why an invalid answer is
+# invalid, docs/grading.md).
 RECORD_FIELDS = (
     "task", "version", "base_task", "key", "input", "target", "response_enum", "genresult",
     "messages", "answer", "usage", "timings", "step", "params", "model", "template", "sampler",
     "guess_chance", "normalized_answer", "extracted_answer", "is_valid", "is_correct",
-    "is_truncated", "manifold", "task_version", "grader_version", "text_size",
+    "is_truncated", "manifold", "task_version", "grader_version", "text_size", "invalid_reason",
 )
 OPTIONAL_FIELDS = ("reasoning",)
 RECORD_VERSION = 1

@@ -284,7 +284,8 @@ def test_offline_inplace_round_trip(tmp_path):
         assert rec["is_truncated"] == (kind == "truncated")
         final = rec["answer"].split("Final Answer:")[-1].split()[0] if "Final Answer:" in rec["answer"] else None
         assert rec["is_correct"] == (final == rec["target"] and kind is None)
-        assert list(rec) == list(FIELDS) + ["grader_version"]  # field order preserved, the grader's version added
+        # field order preserved; the reason (null unless invalid) and the grader's version added
+        assert list(rec) == list(FIELDS) + ["invalid_reason", "grader_version"]
         assert rec["grader_version"] == GRADER_VERSION
     # the DB built with --offline equals the DB built from the re-graded file without --offline
     run_script("evaluate.py", "--interview", path, "--db", tmp_path / "b.db", check=True)

@@ -127,7 +127,7 @@ def test_grade_correct_and_wrong_choice():
 def test_truncated_is_never_valid_or_correct():
     g = grade(_Kind("integer"), {"target": "5", "response_enum": None}, "Final Answer: 5", "length")
     assert g == {"normalized_answer": "5", "extracted_answer": "5", "is_valid": False,
-                 "is_correct": False, "is_truncated": True}
+                 "is_correct": False, "is_truncated": True, "invalid_reason": "truncated"}
 
 
 def test_missing_answer():

@@ -44,7 +44,8 @@ def test_offline_run_folder_and_records(script, tmp_path):
     for name, records in files.items():
         assert len(records) == 4  # tiny's first precision level: count 4, one round
         for i, rec in enumerate(records):
-            assert list(rec) == SEED_004_FIELDS + ["manifold", "task_version", "grader_version", "text_size"] == list(RECORD_FIELDS)
+            assert list(rec) == SEED_004_FIELDS + ["manifold", "task_version", "grader_version", "text_size",
+                                                   "invalid_reason"] == list(RECORD_FIELDS)
             number, task, rest = rec["task"].split("_", 2)   # step NNN_<task>_<params> -> <task>_NNN_<params>
             assert f"{task}_{number}_{rest}.ndjson" == name and task == rec["base_task"]
             assert rec["key"] == f"{rec['task']}-{i}"

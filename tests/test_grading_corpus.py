@@ -78,7 +78,8 @@ def test_corpus_covers_every_task_and_label():
     assert any("reasoning" in r["message"] for r in rows)
 
 
-@pytest.mark.parametrize("name,least", [("corpus.jsonl", 0.995), ("fresh.jsonl", 0.99), ("fresh2.jsonl", 0.99), ("fresh3.jsonl", 0.99)])
+@pytest.mark.parametrize("name,least", [("corpus.jsonl", 0.995), ("fresh.jsonl", 0.99), ("fresh2.jsonl", 0.99), ("fresh3.jsonl", 0.99),
+                                       ("closings.jsonl", 1.0)])
 def test_grader_agrees_with_the_careful_reader(name, least):
     result = report(name)
     assert not result["false_positives"], _explain(result)
@@ -90,7 +91,7 @@ def test_grader_agrees_with_the_careful_reader(name, least):
 
 
 if __name__ == "__main__":
-    for corpus in ("corpus.jsonl", "fresh.jsonl", "fresh2.jsonl", "fresh3.jsonl"):
+    for corpus in ("corpus.jsonl", "fresh.jsonl", "fresh2.jsonl", "fresh3.jsonl", "closings.jsonl"):
         if (HERE / corpus).exists():
             found = report(corpus)
             print(f"== {corpus}: {found['answers']} answers over {len(found['tasks'])} tasks, "

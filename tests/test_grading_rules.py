@@ -22,8 +22,8 @@ def _verdict(task: str, target: str, answer: str, enum=None, problem: str = "") 
     return verdict(grade(get_task(task), {"target": target, "response_enum": enum, "input": problem}, answer, "stop"))
 
 
-def test_grader_version_is_2():
-    assert answers.GRADER_VERSION == 2
+def test_grader_version_is_3():
+    assert answers.GRADER_VERSION == 3
 
 
 def test_verdict_names_the_three_outcomes():

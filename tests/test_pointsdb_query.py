@@ -53,7 +53,7 @@ def _write_db(path, rows):
                 task=r["task"], params=canonical_json(r["params"]), manifold=canonical_json(r["manifold"]),
                 facets=canonical_json(facets_from_groups(r["groups"])), groups=r["groups"],
                 correct=c, incorrect=x, invalid=v, truncated=t, guess_sum=r["guess"], guess_sum_all=r["guess"] + 0.5 * t,
-                task_version=1, grader_version=1,
+                task_version=1, grader_version=1, invalid_reasons=canonical_json({"no_marker": v} if v else {}),
                 prompt_tokens=10 * n, completion_tokens_sum=100 * n, tokens_correct=100 * c,
                 tokens_incorrect=100 * x, tokens_invalid=100 * v, tokens_truncated=100 * t,
                 completion_tokens=[100] * n, outcome=[0] * c + [1] * x + [2] * v + [3] * t,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import urllib.request
+from collections import Counter
 
 import pytest
 
@@ -356,3 +357,47 @@ def test_empty_db_is_one_line_error(tmp_path):
     dataset.write_text(json.dumps({"name": "e", "db": "e.db", "cohorts": []}))
     proc = run_script("leaderboard.py", dataset, "--port", str(free_port()), timeout=60)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "has no points" in proc.stderr
+
+
+def _raw_reasons(dataset, model: str, task: str) -> Counter:
+    """Invalid answers by reason, read from the fixture's own NDJSON files (not through the app)."""
+    found = Counter()
+    for path in (dataset.parent / "webtest" / model).glob("*/*.ndjson"):
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            if record["base_task"] == task and not record["is_valid"] and not record["is_truncated"]:
+                found[record["invalid_reason"]] += 1
+    return found
+
+
+def test_cell_hover_breaks_invalid_answers_down_by_reason(dataset):
+    from resolver.pointsdb import open_pointsdb
+    from resolver.web import lbtable
+    from resolver.web.board import Board
+    from resolver.web.leaderboard import state_from_url
+
+    with open_pointsdb(dataset.parent / "pointsdb-webtest.db") as db:
+        board = Board(db)
+    state = state_from_url(board, "", [])
+    rows = lbtable.selected_rows(board, state)
+    view = board.view((), ())
+    for model in ("Alpha-8B-Q4", "Alpha-8B"):
+        row = next(r for r in rows if r["model"] == model)
+        tips = lbtable.table_content(board, [row], rows, view.columns["overall"], state, {})["tooltips"][0]
+        for task in ("arithmetic", "boolean", "brackets"):
+            raw = _raw_reasons(dataset, model, task)
+            hover = tips[task]["value"]
+            if not raw:
+                assert "invalid by reason" not in hover
+                continue
+            assert set(raw) <= {"no_marker", "placeholder"} and raw["no_marker"] > 0
+            assert f"invalid by reason: format {sum(raw.values())} (no marker {raw['no_marker']}" in hover
+            assert f"placeholder {raw['placeholder']}" in hover or not raw["placeholder"]
+
+
+@needs_browser
+def test_hovered_cell_shows_format_failures(page, dataset):
+    _reset(page)
+    raw = _raw_reasons(dataset, "Alpha-8B-Q4", "arithmetic")
+    hover = _hover_text(page, _cell(_row_of(page, "Alpha-8B-Q4"), "arithmetic"))
+    assert f"no marker {raw['no_marker']}" in hover and "invalid by reason: format" in hover

@@ -10,6 +10,9 @@ builds the PointsDB. The traits the tests look for:
 * "Delta-14B" ran only half of the deep arithmetic points ((N/M) and "*");
 * "Zeta-32B" collapses on hard points, "Eta-70B" spends many tokens for little, "Theta-7B" is good
   at arithmetic only (archetypes collapse, over-thinker, specialist);
+* "Alpha-8B-Q4" fails some answers by format, not by reasoning: of its wrong answers, those
+  with an even sample index have no final-answer marker and every fourth placeholder
+  copied out (invalid, with the runner's `invalid_reason`), the rest stay wrong;
 * twelve evals in all make two pages of ten.
 """
 from __future__ import annotations
@@ -88,6 +91,10 @@ EVALS = {
     "Eta-70B": (0.40, 4500, ["family:eta", "arch:dense", "size:xlarge"], None),
     "Theta-7B": (0.95, 700, ["family:theta", "arch:dense", "size:small"], "specialist"),
 }
+# model -> {sample index % 4: (answer ending, invalid_reason)} for its wrong answers
+FORMAT_FAILURES = {"Alpha-8B-Q4": {0: ("I would rather not commit to a number.", "no_marker"),
+                                   2: ("I would rather not commit to a number.", "no_marker"),
+                                   1: ("Final Answer: <integer>", "placeholder")}}
 for _i in range(4):
     EVALS[f"Filler-{_i + 1}"] = (0.50 + 0.05 * _i, 900 + 100 * _i, ["family:filler", "arch:dense", "size:small"], None)
 
@@ -114,6 +121,9 @@ def _records(model: str, step, rng: random.Random):
         correct = (not truncated) and rng.random() < p_correct
         target = {"boolean": "True", "brackets": "valid"}.get(step.base_task, str(17 + step.params["length"]))
         answer = f"Working it out step by step.\nFinal Answer: {target if correct else 'wrong-' + str(index)}"
+        failure = None if correct or truncated else FORMAT_FAILURES.get(model, {}).get(index % 4)
+        if failure:
+            answer = f"Working it out step by step.\n{failure[0]}"
         completion = int(tokens * (0.6 + 0.8 * rng.random())) * (3 if truncated else 1)
         yield {
             "task": step.name, "version": 1, "base_task": step.base_task, "key": f"{step.name}-{index}",
@@ -126,10 +136,11 @@ def _records(model: str, step, rng: random.Random):
                         "finish_reason": "length" if truncated else "stop"},
             "step": step.index, "params": dict(step.params, count=SAMPLES), "model": model,
             "template": TEMPLATE, "sampler": SAMPLER, "guess_chance": guess,
-            "normalized_answer": None if truncated else (target if correct else f"wrong-{index}"),
-            "extracted_answer": None if truncated else (target if correct else f"wrong-{index}"),
-            "is_valid": not truncated, "is_correct": bool(correct), "is_truncated": bool(truncated),
+            "normalized_answer": None if truncated or failure else (target if correct else f"wrong-{index}"),
+            "extracted_answer": None if truncated or failure else (target if correct else f"wrong-{index}"),
+            "is_valid": not truncated and not failure, "is_correct": bool(correct), "is_truncated": bool(truncated),
             "manifold": step.manifold,
+            **({"invalid_reason": failure[1]} if failure else {}),
         }
 
 

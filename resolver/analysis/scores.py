@@ -289,7 +289,10 @@ def compute_scores(db, filters=None, group_by: str = "base_task", sort: str = "s
         return []
     agg = label_missing(agg, [group_by])
     expected = db.expected() if group_by == "base_task" and not _filters_within_tasks(filters) else None
-    return summarize_scores(score_cells(agg, group_by, expected), db.evals(), sort=sort, top=top)
+    results = summarize_scores(score_cells(agg, group_by, expected), db.evals(), sort=sort, top=top)
+    from resolver.analysis.invalid_reasons import add_to_scores
+
+    return add_to_scores(results, db, filters)      # each eval's invalid answers by reason
 
 
 # ------------------------------------------------------------------- formatting

@@ -18,10 +18,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from resolver import pointsdb
+from resolver.answer_reasons import ALL_REASONS, UNKNOWN
 from resolver.datasets import EvalSpec
 from resolver.ingest.discovery import relative_names
 from resolver.ingest.report import add_regraded
-from resolver.pointsdb import OUTCOME_TRUNCATED
+from resolver.pointsdb import OUTCOME_INVALID, OUTCOME_TRUNCATED
 
 @dataclass
 class EvalStats:
@@ -92,6 +93,7 @@ def eval_points(spec: EvalSpec, samples: pa.Table, sources: list, stats: EvalSta
     keep = order[first.astype(bool)] if len(order) else order
     starts = _segments(point[keep])
     out = _counters(col, keep, starts)
+    out["invalid_reasons"] = invalid_reason_counts(samples.column("invalid_reason"), col["outcome"], keep, starts)
     # task and manifold: the point's first row in file order (duplicates included); sources: every file
     seen = np.lexsort((col["ordinal"], col["file_no"], point))
     heads = seen[_segments(point[seen])]
@@ -168,3 +170,23 @@ def _counters(col: dict, keep: np.ndarray, starts: np.ndarray) -> dict:
     out["compressed_bytes"] = _list_column(col["cbytes"][keep], starts, pa.int32())
     out["sample_index"] = _list_column(col["sample_index"][keep], starts, pa.int32())
     return out
+
+
+def invalid_reason_counts(reasons, outcome: np.ndarray, keep: np.ndarray, starts: np.ndarray) -> list:
+    """Each point's invalid samples counted by reason, as canonical JSON ({} when none).
+
+    Only samples whose outcome is invalid count (a truncated one is counted as
+    truncated); an invalid sample without a recorded reason counts as "unknown".
+    """
+    if not len(keep):
+        return []
+    encoded = pc.dictionary_encode(reasons.combine_chunks() if isinstance(reasons, pa.ChunkedArray) else reasons,
+                                   null_encoding="encode")
+    code_of = np.array([ALL_REASONS.index(r) if r in ALL_REASONS else ALL_REASONS.index(UNKNOWN)
+                        for r in encoded.dictionary.to_pylist()] or [0], dtype=np.int64)
+    codes = code_of[encoded.indices.to_numpy(zero_copy_only=False)[keep]]
+    invalid = outcome[keep] == OUTCOME_INVALID
+    counts = np.stack([np.add.reduceat((invalid & (codes == i)).astype(np.int64), starts)
+                       for i in range(len(ALL_REASONS))], axis=1)
+    return [pointsdb.canonical_json({ALL_REASONS[i]: int(n) for i, n in enumerate(row) if n})
+            for row in counts.tolist()]

@@ -18,7 +18,9 @@ The rules (docs/evaluate.md, *Record fields*):
 * `guess_chance`: a number from 0 to 1, or missing / null (0);
 * `is_valid`, `is_correct`, `is_truncated`: true or false, or missing / null (false);
 * `task_version`, `grader_version`: integers from 1 to 2^31-1, or missing / null (1:
-  records written before the runner recorded versions).
+  records written before the runner recorded versions);
+* `invalid_reason`: never refused: a reason of resolver.answer_reasons, or missing /
+  null (none recorded); any other value counts as "unknown".
 
 A record with several problems is reported for the first in RULES order. The fields
 that are new on every record (`key`, `usage`, `text_size`, the texts) are checked in
@@ -37,6 +39,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from resolver.answer_reasons import INVALID_REASONS, UNKNOWN
 from resolver.pointsdb import OUTCOME_CORRECT, OUTCOME_INCORRECT, OUTCOME_INVALID, OUTCOME_TRUNCATED, canonical_json
 from resolver.text_size import GZIP_FRAMING, GZIP_LEVEL, TEXT_SIZE_METHOD, gzip_size  # noqa: F401 (re-exported)
 
@@ -55,11 +58,11 @@ INT32_MAX = 2**31 - 1
 # the text, otherwise the scan deflates the text.
 FIELDS = ("key", "model", "template", "sampler", "base_task", "task", "params", "manifold", "answer",
           "reasoning", "usage", "guess_chance", "is_valid", "is_correct", "is_truncated",
-          "task_version", "grader_version", "text_size")
+          "task_version", "grader_version", "text_size", "invalid_reason")
 TEXT_FIELDS = ("answer", "reasoning")
 # Decided once per distinct raw value (ValueRules); the other fields row by row in SQL.
 VALUE_FIELDS = ("model", "template", "sampler", "base_task", "task", "params", "manifold", "guess_chance",
-                "is_valid", "is_correct", "is_truncated", "task_version", "grader_version")
+                "is_valid", "is_correct", "is_truncated", "task_version", "grader_version", "invalid_reason")
 # Where problems are looked for, in order: a record is reported for its first one.
 RULES = ("unreadable", "model", "template", "sampler", "base_task", "params", "key", "task", "manifold",
          "usage", "usage.completion_tokens", "usage.prompt_tokens", "guess_chance", "is_valid", "is_correct",
@@ -250,6 +253,14 @@ def _version(name: str):
     return verdict
 
 
+def _invalid_reason(raw):
+    """A reason of the grader's vocabulary, None (none recorded), or "unknown" for anything else."""
+    if raw is None:
+        return None, None
+    value = _loads(raw)
+    return None, value if value in INVALID_REASONS else UNKNOWN
+
+
 # field -> (verdict on a raw value: (problem or None, value), Arrow type of the value)
 _VERDICTS = {
     "model": (_required_string("model"), pa.string()), "template": (_required_string("template"), pa.string()),
@@ -260,6 +271,7 @@ _VERDICTS = {
     "is_truncated": (_flag("is_truncated"), pa.bool_()),
     "task_version": (_version("task_version"), pa.int32()),
     "grader_version": (_version("grader_version"), pa.int32()),
+    "invalid_reason": (_invalid_reason, pa.string()),
 }
 
 

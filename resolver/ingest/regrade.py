@@ -14,7 +14,7 @@ import os
 from resolver.ingest.longlines import CUT_LIMIT, LongLine, bounded_lines, raw_line_problem
 from resolver.pointsdb import outcome_of
 
-GRADED_FIELDS = ("normalized_answer", "extracted_answer", "is_valid", "is_correct", "is_truncated")
+GRADED_FIELDS = ("normalized_answer", "extracted_answer", "is_valid", "is_correct", "is_truncated", "invalid_reason")
 
 
 def regrade_record(record: dict) -> dict:

@@ -40,6 +40,7 @@ SAMPLE_SCHEMA = pa.schema([
     ("manifold", pa.string()), ("task_version", pa.int32()), ("grader_version", pa.int32()),
     ("sample_index", pa.int32()), ("outcome", pa.uint8()), ("ctoks", pa.int32()), ("ptoks", pa.int64()),
     ("guess", pa.float64()), ("abytes", pa.int32()), ("cbytes", pa.int32()),
+    ("invalid_reason", pa.string()),     # the record's reason (null: none recorded)
 ])
 
 
@@ -253,7 +254,7 @@ def _scan_files(job: ScanJob, raw: str = _RAW, long_lines: list | None = None) -
             chosen["task_version"], chosen["grader_version"], sel.column("sample_index").cast(pa.int32()),
             pa.array(outcome_codes(typed)[keep], pa.uint8()), sel.column("ctoks").cast(pa.int32()),
             sel.column("ptoks").cast(pa.int64()), chosen["guess_chance"], sel.column("abytes").cast(pa.int32()),
-            sizes], schema=SAMPLE_SCHEMA))
+            sizes, chosen["invalid_reason"]], schema=SAMPLE_SCHEMA))
     samples = pa.concat_tables(tables) if tables else SAMPLE_SCHEMA.empty_table()
     if unreadable:
         problems.extend(_diagnose(job, unreadable, long_lines))
@@ -333,6 +334,7 @@ def _regrade(job: ScanJob, samples: pa.Table, problems: list):
     for row, (f, o) in enumerate(zip(file_no.tolist(), ordinal.tolist())):
         wanted.setdefault(f, {})[o] = row
     outcome = samples.column("outcome").to_numpy().copy()
+    reasons = samples.column("invalid_reason").to_pylist()
     regraded, refused = {}, np.ones(len(samples), dtype=bool)
     for f, rows in wanted.items():
         for number, _, raw in _non_blank_lines(job.files[f]):
@@ -350,6 +352,9 @@ def _regrade(job: ScanJob, samples: pa.Table, problems: list):
             tally[0] += 1
             tally[1] += int(new != outcome[row])
             outcome[row] = new
+            reasons[row] = graded["invalid_reason"]
+    samples = samples.set_column(samples.schema.get_field_index("invalid_reason"), "invalid_reason",
+                                 pa.array(reasons, pa.string()))
     samples = samples.set_column(samples.schema.get_field_index("outcome"), "outcome", pa.array(outcome, pa.uint8()))
     version = pa.array(np.full(len(samples), GRADER_VERSION, dtype=np.int32))
     samples = samples.set_column(samples.schema.get_field_index("grader_version"), "grader_version", version)

@@ -4,7 +4,9 @@
 failed samples (incorrect, invalid or truncated) with the raw answer, the extracted
 and the reference answers, plus a breakdown of failures by the generator's
 ``genresult`` fields: for every field value, how many samples had it and how many of
-those failed -- which generator choices fail most.
+those failed -- which generator choices fail most. Each point row also gets
+``invalid_reasons``, its invalid samples by reason (resolver.analysis.invalid_reasons,
+the breakdown every view shows), and each invalid failure the record's reason.
 """
 from __future__ import annotations
 
@@ -36,7 +38,15 @@ def _failure_row(point, record: dict) -> dict:
         "target": record.get("target"), "extracted": record.get("extracted_answer"),
         "normalized": record.get("normalized_answer"), "answer": full_text(record),
         "completion_tokens": usage.get("completion_tokens"), "genresult": record.get("genresult") or {},
+        # as evaluate.py counts it: a record graded before reasons were recorded is "unknown"
+        "invalid_reason": (_reason(record.get("invalid_reason")) if outcome_name(record) == "invalid" else None),
     }
+
+
+def _reason(value) -> str:
+    from resolver.answer_reasons import INVALID_REASONS, UNKNOWN
+
+    return value if value in INVALID_REASONS else UNKNOWN
 
 
 def _facet_values(value) -> list[str]:
@@ -77,7 +87,11 @@ def genresult_breakdown(observations: list[tuple[dict, bool]]) -> pd.DataFrame:
 
 def failure_report(db, point_ids, limit: int | None = None) -> FailureReport:
     """Failed samples of the points (at most `limit` listed) and the genresult breakdown."""
+    from resolver.analysis.invalid_reasons import reasons_by_point
+
     points = load_points(db, point_ids)
+    by_point = reasons_by_point(db, points["id"].tolist())
+    points["invalid_reasons"] = [by_point.get(int(p), {}) for p in points["id"]]
     report = FailureReport(points=points)
     observations = []
     for _, point in points.iterrows():

@@ -19,10 +19,13 @@ def clip_answer(text: str, full: bool) -> str:
 
 
 def _point_heading(point, labels) -> str:
+    from resolver.analysis.invalid_reasons import describe
+
     label = labels.get(point["eval_id"], point["eval_id"])
+    reasons = describe(point.get("invalid_reasons") or {})
     return (f"## Point {point['id']} — {point['task']} — {label} ({point['eval_id']})\n\n"
             f"correct {point['correct']}, incorrect {point['incorrect']}, invalid {point['invalid']}, "
-            f"truncated {point['truncated']}")
+            f"truncated {point['truncated']}" + (f"\n\ninvalid by reason: {reasons}" if reasons else ""))
 
 
 def failure_markdown(report, labels: dict, full: bool) -> str:
@@ -34,7 +37,8 @@ def failure_markdown(report, labels: dict, full: bool) -> str:
     for _, point in report.points.iterrows():
         parts.append(_point_heading(point, labels))
         for row in by_point.get(int(point["id"]), []):
-            parts.append(f"### Sample {row['sample_index']} — {row['outcome']} — extracted `{row['extracted']}` "
+            outcome = row["outcome"] + (f" ({row['invalid_reason']})" if row.get("invalid_reason") else "")
+            parts.append(f"### Sample {row['sample_index']} — {outcome} — extracted `{row['extracted']}` "
                          f"vs reference `{row['target']}` — {row['completion_tokens']} completion tokens")
             parts.append("````text\n" + clip_answer(row["answer"] or "(empty answer)", full) + "\n````")
     parts.append("## Failures by genresult field")

@@ -17,6 +17,7 @@ import pandas as pd
 
 from resolver.analysis import scores
 from resolver.analysis.skill import skilled_first_key
+from resolver.analysis.invalid_reasons import POINT_FIELDS as REASON_FIELDS, count_reasons
 from resolver.stats import add_statistics
 
 MANIFOLD_COLUMN = "manifold.id"
@@ -45,6 +46,8 @@ class Board:
         self.tiers = [scores.tier_name(d) for d in degrees] or [scores.NO_TIER]
         self.grader_versions = grader_versions(db)
         self.manifold_labels = manifold_labels(db)
+        # per point, for the cells' invalid-answer breakdown (resolver.analysis.invalid_reasons)
+        self.reason_points = db.points(None, columns=list(by) + list(REASON_FIELDS), decode_json=False)
 
     @lru_cache(maxsize=32)
     def cells(self, manifolds: tuple = ()) -> tuple:
@@ -61,6 +64,20 @@ class Board:
         pooled_cells = scores.score_cells(self._sum(agg, ("eval_id", self.group_by)), self.group_by, expected)
         pooled = {(r["eval_id"], r["group"]): scores.task_entry(r) for r in pooled_cells.to_dict("records")}
         return by_tier, pooled
+
+    @lru_cache(maxsize=32)
+    def invalid_reasons(self, manifolds: tuple = ()) -> dict:
+        """{(eval_id, tier or OVERALL, str(group)): {reason: count}} over the chosen manifold ids."""
+        points = self.reason_points
+        if manifolds:
+            points = points[points[MANIFOLD_COLUMN].astype(str).isin(manifolds)]
+        out = {}
+        by_tier = count_reasons(points, ["eval_id", scores.DEGREE_COLUMN, self.group_by])
+        for (eval_id, degree, group), counts in by_tier.items():
+            out[(eval_id, scores.tier_name(None if pd.isna(degree) else degree), str(group))] = counts
+        for (eval_id, group), counts in count_reasons(points, ["eval_id", self.group_by]).items():
+            out[(eval_id, OVERALL, str(group))] = counts
+        return out
 
     @lru_cache(maxsize=64)
     def mode_cells(self, manifolds: tuple = (), mode: str = "E_I") -> dict:

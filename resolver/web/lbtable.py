@@ -17,6 +17,7 @@ from dash import dash_table
 
 from resolver.analysis import scores
 from resolver.analysis.skill import NO_SKILL_MARK, NO_SKILL_NOTE
+from resolver.analysis.invalid_reasons import describe as describe_reasons
 from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import theme, urlstate
 from resolver.web.board import Board, best_values, rows_for
@@ -179,7 +180,8 @@ def table_content(board: Board, shown: list, rows: list, columns: list, state: d
             if best_cells.get(key) is not None and cell["colour_value"] == best_cells[key]:
                 style.update(border=BEST_BORDER, fontWeight="700")
             styles.append(style)
-            tips[key] = cell_hover(task, cell, group, state["tier"], board.group_by, mode)
+            reasons = board.invalid_reasons(tuple(sorted(state["manifolds"]))).get((row["eval_id"], state["tier"], key))
+            tips[key] = cell_hover(task, cell, group, state["tier"], board.group_by, mode, reasons)
         data.append(record)
         tooltips.append({k: {"value": v, "type": "text"} for k, v in tips.items()})
     header_tips = {"_score": HELP["score"], "_ratio": HELP["ratio"], "_tokens": HELP["tokens"],
@@ -192,8 +194,12 @@ def table_content(board: Board, shown: list, rows: list, columns: list, state: d
             "header_tips": header_tips}
 
 
-def cell_hover(task: dict, cell: dict, group, tier: str, group_by: str, mode: str) -> str:
-    """The full numbers of one cell, shown on hover; the mode is named first."""
+def cell_hover(task: dict, cell: dict, group, tier: str, group_by: str, mode: str, reasons: dict | None = None) -> str:
+    """The full numbers of one cell, shown on hover; the mode is named first.
+
+    `reasons`: the cell's invalid answers by reason (Board.invalid_reasons), so a format
+    failure (no marker, placeholder) is told from a reasoning one (unfinished reasoning).
+    """
     where = "all tiers pooled" if tier == "overall" else f"tier {tier}"
     expected = task["expected_points"]
     lines = [
@@ -204,6 +210,7 @@ def cell_hover(task: dict, cell: dict, group, tier: str, group_by: str, mode: st
         f"truncated {task['truncated_ratio']:.2%}, invalid {task.get('invalid_ratio', float('nan')):.2%}",
         f"samples {task.get('samples', float('nan')):.0f}: correct {task['correct']}, incorrect {task['incorrect']}, "
         f"invalid {task['invalid']}, truncated {task['truncated']}",
+        f"invalid by reason: {describe_reasons(reasons)}" if reasons else "",
         f"points {task['point_count']}" + (f" of {expected} expected" if expected is not None else ""),
         f"mean completion tokens {task['completion_tokens_mean']:.0f}" if _ok(task["completion_tokens_mean"]) else "",
     ]
