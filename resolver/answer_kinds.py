@@ -56,6 +56,9 @@ _BARE_LABEL = re.compile(r"^([A-Za-z])(?=$|[.):,]|\s*[-\u2014\u2013]\s|\s+or\b|\
 _ANY_PAREN_LABEL = re.compile(r"\(\s*([A-Za-z])\s*\)")
 _STATED = re.compile(r"\b(?:is|are|equals|was)\s+(?=[*$\s]*[-+\u2212]?\d)", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\b", re.IGNORECASE)
+# A whole line that is an unevaluated expression ("-4+ -9*2 * -8"): no result was stated.
+_OPERAND = r"[\s()\[\]]*[-+\u2212]?\d+(?:\.\d+)?[\s()\[\]]*"
+_EXPRESSION = re.compile(_OPERAND + r"(?:[-+*/^\u00d7\u00f7\u2212\u22c5]" + _OPERAND + r")+\.?")
 _JOINED_NUMBER = re.compile(_HEDGE_JOIN + r"(?:[A-Za-z#]+\s+){0,2}#?(" + _NUMBER.pattern + ")")
 _COMMA_NUMBER = re.compile(r"\s*,\s*(" + _NUMBER.pattern + r")\s*$")
 _OFFERED_NUMBER = re.compile(r"\b(?:or|maybe|perhaps|possibly)\b[^\d\n]{0,20}?(" + _NUMBER.pattern + ")", re.IGNORECASE)
@@ -130,7 +133,7 @@ def _extract_number(text: str) -> str | None:
         return None
     line = _result_part(line)
     line = line.replace("$", " ").replace("\u20ac", " ").replace("\u00a3", " ")
-    if _BETWEEN.search(line):
+    if _BETWEEN.search(line) or _EXPRESSION.fullmatch(line.strip()):
         return None
     numbers = list(_NUMBER.finditer(line))
     if not numbers:

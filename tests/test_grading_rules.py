@@ -148,3 +148,17 @@ def test_grading_rules_do_not_import_the_task_registry():
     code = "import sys, resolver.answer_kinds; print('resolver.tasks' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("answer,target,expected", [
+    # SmolLM2 copies the expression after the marker without evaluating it: no integer committed
+    ("Final Answer: -4+ -9*2 * -8", "140", "invalid"),
+    ("The final answer is:\n((-5*-8) * (-2-1)+ 3*(-3)- (0 +4 -6+7*(9)))", "-192", "invalid"),
+    ("Final Answer: 3 \u00d7 4", "12", "invalid"),
+    # a stated result still counts, and so do explanations after it
+    ("Final Answer: -4 + 6 = 2", "2", "correct"),
+    ("Final Answer: -7 (the bracket sums to -7)", "-7", "correct"),
+    ("Final Answer: -7", "7", "wrong"),
+])
+def test_an_unevaluated_expression_is_no_integer(answer, target, expected):
+    assert _verdict("arithmetic", target, answer) == expected
