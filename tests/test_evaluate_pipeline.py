@@ -261,6 +261,23 @@ def test_records_contradicting_their_eval_are_reported(dataset, tmp_path):
     assert "Imposter" not in {r[0] for r in db_points(tmp_path / "data" / "pointsdb-r1.db")}
 
 
+def test_offline_refuses_a_record_without_a_target_instead_of_crashing(tmp_path):
+    rng = random.Random(5)
+    folder = tmp_path / "run"
+    records = [make_record("M", "zs", "s", "arithmetic", {"length": 4}, i, "correct", rng) for i in range(3)]
+    del records[1]["target"]
+    write_run(folder, records)
+    path = next(folder.glob("*.ndjson"))
+    before = path.read_text()
+    proc = run_script("evaluate.py", "--interview", path, "--offline", "--db", tmp_path / "a.db")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"{path}:2: no target: the record cannot be re-graded" in proc.stderr
+    proc = run_script("evaluate.py", "--interview", path, "--offline", "--inplace", "--db", tmp_path / "b.db")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert path.read_text().splitlines()[1] == before.splitlines()[1]     # copied through untouched
+
+
 def test_offline_inplace_round_trip(tmp_path):
     rng = random.Random(11)
     folder = tmp_path / "run"

@@ -90,6 +90,36 @@ def test_grader_agrees_with_the_careful_reader(name, least):
     assert not missing, f"disagreements not listed in docs/grading.md: {missing}"
 
 
+# ---- real answers: SmolLM2-135M-Instruct through llama.cpp, labelled blind -------------------
+def _real_rows() -> list[dict]:
+    return _load("real_smollm2.jsonl")
+
+
+def test_real_answers_cover_the_tasks_a_real_run_asked():
+    rows = _real_rows()
+    assert len(rows) >= 300
+    assert len({r["id"] for r in rows}) == len(rows)
+    assert len({r["case"]["base_task"] for r in rows}) >= 12
+    assert all(r["reason"] is None for r in rows if r["label"] != "invalid")
+
+
+def test_grader_agrees_with_the_blind_reader_on_real_answers():
+    """Verdict and invalid reason of every real answer equal the blind reader's."""
+    verdicts, reasons = [], []
+    for row in _real_rows():
+        case = row["case"]
+        content, reasoning = split_message(row["message"])
+        graded = grade(get_task(case["base_task"]), case, content, row["finish_reason"], reasoning)
+        got = verdict_of(graded)
+        if got != row["label"]:
+            verdicts.append((row["id"], row["label"], got, row["why"]))
+        elif got == "invalid" and graded["invalid_reason"] != row["reason"]:
+            reasons.append((row["id"], row["reason"], graded["invalid_reason"], row["why"]))
+    assert not [v for v in verdicts if v[2] == "correct"], f"false positives: {verdicts}"
+    assert not verdicts, f"verdicts differ from the reader's: {verdicts}"
+    assert not reasons, f"invalid reasons differ from the reader's: {reasons}"
+
+
 if __name__ == "__main__":
     for corpus in ("corpus.jsonl", "fresh.jsonl", "fresh2.jsonl", "fresh3.jsonl", "closings.jsonl"):
         if (HERE / corpus).exists():

@@ -66,6 +66,8 @@ def _record(raw: bytes):
         return None
     if not isinstance(record, dict) or not isinstance(record.get("base_task"), str) or "answer" not in record:
         return None
+    if record.get("target") is None:                    # nothing to grade against
+        return None
     return record
 
 

@@ -342,6 +342,8 @@ def _regrade(job: ScanJob, samples: pa.Table, problems: list):
             if row is None:
                 continue
             record, problem = load_line(raw)
+            if not problem and record.get("target") is None:
+                problem = "no target: the record cannot be re-graded"
             if problem:
                 problems.append((f, number, problem))
                 refused[row] = False
