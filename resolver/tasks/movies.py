@@ -93,9 +93,33 @@ _GROUP_TRIES = 20       # (link, liked films) draws tried for one answer
 _ANSWER_FIRST_TRIES = 400
 
 
+# Names a reader takes for kin of each other: a wrong option may not have a kin of any
+# part of the link either (a musical is no fair wrong option for a "music" link, nor a
+# World War II film for "war"). Case-folded. See docs/tasks.md#movies.
+KIN = (
+    ("music", "musical"), ("school", "high school"), ("childhood", "coming of age"),
+    ("war", "world war i", "world war ii", "vietnam war", "civil war"),
+    ("animals", "dogs", "dinosaurs"), ("police", "detective", "undercover"), ("spies", "undercover"),
+    ("marriage", "wedding"), ("space", "aliens"), ("pirates", "sea", "treasure"),
+    ("ancient rome", "ancient greece"), ("slavery", "race"), ("heist", "con artist"),
+    ("magic", "fairy tale"), ("ghosts", "demons"), ("technology", "artificial intelligence"),
+    ("science", "mathematics"), ("journalism", "television", "radio"), ("racing", "cars"),
+    ("american football", "football"),
+)
+
+
+@lru_cache(maxsize=None)
+def _reach(link: frozenset) -> frozenset:
+    """The link's names and their kin."""
+    return link.union(*(group for group in map(frozenset, KIN) if group & link))
+
+
 def _shares(link: frozenset, concepts: frozenset, strict: bool) -> bool:
     """Does a film with `concepts` share the link? Strictly: any part of it (a film with
-    "Crime" but not "Thriller" shares part of Crime + Thriller); else: all of it."""
+    "Crime" but not "Thriller" shares part of Crime + Thriller) or a kin of a part;
+    else: all of it, or a kin of a part."""
+    if (_reach(link) - link) & concepts:
+        return True
     return bool(link & concepts) if strict else link <= concepts
 
 
