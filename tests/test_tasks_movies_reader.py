@@ -138,3 +138,27 @@ def test_read_point_counts_cases_by_hand(toy, monkeypatch):
     point = film_reader.read_point("p", "movies", "0", cases)
     assert point.cases == 2 and point.determined["genres"] == 2 and point.right["genres"] == 1
     assert point.genres_favour_wrong == 1 and point.both_not_target == 1 and point.single == 0
+
+
+def test_cohen_kappa_by_hand():
+    from resolver.audit.theme_agreement import cohen_kappa
+
+    # 10 pairs: both yes 4, both no 3, a-only 2, b-only 1 -> p_o 0.7;
+    # a yes 6/10, b yes 5/10 -> p_e 0.6*0.5 + 0.4*0.5 = 0.5 -> kappa 0.4
+    a = [True] * 4 + [False] * 3 + [True] * 2 + [False]
+    b = [True] * 4 + [False] * 3 + [False] * 2 + [True]
+    assert cohen_kappa(a, b) == pytest.approx(0.4)
+    assert cohen_kappa(a, a) == pytest.approx(1.0)
+
+
+def test_theme_sample_is_blind_half_tagged_and_the_committed_one(repo):
+    from resolver.audit import theme_agreement
+
+    pairs = theme_agreement.sample()
+    films = film_reader.read_catalogue()
+    tagged = sum(theme in films[film]["themes"] for film, theme in pairs)
+    assert len(pairs) == len(set(pairs)) == 150 and tagged == 75
+    committed = (repo / "docs" / "movies-theme-sample.tsv").read_text(encoding="utf-8").splitlines()
+    assert committed == [f"{f}\t{t}" for f, t in pairs]
+    result = theme_agreement.compare({p: p[1] in films[p[0]]["themes"] for p in pairs})
+    assert result["agreement"] == 1.0 and result["kappa"] == pytest.approx(1.0)

@@ -1,17 +1,20 @@
 """movies: which option belongs with a group of films the user liked?
 
 A hidden link joins the liked films and the right option: a pair of genres ("Crime"
-+ "Thriller") or one theme ("heist"), the kind chosen by `genre_weight` /
-`theme_weight`. Every wrong option shares fewer of what the liked films have in
-common than the right one does (genre and theme names are compared case-folded, so a
-"Romance" film counts for a "romance" link), so exactly one option fits best.
++ "Thriller") or one theme ("heist"), its kind drawn by `genre_weight` / `theme_weight`.
+Each case has one answer a film-literate reader would pick (docs/tasks.md#movies): read
+by the liked films' shared genres, shared themes, or both (case-folded, so a "Romance"
+film counts for a "romance" link), no wrong option ranks above the answer, the reading
+of the link's kind and both together rank it first, a single liked film is linked by its
+genres, and wrong options share no part of the link nor a kin of it (`KIN`), except that
+with many options a genre pair may be shared in part.
 
 The options are drawn first, as a set in which every film has a link no other option
-has in full and a liked group of its own; only then is the answer drawn, uniformly.
-So the options alone never point at the answer (the odd one out, the only drama).
+shares and a liked group of its own; only then is the answer drawn, uniformly. So the
+options alone never point at the answer (the odd one out, the only drama).
 `reference_count` is the size of the reference group, the liked films plus the right
-answer, as in the original (seed 004: `reference_count: 4` lists three liked films);
-a smaller group gives less evidence. More options (`choice_count`) add distractors.
+answer (`reference_count: 4` lists three liked films); a smaller group gives less
+evidence. More options (`choice_count`) add distractors.
 """
 from __future__ import annotations
 
