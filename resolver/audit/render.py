@@ -61,11 +61,43 @@ def worst_points(report, top: int) -> str:
     return "\n".join(out)
 
 
+def reader_table(report) -> str:
+    """Per (task, tier) of the reader's check: cases, how many each reading determines
+    (and of those, how many as the target), and the unfair cases; then every point with
+    an unfair case."""
+    from resolver.audit.film_reader import READINGS
+
+    by_tier = defaultdict(list)
+    for r in report.readings:
+        by_tier[(r.task, r.tier)].append(r)
+    head = " | ".join(f"{r}: determined / target" for r in READINGS)
+    lines = [f"| task | tier | points | cases | {head} | genres favour a wrong option | "
+             "theme alone, one liked film | both not the target |",
+             "|---|---|---|---|" + "---|" * len(READINGS) + "---|---|---|"]
+    for (task, tier), rows in sorted(by_tier.items()):
+        cells = " | ".join(f"{sum(x.determined[r] for x in rows)} / {sum(x.right[r] for x in rows)}"
+                           for r in READINGS)
+        lines.append(f"| {task} | {tier} | {len(rows)} | {sum(x.cases for x in rows)} | {cells} | "
+                     f"{sum(x.genres_favour_wrong for x in rows)} | {sum(x.theme_alone_single for x in rows)} | "
+                     f"{sum(x.both_not_target for x in rows)} |")
+    bad = report.unfair_readings
+    if bad:
+        lines += ["", "Points with unfair cases:", ""]
+        lines += [f"- {r.step}: genres favour a wrong option {r.genres_favour_wrong}, theme alone with one "
+                  f"liked film {r.theme_alone_single}, both not the target {r.both_not_target}" for r in bad]
+    return "\n".join(lines)
+
+
 def audit_markdown(report, top: int = 3) -> str:
     verdict = ("PASS: no point and no (task, tier) is beaten by a question-blind rule"
-               if report.passed else
+               if not report.flagged_points and not report.flagged_pooled else
                f"FAIL: {len(report.flagged_points)} point(s) and {len(report.flagged_pooled)} (task, tier) "
                "pooled rule(s) beat guess_chance")
+    if report.readings:
+        bad = report.unfair_readings
+        verdict += ("\n\nReader's check: " + (f"FAIL: {len(bad)} point(s) with cases a reader of the facts "
+                                               "would not answer with the target" if bad else
+                                               "PASS: every case's facts single out the target"))
     head = (f"# Shortcut audit: {report.config}\n\n{len(report.points)} points at density {report.density}, "
             f"{report.samples} samples each, seed {report.seed}.\n\n{verdict}\n")
     flagged = ""
@@ -73,6 +105,7 @@ def audit_markdown(report, top: int = 3) -> str:
         flagged = "\n## Flagged (task, tier) rules\n\n" + "\n".join(
             f"- {r.base_task} tier {r.tier}: {r.player} {_pct(r.accuracy)} vs guess {_pct(r.guess_rate)} "
             f"(allowed {_pct(r.allowance)})" for r in report.flagged_pooled) + "\n"
-    return (f"{head}\n## Summary\n\n{summary_table(report)}\n{flagged}\n"
+    readers = f"\n## Reader's check (docs/tasks.md#movies)\n\n{reader_table(report)}\n" if report.readings else ""
+    return (f"{head}\n## Summary\n\n{summary_table(report)}\n{flagged}{readers}\n"
             f"## Answer distribution\n\n{answer_facts(report)}\n\n"
             f"## Worst points per task\n\n{worst_points(report, top)}")

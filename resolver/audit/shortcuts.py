@@ -12,6 +12,10 @@ question-blind player of resolver.audit.players answer them, plus
 
 and grades every answer with the task's real grader (resolver.answers.grade).
 
+Tasks whose answer is a judgement over world facts also get a reader's check
+(resolver.audit.film_reader for movies): an independent reader decides every case from
+the facts alone; a case it finds unfair fails the audit like a flagged point.
+
 A point is flagged when its best player's accuracy p exceeds the point's mean
 `guess_chance` g by more than POINT_ALLOWANCE + 3 * sqrt(p (1 - p) / n). A
 (task, tier) is flagged when one player pooled over all its points exceeds the
@@ -27,6 +31,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from resolver.answers import grade
+from resolver.audit.film_reader import READERS
 from resolver.audit.players import PLAYERS
 from resolver.manifold import ExperimentConfig, expand_steps
 
@@ -116,6 +121,7 @@ class AuditReport:
     seed: int
     points: list = field(default_factory=list)     # PointAudit
     pooled: list = field(default_factory=list)     # PooledAudit, the best player per (task, tier)
+    readings: list = field(default_factory=list)   # film_reader.PointReading, for the tasks that have one
 
     @property
     def flagged_points(self) -> list:
@@ -126,8 +132,12 @@ class AuditReport:
         return [p for p in self.pooled if p.flagged]
 
     @property
+    def unfair_readings(self) -> list:
+        return [r for r in self.readings if r.unfair]
+
+    @property
     def passed(self) -> bool:
-        return not self.flagged_points and not self.flagged_pooled
+        return not self.flagged_points and not self.flagged_pooled and not self.unfair_readings
 
     def as_dict(self) -> dict:
         return {"config": self.config, "density": self.density, "samples": self.samples, "seed": self.seed,
@@ -135,7 +145,8 @@ class AuditReport:
                           "sigmas": SIGMAS},
                 "passed": self.passed, "flagged_points": len(self.flagged_points),
                 "flagged_pooled": len(self.flagged_pooled),
-                "pooled": [p.as_dict() for p in self.pooled], "points": [p.as_dict() for p in self.points]}
+                "pooled": [p.as_dict() for p in self.pooled], "points": [p.as_dict() for p in self.points],
+                "readers": [r.as_dict() for r in self.readings]}
 
 
 def _se(p: float, n: int) -> float:
@@ -210,6 +221,8 @@ def run_audit(config: ExperimentConfig, *, samples: int = 256, density: str = "n
         point = PointAudit(step.name, step.base_task, _tier(step.manifold), step.params, samples, guess,
                            correct, len(targets), max(targets.values()) / samples).finish()
         report.points.append(point)
+        if step.generator in READERS:
+            report.readings.append(READERS[step.generator](step.name, step.base_task, point.tier, cases))
         for player, hits in correct.items():
             acc = pooled[(step.base_task, point.tier, player)]
             acc[0] += samples

@@ -1,17 +1,20 @@
 """movies: which option belongs with a group of films the user liked?
 
 A hidden link joins the liked films and the right option: a pair of genres ("Crime"
-+ "Thriller") or one theme ("heist"), the kind chosen by `genre_weight` /
-`theme_weight`. Every wrong option shares fewer of what the liked films have in
-common than the right one does (genre and theme names are compared case-folded, so a
-"Romance" film counts for a "romance" link), so exactly one option fits best.
++ "Thriller") or one theme ("heist"), its kind drawn by `genre_weight` / `theme_weight`.
+Each case has one answer a film-literate reader would pick (docs/tasks.md#movies): read
+by the liked films' shared genres, shared themes, or both (case-folded, so a "Romance"
+film counts for a "romance" link), no wrong option ranks above the answer, the reading
+of the link's kind and both together rank it first, a single liked film is linked by its
+genres, and wrong options share no part of the link nor a kin of it (`KIN`), except that
+with many options a genre pair may be shared in part.
 
 The options are drawn first, as a set in which every film has a link no other option
-has in full and a liked group of its own; only then is the answer drawn, uniformly.
-So the options alone never point at the answer (the odd one out, the only drama).
+shares and a liked group of its own; only then is the answer drawn, uniformly. So the
+options alone never point at the answer (the odd one out, the only drama).
 `reference_count` is the size of the reference group, the liked films plus the right
-answer, as in the original (seed 004: `reference_count: 4` lists three liked films);
-a smaller group gives less evidence. More options (`choice_count`) add distractors.
+answer (`reference_count: 4` lists three liked films); a smaller group gives less
+evidence. More options (`choice_count`) add distractors.
 """
 from __future__ import annotations
 
@@ -33,6 +36,8 @@ class Film:
     themes: frozenset
     labels: frozenset  # genres and "theme:<name>" together, computed once
     concepts: frozenset  # genres and themes case-folded into one space ("Romance" == "romance")
+    genre_keys: frozenset  # genres case-folded
+    theme_keys: frozenset  # themes case-folded
 
 
 @lru_cache(maxsize=None)
@@ -44,7 +49,8 @@ def catalogue() -> tuple[Film, ...]:
         theme_set = frozenset(t for t in themes.split(",") if t)
         films.append(Film(title, int(year), genre_set, theme_set,
                           genre_set | {f"theme:{t}" for t in theme_set},
-                          frozenset(x.casefold() for x in genre_set | theme_set)))
+                          frozenset(x.casefold() for x in genre_set | theme_set),
+                          frozenset(x.casefold() for x in genre_set), frozenset(x.casefold() for x in theme_set)))
     return tuple(films)
 
 
@@ -84,57 +90,177 @@ def _links(kinds: tuple, min_members: int) -> dict:
     return out
 
 
-_SYMMETRIC_TRIES = 30  # option sets tried where every option must admit a liked group
+_SYMMETRIC_TRIES = 12  # option sets tried where every option must admit a liked group
+_SET_PASSES = 6         # shuffled passes over the catalogue to fill one such set
+_GROUP_TRIES = 20       # (link, liked films) draws tried for one answer
+_ANSWER_FIRST_TRIES = 400
 
 
-def _free(links: dict, film: int, others: list[int]) -> list:
-    """The film's criteria that no other film of `others` has in full."""
+# Names a reader takes for kin of each other: a wrong option may not have a kin of any
+# part of the link either (a musical is no fair wrong option for a "music" link, nor a
+# World War II film for "war"). Case-folded. See docs/tasks.md#movies.
+KIN = (
+    ("music", "musical"), ("school", "high school"), ("childhood", "coming of age"),
+    ("war", "world war i", "world war ii", "vietnam war", "civil war"),
+    ("animals", "dogs", "dinosaurs"), ("police", "detective", "undercover"), ("spies", "undercover"),
+    ("marriage", "wedding"), ("space", "aliens"), ("pirates", "sea", "treasure"),
+    ("ancient rome", "ancient greece"), ("slavery", "race"), ("heist", "con artist"),
+    ("magic", "fairy tale"), ("ghosts", "demons"), ("technology", "artificial intelligence"),
+    ("science", "mathematics"), ("journalism", "television", "radio"), ("racing", "cars"),
+    ("american football", "football"),
+)
+
+
+@lru_cache(maxsize=None)
+def _reach(link: frozenset) -> frozenset:
+    """The link's names and their kin."""
+    return link.union(*(group for group in map(frozenset, KIN) if group & link))
+
+
+def _shares(link: frozenset, concepts: frozenset, strict: bool) -> bool:
+    """Does a film with `concepts` share the link? Strictly: any part of it (a film with
+    "Crime" but not "Thriller" shares part of Crime + Thriller) or a kin of a part;
+    else: all of it, or a kin of a part."""
+    if (_reach(link) - link) & concepts:
+        return True
+    return bool(link & concepts) if strict else link <= concepts
+
+
+def _free(links: dict, film: int, others: list[int], strict: bool) -> list:
+    """The film's criteria that no other film of `others` shares (see `_shares`)."""
     films = catalogue()
     rest = [films[o].concepts for o in others if o != film]
-    return [link for link in links.get(film, ()) if not any(link[2] <= c for c in rest)]
+    return [link for link in links.get(film, ()) if not any(_shares(link[2], c, strict) for c in rest)]
 
 
-def _option_set(links: dict, count: int, rng: random.Random) -> list[int]:
-    """`count` films, each of which has a criterion no other one has in full (so each
-    could be the right answer), in random order."""
+def _comparable(a: Film, b: Film) -> bool:
+    """One film's genres contain the other's: then the genres of a liked group can never
+    rank the smaller above the larger, so the two could not each be the answer."""
+    return a.genre_keys <= b.genre_keys or b.genre_keys <= a.genre_keys
+
+
+def _option_set(links: dict, count: int, rng: random.Random, strict: bool) -> list[int] | None:
+    """`count` films, no one's genres within another's, each with a criterion no other
+    one shares (so each could be the right answer), in random order; None when a few
+    passes find none."""
+    films = catalogue()
     candidates = sorted(links)
-    for _ in range(1000):
+    for _ in range(_SET_PASSES):
         chosen: list[int] = []
         for film in rng.sample(candidates, len(candidates)):
+            if any(_comparable(films[film], films[c]) for c in chosen):
+                continue
             trial = chosen + [film]
-            if all(_free(links, f, trial) for f in trial):
+            if all(_free(links, f, trial, strict) for f in trial):
                 chosen = trial
                 if len(chosen) == count:
                     return chosen
-    raise UserError(f"task 'movies': cannot find {count} options that could each be the answer; "
-                    "lower choice_count or allow both genres and themes")
+    return None
 
 
-def _liked_group(params: dict, links: dict, options: list[int], answer: int, rng: random.Random):
-    """(kind, labels, liked films) for an answer: reference_count - 1 films of one of its
-    free criteria, not among the options, such that every wrong option shares fewer of
-    what the liked films have in common than the answer does; or None."""
+class _Common:
+    """What the liked films have in common, read three ways: their shared genres, their
+    shared themes, and both together (case-folded, so genre "Music" is theme "music")."""
+
+    def __init__(self, liked: list[Film]):
+        self.genres = frozenset.intersection(*(f.genre_keys for f in liked))
+        self.themes = frozenset.intersection(*(f.theme_keys for f in liked))
+        self.both = frozenset.intersection(*(f.concepts for f in liked))
+        self.single = len(liked) == 1
+
+    def scores(self, film: Film) -> tuple[int, int, int]:
+        return (len(film.genre_keys & self.genres), len(film.theme_keys & self.themes),
+                len(film.concepts & self.both))
+
+
+def _wrong_ok(common: _Common, kind: str, link: frozenset, answer: tuple, film: Film, strict: bool) -> bool:
+    """May `film` be a wrong option? It does not share the link (`_shares`), no reading of the
+    liked films (genres, themes, both) ranks it above the answer, the reading of the
+    link's kind ranks it below, and both together rank it below. With one liked film
+    nothing tells which of its themes is meant, so there the genres must decide alone."""
+    if _shares(link, film.concepts, strict):
+        return False
+    g, t, b = common.scores(film)
+    if g > answer[0] or t > answer[1] or b >= answer[2]:
+        return False
+    if (kind == "genres" or common.single) and g == answer[0]:
+        return False
+    return not (kind == "themes" and t == answer[1])
+
+
+def _liked_group(params: dict, links: dict, options: list[int], answer: int, rng: random.Random,
+                 strict: bool):
+    """(kind, labels, liked films) for an answer among fixed options: reference_count - 1
+    films of one of its free criteria, not among the options, against which every other
+    option is a fair wrong option (`_wrong_ok`); or None."""
     films = catalogue()
-    free = _free(links, answer, options)
-    weights = [params["genre_weight"] if kind == "genres" else params["theme_weight"] for kind, *_ in free]
-    wrong = [films[o].concepts for o in options if o != answer]
-    for _ in range(20):
-        kind, labels, concepts, members = rng.choices(free, weights)[0]
+    need = params["reference_count"] - 1
+    wrong = [films[o] for o in options if o != answer]
+    draws = []
+    for kind, labels, concepts, members in _free(links, answer, options, strict):
         pool = [i for i in members if i not in options]
-        if len(pool) < params["reference_count"] - 1:
-            continue
-        liked = [films[i] for i in rng.sample(pool, params["reference_count"] - 1)]
-        # Genres and themes count alike (a "Romance" film fits a "romance" link).
-        shared = frozenset.intersection(*(f.concepts for f in liked))
-        if all(len(shared & c) < len(shared & films[answer].concepts) for c in wrong):
+        if need == 1:  # few single films: try them all, in random order
+            draws += [(kind, labels, concepts, [i]) for i in pool]
+        elif len(pool) >= need:
+            draws += [(kind, labels, concepts, pool)] * _GROUP_TRIES
+    for kind, labels, concepts, pool in rng.sample(draws, min(len(draws), _GROUP_TRIES * 4)):
+        liked = [films[i] for i in (pool if need == 1 else rng.sample(pool, need))]
+        common = _Common(liked)
+        scores = common.scores(films[answer])
+        if all(_wrong_ok(common, kind, concepts, scores, w, strict) for w in wrong):
             return kind, labels, liked
+    return None
+
+
+def _symmetric_problem(params: dict, links: dict, rng: random.Random, strict: bool, every: bool = True):
+    """Options drawn first, each with a free link; then a liked group for each; only then
+    the answer, uniformly among the options that have one, so the options alone never
+    tell which it is. `every`: all options must have a group. None if no such set."""
+    for _ in range(_SYMMETRIC_TRIES):
+        options = _option_set(links, params["choice_count"], rng, strict)
+        if options is None:
+            return None
+        groups = [_liked_group(params, links, options, film, rng, strict) for film in options]
+        able = [i for i, g in enumerate(groups) if g is not None]
+        if able and (len(able) == len(options) or not every):
+            pick = rng.choice(able)
+            return options, options[pick], groups[pick]
+    return None
+
+
+def _answer_first_problem(params: dict, links: dict, rng: random.Random):
+    """The answer and its liked group first, then wrong options drawn from every film
+    that is a fair wrong option for them (when too few films allow a symmetric set)."""
+    films = catalogue()
+    candidates = sorted(links)
+    need = params["reference_count"] - 1
+    for _ in range(_ANSWER_FIRST_TRIES):
+        answer = rng.choice(candidates)
+        kind, labels, concepts, members = rng.choice(links[answer])
+        pool = [i for i in members if i != answer]
+        liked_ids = rng.sample(pool, need)
+        liked = [films[i] for i in liked_ids]
+        common = _Common(liked)
+        scores = common.scores(films[answer])
+        taken = set(liked_ids) | {answer}
+        fair = [i for i, f in enumerate(films)
+                if i not in taken and _wrong_ok(common, kind, concepts, scores, f, True)]
+        if len(fair) >= params["choice_count"] - 1:
+            options = rng.sample(fair, params["choice_count"] - 1) + [answer]
+            rng.shuffle(options)
+            return options, answer, (kind, labels, liked)
     return None
 
 
 @register
 class Movies(Task):
     name = "movies"
-    version = 2  # reference_count counts the answer too (seed 004): one liked film fewer than v1
+    # v2: reference_count counts the answer too (one liked film fewer than v1).
+    # v3: every case has one option a film-literate reader would pick (docs/tasks.md#movies):
+    # no reading of genres or themes ranks a wrong option above the answer, wrong options
+    # share no part of the link where the options allow, a single liked film is linked by
+    # genres, the link's kind follows the weights; and the catalogue's theme tags were audited.
+    version = 3
     answer_kind = "choice"
     description = ("A user watched and liked the movies listed below. Choose the option that "
                    "belongs with them: the one film that shares what they have in common.")
@@ -158,26 +284,21 @@ class Movies(Task):
 
     def generate(self, params: dict, rng: random.Random) -> TestCase:
         films = catalogue()
-        kinds = [k for k, w in (("genres", params["genre_weight"]), ("themes", params["theme_weight"])) if w > 0]
-        links = _links(tuple(kinds), params["reference_count"])
-        for attempt in range(_SYMMETRIC_TRIES + 1000):
-            options = _option_set(links, params["choice_count"], rng)
-            if attempt < _SYMMETRIC_TRIES:
-                # Every option could be the answer, with a liked group of its own: only
-                # now is the answer drawn, so the options alone never tell which it is.
-                groups = [_liked_group(params, links, options, film, rng) for film in options]
-                if all(g is not None for g in groups):
-                    break
-            else:  # rare (few films fit every option): the answer first, then its group
-                groups = [None] * len(options)
-                pick = rng.randrange(len(options))
-                groups[pick] = _liked_group(params, links, options, options[pick], rng)
-                if groups[pick] is not None:
-                    break
-        else:
-            raise UserError("task 'movies': no problem found for these parameters; lower choice_count")
-        pick = next(i for i in sorted(range(len(options)), key=lambda _: rng.random()) if groups[i])
-        answer, (kind, labels, liked) = options[pick], groups[pick]
+        # The kind of link first, by its weight, so the weights are the kinds' shares
+        # (drawn per option, the kind with more free links would win more often).
+        kind = rng.choices(("genres", "themes"), (params["genre_weight"], params["theme_weight"]))[0]
+        links = _links((kind,), params["reference_count"])
+        # Prefer wrong options that share no part of the link; where too few films allow
+        # that with every option a possible answer (many options, genre pairs only),
+        # a wrong option may share one genre of the pair but ranks below on genres.
+        problem = (_symmetric_problem(params, links, rng, strict=True)
+                   or _symmetric_problem(params, links, rng, strict=False)
+                   or _symmetric_problem(params, links, rng, strict=True, every=False)
+                   or _answer_first_problem(params, links, rng))
+        if problem is None:
+            raise UserError("task 'movies': no problem found for these parameters; lower choice_count "
+                            "or reference_count")
+        options, answer, (kind, labels, liked) = problem
         options = [films[i] for i in options]
         answer = films[answer]
         labels_out = option_labels(len(options))
