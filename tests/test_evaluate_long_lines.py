@@ -240,3 +240,23 @@ def test_offline_regrading_reads_the_pieces_too(tmp_path, monkeypatch):
     assert result.samples.column("ordinal").to_pylist() == [1, 2, 4, 5]
     assert result.samples.column("outcome").to_pylist() == [0, 0, 0, 0]      # correct, as graded now
     assert result.regraded == {"arithmetic": [4, 4]}
+
+
+def test_record_readers_outside_evaluate_refuse_the_same_long_lines(tmp_path):
+    """probe.py and cohort.py read records with iter_records: a line over 16 MiB is a problem there too."""
+    from resolver.results import iter_records
+
+    path = tmp_path / "a.ndjson"
+    with open(path, "w") as out:
+        out.write('{"a": 1}\n')
+        out.write('{"x": "' + "y" * (17 * 2**20) + '"}\n')       # a whole record, too long
+        out.write(" " * (17 * 2**20) + "\n")                      # a long blank line: no record
+        out.write('{"b": 2}\n')
+        out.write('{"cut": "' + "z" * (20 * 2**20))               # a crash's tail
+    got = [(n, r, p and p.split(": ", 1)[1]) for n, r, p in iter_records(path)]
+    assert got == [
+        (1, {"a": 1}, None),
+        (2, None, "line of 17,825,801 bytes is over the 16,777,216 bytes (16 MB) a record may have; skipped"),
+        (4, {"b": 2}, None),
+        (5, None, "malformed JSON: the last line (20,971,529 bytes) stops mid-record (truncated last line?)"),
+    ]
