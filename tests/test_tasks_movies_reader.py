@@ -158,7 +158,23 @@ def test_theme_sample_is_blind_half_tagged_and_the_committed_one(repo):
     films = film_reader.read_catalogue()
     tagged = sum(theme in films[film]["themes"] for film, theme in pairs)
     assert len(pairs) == len(set(pairs)) == 150 and tagged == 75
-    committed = (repo / "docs" / "movies-theme-sample.tsv").read_text(encoding="utf-8").splitlines()
-    assert committed == [f"{f}\t{t}" for f, t in pairs]
     result = theme_agreement.compare({p: p[1] in films[p[0]]["themes"] for p in pairs})
     assert result["agreement"] == 1.0 and result["kappa"] == pytest.approx(1.0)
+
+
+def test_second_reading_of_the_committed_sample(repo):
+    """The independent reader's labels of the committed sample (drawn before the fixes it
+    led to) now differ from the catalogue only where docs/movies-theme-audit.md says why."""
+    from resolver.audit import theme_agreement
+
+    sample = [tuple(line.split("\t")) for line in
+              (repo / "docs" / "movies-theme-sample.tsv").read_text(encoding="utf-8").splitlines()]
+    labels = {}
+    for line in (repo / "docs" / "movies-theme-labels.tsv").read_text(encoding="utf-8").splitlines():
+        film, theme, answer = line.split("\t")
+        labels[(film, theme)] = answer == "yes"
+    assert sorted(labels) == sorted(sample) and len(sample) == 150
+    result = theme_agreement.compare(labels)
+    assert result["reader_only"] == [("Les Miserables", "music")]      # sung through, not about music
+    assert result["catalogue_only"] == []
+    assert result["kappa"] > 0.95
