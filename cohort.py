@@ -10,7 +10,7 @@
 """
 from __future__ import annotations
 
-from resolver.cli import ArgParser, run_main
+from resolver.core import ArgParser, run_main
 
 DEFAULT_ROOT = "data"
 
@@ -38,7 +38,8 @@ def build_parser() -> ArgParser:
 
 
 def main(argv=None) -> int:
-    from resolver import cohort_report, cohorts
+    from resolver.catalog import cohort_report as cohort_report
+    from resolver.catalog import cohorts as cohorts
 
     args = build_parser().parse_args(argv)
     if args.command in ("list", "info"):
@@ -46,12 +47,12 @@ def main(argv=None) -> int:
         print(cohort_report.render_list(summaries, detail=args.command == "info"))
         return 0
     if args.command == "verify":
-        from resolver.cohort_verify import verify_cohort
+        from resolver.catalog import verify_cohort
 
         checks = [verify_cohort(c, args.quiet) for c in cohorts.resolve_cohorts(args.path, DEFAULT_ROOT)]
         print(cohort_report.render_verify(checks) if checks else "no cohorts found under data/")
         return 1 if any(c.all_problems() for c in checks) else 0
-    from resolver.cohort_context import make_context_variant
+    from resolver.catalog import make_context_variant
 
     result = make_context_variant(args.cohort, args.eval_id, args.context, args.tokenizer, quiet=args.quiet)
     print(cohort_report.render_context(result))

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import sys
 
-from resolver.cli import ArgParser, run_main
+from resolver.core import ArgParser, run_main
 
 SCOPE_HELP = "eval <eval_id> | cohort <data/set/Model> | dataset <data/name.json>"
 
 
 def build_parser() -> ArgParser:
-    from resolver.manifest import DEFAULT_PATH
-    from resolver.scopes import SCOPES
+    from resolver.share import DEFAULT_PATH
+    from resolver.share import SCOPES
 
     parser = ArgParser(prog="data.py", description="Content-addressed blob storage for evaluation data.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -57,10 +57,11 @@ def build_parser() -> ArgParser:
 
 
 def main(argv=None) -> int:
-    from resolver import datasync, scopes
-    from resolver.errors import UserError
-    from resolver.manifest import load_manifest
-    from resolver.remotes import choose_remote_url, open_remote
+    from resolver.share import sync as datasync
+    from resolver.share import scopes as scopes
+    from resolver.core import UserError
+    from resolver.share import load_manifest
+    from resolver.share import choose_remote_url, open_remote
 
     args = build_parser().parse_args(argv)
     manifest = load_manifest(args.manifest)
@@ -92,7 +93,7 @@ def human(size: int) -> str:
 
 
 def print_outcomes(outcomes, command: str, scope, url: str) -> int:
-    from resolver.analysis.common import markdown_table
+    from resolver.analysis import markdown_table
 
     rows = [(o.key, o.action, "—" if o.action == "missing" else human(o.size), o.detail) for o in outcomes]
     print(f"## data.py {command}: {scope.label} (remote {url})\n")
@@ -112,7 +113,7 @@ def print_outcomes(outcomes, command: str, scope, url: str) -> int:
 
 
 def print_status(rows, scope, url: str) -> int:
-    from resolver.analysis.common import markdown_table
+    from resolver.analysis import markdown_table
 
     print(f"## data.py status: {scope.label} (remote {url})\n")
     if not rows:
@@ -136,8 +137,8 @@ def print_prune(removed: int, freed: int, dry_run: bool) -> int:
 
 
 def set_or_show_remote(manifest, flag: str | None, url: str | None) -> int:
-    from resolver.manifest import update_manifest
-    from resolver.remotes import choose_remote_url, open_remote
+    from resolver.share import update_manifest
+    from resolver.share import choose_remote_url, open_remote
 
     if url is None:
         print(choose_remote_url(flag, manifest.remote))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
-from resolver.cli import ArgParser, run_main
-from resolver.errors import UserError
+from resolver.core import ArgParser, run_main
+from resolver.core import UserError
 
 INTERVIEW_DB = "pointsdb-interview.db"
 
@@ -66,12 +66,12 @@ def main(argv=None) -> int:
     # when numpy is imported (~0.1 CPU s taken from the workers on a 2-core machine).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from resolver import ingest
-    from resolver.ingest.pipeline import keep_pandas_out
+    from resolver.ingest import keep_pandas_out
 
     keep_pandas_out()
 
     if args.dataset:
-        from resolver.datasets import load_dataset
+        from resolver.catalog import load_dataset
 
         check_db_path(str(load_dataset(args.dataset).db_path), f"the database named by {args.dataset}")
         report = ingest.evaluate_dataset(args.dataset, parallel=args.parallel, quiet=args.quiet, offline=args.offline)

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """explorer.py: 3-D accuracy surfaces, linked panels and point inspection in the browser (default :8051)."""
-from resolver.cli import ArgParser, run_main
+from resolver.core import ArgParser, run_main
 
 
 def main(argv=None):
-    from resolver.probe.tokens import eval_tokenizers
-    from resolver.web.data import open_app_dataset
+    from resolver.probe import eval_tokenizers
+    from resolver.web import open_app_dataset
     from resolver.web.explorer import build_app
-    from resolver.web.server import add_server_args, app_links, check_port, normalize_base_pathname, serve
+    from resolver.web import add_server_args, app_links, check_port, normalize_base_pathname, serve
 
     parser = ArgParser(prog="explorer.py", description="Interactive 3-D accuracy surfaces of a dataset's views.")
     parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db")

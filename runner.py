@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from resolver.cli import ArgParser, run_main
+from resolver.core import ArgParser, run_main
 
 
 def positive_int(text: str) -> int:
@@ -91,19 +91,19 @@ def build_parser() -> ArgParser:
 def dispatch(opts) -> int:
     """Run the chosen mode; returns the exit status."""
     if opts.offline is not None:
-        from resolver.offline import run_offline
+        from resolver.run import run_offline
 
         run_offline(opts)
         return 0
     if opts.mode == "write-batch":
-        from resolver.batch import run_write_batch
+        from resolver.run import run_write_batch
 
         return run_write_batch(opts)
     if opts.mode == "read-batch":
-        from resolver.batch import run_read_batch
+        from resolver.run import run_read_batch
 
         return run_read_batch(opts)
-    from resolver.api_runner import run_api
+    from resolver.run import run_api
 
     return run_api(opts)
 
@@ -112,7 +112,7 @@ def check_paths(opts) -> None:
     """Refuse output and cache paths that cannot work, before any work is done."""
     from pathlib import Path
 
-    from resolver.errors import UserError
+    from resolver.core import UserError
 
     output = Path(opts.output)
     if output.exists() and not output.is_dir():
@@ -127,7 +127,7 @@ def check_paths(opts) -> None:
 
 
 def main(argv=None) -> int:
-    from resolver.experiment import RunOptions
+    from resolver.run import RunOptions
 
     args = build_parser().parse_args(argv)
     opts = RunOptions.from_namespace(args)

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """spiderweb.py: per-eval radar / bar profiles with archetypes in the browser (default :8051)."""
-from resolver.cli import ArgParser, run_main
+from resolver.core import ArgParser, run_main
 
 
 def main(argv=None):
-    from resolver.web.data import check_group_by, open_app_dataset
-    from resolver.web.server import add_server_args, app_links, check_port, normalize_base_pathname, serve
+    from resolver.web import check_group_by, open_app_dataset
+    from resolver.web import add_server_args, app_links, check_port, normalize_base_pathname, serve
     from resolver.web.spiderweb import build_app
 
     parser = ArgParser(prog="spiderweb.py", description="Per-model radar chart web UI with archetypes.")

@@ -41,7 +41,7 @@ def script():
 
 def write_eval_entry(cohort: Path, model: str, template: str, sampler: str, *, label: str, groups,
                      hf_id=None, tags=("leaderboard",)) -> None:
-    """A cohort's evals.json holding one eval whose glob matches its run folders (seed 002 shape)."""
+    """A cohort's evals.json holding one eval whose glob matches its run folders (docs/cohort.md shape)."""
     import json
 
     cohort.mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,8 @@
-"""Independent recomputation of every published statistic from raw NDJSON (issue 15).
+"""Independent recomputation of every published statistic from raw NDJSON (docs/decisions.md).
 
 Reads a dataset's NDJSON files directly (no PointsDB, no resolver.stats), counts the
 outcomes per (eval, task, tier), computes each mode, the below-chance flag, the
-ReasonScore inputs and scores from docs/statistics.md's formulas written out again
+ReasonScore inputs and scores from docs/statistics.md: formulas written out again
 here, then compares with what `analyze.py scores --format json` and
 `analyze.py aggregate --compare-modes --raw-counters --format json` publish.
 

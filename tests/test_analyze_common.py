@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from resolver.analysis import common
-from resolver.errors import UserError
+from resolver.core.errors import UserError
 
 
 def test_write_output_text_to_stream_and_file(tmp_path, capsys):

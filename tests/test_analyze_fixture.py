@@ -26,7 +26,7 @@ from pathlib import Path
 import duckdb
 
 from conftest import evaluate_hand_dataset, write_eval_entry
-from resolver.datasets import eval_id
+from resolver.catalog.datasets import eval_id
 
 CONFIG = textwrap.dedent("""\
     name: hand
@@ -143,10 +143,10 @@ def build_dataset(root: Path) -> Path:
     return evaluate_hand_dataset(root, "hand", CONFIG, OUTCOMES)
 
 
-# ------------------------------------------------------- hand statistics (spec 03)
+# ------------------------------------------------------- hand statistics (docs/statistics.md)
 
 def wilson(s: float, k: float, z: float = 1.96):
-    """The spec 03 formula, written out again here so tests do not trust resolver.stats."""
+    """The docs/statistics.md formula, written out again here so tests do not trust resolver.stats."""
     if k <= 0:
         return 0.0, 0.0
     p = min(max(s / k, 0.0), 1.0)

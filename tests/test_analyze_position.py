@@ -18,7 +18,7 @@ ALL_TASKS = ["arithmetic", "boolean"]
 
 
 def cell_score(model, task, degree):
-    """A cell's ReasonScore input; a task the model never ran enters at the 0.01 floor (issue 15)."""
+    """A cell's ReasonScore input; a task the model never ran enters at the 0.01 floor (docs/decisions.md)."""
     return hand_adjusted_score(model, task, degree) if task in OUTCOMES[model] else 0.0
 
 
@@ -409,7 +409,7 @@ def test_modelinfo_hf_id_without_dataset(tmp_path):
 
 
 def test_empty_database_says_which_command_fills_it(tmp_path):
-    from resolver.pointsdb import PointsWriter
+    from resolver.pointsdb.writer import PointsWriter
 
     with PointsWriter(tmp_path / "empty.db", keep_existing=False):
         pass                                   # committed on exit: the schema, no points

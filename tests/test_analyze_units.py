@@ -11,7 +11,7 @@ from scipy.optimize import minimize
 from scipy.stats import norm
 
 from resolver.analysis import aggregate, cluster, discovery, modelinfo, pairwise, points, rank, scores, tokens
-from resolver.errors import UserError
+from resolver.core.errors import UserError
 
 
 # ------------------------------------------------------------------ cluster
@@ -183,7 +183,7 @@ def test_summarize_scores_by_hand():
     })
     expected = pd.DataFrame({"base_task": ["x", "y"], "degree": [None, None], "points": [2, 2]})
     results = scores.summarize_scores(scores.score_cells(agg, "base_task", expected))
-    from resolver.stats import wilson_interval
+    from resolver.stats.estimates import wilson_interval
 
     def adj(c, n):
         center, margin = wilson_interval(c, n)
@@ -213,7 +213,7 @@ def score_agg(rows):
 
 
 def test_an_incomplete_eval_cannot_lead():
-    # "partial" ran only x, perfectly; "full" ran x and y at 70%. Before issue 15 the
+    # "partial" ran only x, perfectly; "full" ran x and y at 70%. Before docs/decisions.md the
     # partial eval led on one cell; now its missing y enters at 0.01.
     agg = score_agg([("partial", "x", 1, 100, 0, 0.0), ("full", "x", 1, 70, 30, 0.0), ("full", "y", 1, 70, 30, 0.0)])
     results = scores.summarize_scores(scores.score_cells(agg, "base_task", None))
@@ -324,7 +324,7 @@ def test_parameter_estimate_needs_sizes():
 
 
 def test_filters_within_tasks_detects_point_level_filters():
-    from resolver.pointsdb import parse_filters
+    from resolver.pointsdb.filters import parse_filters
 
     assert scores._filters_within_tasks(parse_filters('{"params.length": 8}'))
     assert scores._filters_within_tasks({"manifold.id": "deep"})

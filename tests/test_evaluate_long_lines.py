@@ -244,7 +244,7 @@ def test_offline_regrading_reads_the_pieces_too(tmp_path, monkeypatch):
 
 def test_record_readers_outside_evaluate_refuse_the_same_long_lines(tmp_path):
     """probe.py and cohort.py read records with iter_records: a line over 16 MiB is a problem there too."""
-    from resolver.results import iter_records
+    from resolver.records.run_folders import iter_records
 
     path = tmp_path / "a.ndjson"
     with open(path, "w") as out:

@@ -13,8 +13,8 @@ import pytest
 
 from conftest import run_script
 from isal import igzip
-from resolver.answers import GRADER_VERSION
-from resolver.datasets import eval_id
+from resolver.grading.answers import GRADER_VERSION
+from resolver.catalog.datasets import eval_id
 
 FIELDS = ("task", "version", "base_task", "key", "input", "target", "response_enum", "genresult", "messages",
           "answer", "usage", "timings", "step", "params", "model", "template", "sampler", "guess_chance",
@@ -492,7 +492,7 @@ def _outcome_name(rec):
 
 
 def test_dataset_offline_regrades_without_touching_files(dataset, tmp_path):
-    from resolver.answers import grade_record
+    from resolver.grading.answers import grade_record
 
     db = tmp_path / "data" / "pointsdb-r1.db"
     files = all_ndjson(tmp_path / "data")

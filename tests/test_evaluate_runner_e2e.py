@@ -5,10 +5,10 @@ import shutil
 import duckdb
 
 from conftest import REPO, run_script
-from runner_support import runner_args, simulator
+from tests.support.runner import runner_args, simulator
 from test_evaluate_pipeline import check_against_raw, all_ndjson
-from resolver.datasets import eval_id
-from resolver.manifold import expected_points, load_config
+from resolver.catalog.datasets import eval_id
+from resolver.config.manifold import expected_points, load_config
 
 
 def test_runner_output_in_a_cohort_builds_the_dataset_db(tmp_path):

@@ -6,7 +6,7 @@ import random
 import pytest
 from isal import igzip
 
-from resolver.errors import UserError
+from resolver.core.errors import UserError
 from resolver.ingest import expand_interview, gzip_size, outcome_of
 from resolver.ingest.scan import ScanJob, scan_batch
 
@@ -88,8 +88,8 @@ def test_recorded_text_sizes_are_used_only_when_they_fit_the_text(tmp_path):
 
 
 def test_runner_text_size_matches_what_evaluate_computes(tmp_path):
-    """resolver.text_size (runner side) and the scan's own deflate give the same sizes."""
-    from resolver.text_size import text_size
+    """resolver.records.text_size (runner side) and the scan's own deflate give the same sizes."""
+    from resolver.records.text_size import text_size
 
     texts = [("", ""), (None, "Final Answer: 3"), ("loop " * 4000, "x"), ("ünïcödé ✓ " * 50, "\u2028")]
     lines = [_record(key=f"k-{i}", reasoning=r, answer=a) for i, (r, a) in enumerate(texts)]
@@ -336,7 +336,7 @@ def _reference(record: dict, expect=None):
     """('problem', field) | ('unanswered',) | ('sample', values) for one parsed record."""
     import re
 
-    from resolver.text_size import gzip_size
+    from resolver.records.text_size import gzip_size
 
     usage = record.get("usage")
     tokens = usage if isinstance(usage, dict) else {}
@@ -474,7 +474,7 @@ def test_eval_files_keep_the_order_of_sorted_paths(tmp_path):
     'a-b/x' (with '-' < '/') after 'a/...'."""
     from pathlib import Path
 
-    from resolver.datasets import EvalSpec, eval_file_paths
+    from resolver.catalog.datasets import EvalSpec, eval_file_paths
 
     cohort = tmp_path / "cohort"
     for rel in ("a/z.ndjson", "a-b/x.ndjson", "a/b/c.ndjson", "a.b/y.ndjson", "a/b-c.ndjson", "ab/q.ndjson"):

@@ -15,7 +15,7 @@ from PIL import Image
 
 import analyze as analyze_script
 from conftest import run_script
-from resolver.errors import UserError
+from resolver.core.errors import UserError
 from test_forensics_fixture import (MIDPOINT, SAMPLES, TABLE_SIZES, correct_count, forensics_dataset,  # noqa: F401
                                     model_eval_id)
 

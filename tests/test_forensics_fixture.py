@@ -23,7 +23,7 @@ import duckdb
 import pytest
 
 from conftest import evaluate_hand_dataset, write_eval_entry
-from resolver.datasets import eval_id
+from resolver.catalog.datasets import eval_id
 
 CONFIG = textwrap.dedent("""\
     name: forensics

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from resolver.analysis.hazard import hazard_by, hazard_table, median_end_tokens
-from resolver.errors import UserError
+from resolver.core.errors import UserError
 
 # 10 samples, bucket size 100. outcome: 0 correct, 1 incorrect, 2 invalid, 3 truncated.
 TOKENS = [50, 60, 120, 130, 150, 180, 250, 260, 299, 299]

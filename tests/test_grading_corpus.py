@@ -1,10 +1,10 @@
-"""The grader against hand-labelled answers (issue 14): agreement and false positives.
+"""The grader against hand-labelled answers (docs/decisions.md): agreement and false positives.
 
 tests/grading_corpus/corpus.jsonl holds answers written in real model closing styles,
 each labelled correct / wrong / invalid by a careful human reader (see build.py there
 and docs/grading.md). fresh.jsonl is a second, independently written set. A message
-is turned into its visible content with resolver.replies.split_message, exactly as the
-runner does, and graded by resolver.answers.grade.
+is turned into its visible content with resolver.grading.replies.split_message, exactly as the
+runner does, and graded by resolver.grading.answers.grade.
 
 A false positive is an answer the reader labels wrong or invalid that the grader
 calls correct: it inflates a score, so none is allowed. Agreement must reach 99.5%;
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from resolver.answers import grade, verdict as verdict_of
-from resolver.replies import split_message
-from resolver.tasks import get_task
+from resolver.grading.answers import grade, verdict as verdict_of
+from resolver.grading.replies import split_message
+from resolver.grading import get_task
 
 HERE = Path(__file__).resolve().parent / "grading_corpus"
 CASES = json.loads((HERE / "cases.json").read_text(encoding="utf-8"))

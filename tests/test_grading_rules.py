@@ -1,4 +1,4 @@
-"""Grader v2 rules (issue 14), one hand-worked example per reported failure, plus the
+"""Grader v2 rules (docs/decisions.md), one hand-worked example per reported failure, plus the
 structure the issue asks for: grading depends on the answer kind, not on the task registry."""
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from resolver import answers
-from resolver.answer_kinds import choice_options, extract_by_kind
-from resolver.answers import grade, grade_record, verdict
-from resolver.tasks import get_task
+from resolver.grading import answers as answers
+from resolver.grading.answer_kinds import choice_options, extract_by_kind
+from resolver.grading.answers import grade, grade_record, verdict
+from resolver.grading import get_task
 from resolver.tasks.base import Task
 
 MOVIES = ("Which movie belongs with this group: Up, Cars?\n\nOptions:\n(A) A Quiet Place\n"
@@ -139,13 +139,13 @@ def test_two_argument_extract_overrides_keep_working():
 
 def test_grading_rules_do_not_import_the_task_registry():
     """tasks.base -> answer_kinds -> answer_text, never back to answers or the registry."""
-    code = ("import sys, resolver.tasks.base, resolver.answer_kinds; "
-            "print(sorted(m for m in sys.modules if m in ('resolver.answers', 'resolver.tasks')))")
+    code = ("import sys, resolver.tasks.base, resolver.grading.answer_kinds; "
+            "print(sorted(m for m in sys.modules if m in ('resolver.grading.answers', 'resolver.tasks')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     # importing resolver.tasks.base runs the package __init__ (the registry), but nothing
-    # on the grading side imports resolver.answers
-    assert "resolver.answers" not in out
-    code = "import sys, resolver.answer_kinds; print('resolver.tasks' in sys.modules)"
+    # on the grading side imports resolver.grading.answers
+    assert "resolver.grading.answers" not in out
+    code = "import sys, resolver.grading.answer_kinds; print('resolver.tasks' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 

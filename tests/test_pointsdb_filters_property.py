@@ -6,8 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from resolver.errors import UserError
-from resolver.pointsdb import open_pointsdb, parse_filters
+from resolver.core.errors import UserError
+from resolver.pointsdb.filters import parse_filters
+from resolver.pointsdb.reader import open_pointsdb
 from test_pointsdb_query import EVALS, _rows, _write_db
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),

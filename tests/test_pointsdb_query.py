@@ -8,10 +8,12 @@ import random
 
 import pytest
 
-from resolver.datasets import eval_id as make_eval_id, facets_from_groups
-from resolver.errors import UserError
-from resolver.pointsdb import (POINT_COLUMNS, SCHEMA_VERSION, PointsWriter, canonical_json, open_pointsdb, parse_filters,
-                               point_ids, points_batch, validate_dimension)
+from resolver.catalog.datasets import eval_id as make_eval_id, facets_from_groups
+from resolver.core.errors import UserError
+from resolver.pointsdb.filters import parse_filters, validate_dimension
+from resolver.pointsdb.reader import open_pointsdb
+from resolver.pointsdb.schema import POINT_COLUMNS, SCHEMA_VERSION, canonical_json, point_ids
+from resolver.pointsdb.writer import PointsWriter, points_batch
 
 EVALS = [
     ("m-moe-large", ["arch:moe", "size:large", "family:qwen3"]),

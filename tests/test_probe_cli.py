@@ -10,7 +10,7 @@ from PIL import Image
 
 import probe as probe_script
 from conftest import run_script
-from resolver.errors import UserError
+from resolver.core.errors import UserError
 from resolver.probe.fft import FREQUENCIES
 from test_forensics_fixture import (LOOP_KINDS, ROW_CHARS, SAMPLES, correct_count, forensics_dataset,  # noqa: F401
                                     point_id_of)

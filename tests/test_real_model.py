@@ -24,7 +24,7 @@ import pytest
 
 from tests.conftest import REPO, run_script
 from tests.real_model import CountingProxy, needs_llama, start_smollm2
-from tests.runner_support import comparable, read_folder, run_folders
+from tests.support.runner import comparable, read_folder, run_folders
 
 pytestmark = needs_llama
 MODEL = "SmolLM2-135M-Instruct"
@@ -272,7 +272,7 @@ def test_interview_then_analyze_the_database(work, first_run, tmp_path):
 
 
 def test_leaderboard_shows_the_real_model(dataset):
-    from tests.browser import browser_missing_reason, serve_in_browser
+    from tests.support.browser import browser_missing_reason, serve_in_browser
 
     if browser_missing_reason():
         pytest.skip(browser_missing_reason())
@@ -292,7 +292,7 @@ def test_demo_real_ends_with_the_real_model_in_the_scores(tmp_path):
                     ignore=shutil.ignore_patterns("20*", ".cache*", "real"))
     shutil.copy(REPO / "data" / "demo-real.json", tmp_path / "data" / "demo-real.json")
     proc = subprocess.run(
-        [sys.executable, "-m", "resolver.demo", "--real", "--no-serve", "--root", str(tmp_path)],
+        [sys.executable, "-m", "resolver.sim.demo", "--real", "--no-serve", "--root", str(tmp_path)],
         cwd=REPO, capture_output=True, text=True, timeout=1200,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "REASONSCAPE_VENV": sys.prefix, "TQDM_DISABLE": "1"},
     )

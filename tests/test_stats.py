@@ -1,4 +1,4 @@
-"""resolver.stats against independent references: spec 03's worked example, seed 001's
+"""resolver.stats against independent references: docs/statistics.md: worked example, docs/analyze.md's
 ReasonScore cell, scipy's Wilson intervals (plain and continuity-corrected) and hand
 computations of every mode's map (docs/statistics.md)."""
 import math
@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest, norm
 
-from resolver import stats
-from resolver.errors import UserError
+from resolver.stats import estimates as stats
+from resolver.core.errors import UserError
 
 
-# scipy uses the exact 97.5% normal quantile; the toolkit's default is spec 03's 1.96.
+# scipy uses the exact 97.5% normal quantile; the toolkit's default is docs/statistics.md: 1.96.
 # Comparisons with scipy pass scipy's z so that they test the formula itself.
 ZQ = float(norm.ppf(0.975))
 

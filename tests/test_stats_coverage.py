@@ -1,11 +1,12 @@
 """Every interval the toolkit calls 95% covers its estimand at least 93% of the time
-(issue 15): a seeded, vectorised Monte-Carlo over guess x skill x samples x truncation,
+(docs/decisions.md): a seeded, vectorised Monte-Carlo over guess x skill x samples x truncation,
 checked against exact binomial sums where those exist."""
 import numpy as np
 import pytest
 from scipy.stats import binom
 
-from resolver import coverage, stats
+from resolver.stats import coverage as coverage
+from resolver.stats import estimates as stats
 
 THRESHOLD = 0.93
 
@@ -30,8 +31,8 @@ def test_every_mode_covers_at_least_93_percent_everywhere(table, mode):
 
 
 def test_the_simulation_can_see_a_bad_interval(table):
-    # The seed-001 E_I (kept only as the ReasonScore input) under-covers at zero skill
-    # on guessable tasks (issue 15: 51-67%): the test would notice such an interval.
+    # The docs/analyze.md E_I (kept only as the ReasonScore input) under-covers at zero skill
+    # on guessable tasks (docs/decisions.md: 51-67%): the test would notice such an interval.
     zero_skill = table[(table["skill"] == 0) & (table["guess"] > 0)]
     assert zero_skill[coverage.ORIGINAL].max() < 0.8
 

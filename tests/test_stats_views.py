@@ -1,4 +1,4 @@
-"""One cell, one number (issue 15): the same (eval, task, tier) cell read through
+"""One cell, one number (docs/decisions.md): the same (eval, task, tier) cell read through
 analyze.py scores' JSON (a real subprocess), resolver.analysis.cell.cell_value and the
 functions the web apps call (leaderboard Board, spiderweb table, explorer Landscape)
 gives the same interval in every mode; an old PointsDB without guess_sum_all still
@@ -11,11 +11,11 @@ import pytest
 
 from conftest import run_script
 from test_analyze_fixture import build_dataset, cell_counts, model_eval_id
-from resolver import stats
+from resolver.stats import estimates as stats
 from resolver.analysis.cell import cell_value, format_value, mode_label
 from resolver.analysis.spiderweb import spiderweb_table
-from resolver.datasets import load_dataset
-from resolver.pointsdb import open_pointsdb
+from resolver.catalog.datasets import load_dataset
+from resolver.pointsdb.reader import open_pointsdb
 
 CELLS = [("Beta", "boolean", "easy", 0), ("Beta", "arithmetic", "medium", 1), ("Delta", "boolean", "medium", 1)]
 FIELDS = ("center", "margin", "low", "high")

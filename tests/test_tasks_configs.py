@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from resolver.manifold import expand_steps, expected_points, load_config
+from resolver.config.manifold import expand_steps, expected_points, load_config
 
 R12 = {"arithmetic", "boolean", "brackets", "cars", "dates", "letters", "movies", "objects",
        "shapes", "shuffle", "sort", "tables"}
@@ -30,7 +30,7 @@ def test_r12_degrees_split_every_task_into_three_tiers(repo):
     for d, tier in tiers.items():
         assert {s.base_task for s in tier} == R12
     assert sum(len(t) for t in tiers.values()) == len(steps)
-    # every entry has a degree, so --degree (seed 004: only for entries without one) changes nothing
+    # every entry has a degree, so --degree (docs/runner.md: only for entries without one) changes nothing
     assert [s.manifold for s in expand_steps(cfg, degree=1)] == [s.manifold for s in steps]
 
 
@@ -64,7 +64,7 @@ def test_calibrate_and_manifold_do_not_import_each_other(repo):
     """The dependency runs one way: manifold may use calibrate, calibrate never manifold."""
     import ast
 
-    source = (repo / "resolver" / "calibrate.py").read_text()
+    source = (repo / "resolver" / "config" / "calibrate.py").read_text()
     imported = {n.module for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Import) for a in n.names}
-    assert "resolver.manifold" not in imported
+    assert "resolver.config.manifold" not in imported

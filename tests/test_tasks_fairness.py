@@ -1,4 +1,4 @@
-"""Per-task fairness rows of issue 13: a question-blind rule must not score.
+"""Per-task fairness rows of docs/decisions.md: a question-blind rule must not score.
 
 Each test checks one property of the generated problems against an independent
 reading of the problems (counts over many samples, option-level rules written here),
@@ -12,8 +12,8 @@ import random
 import re
 from collections import Counter
 
-from resolver.manifold import expand_steps, load_config
-from resolver.tasks import get_task
+from resolver.config.manifold import expand_steps, load_config
+from resolver.grading import get_task
 
 _R12 = load_config("configs/r12.yaml")
 

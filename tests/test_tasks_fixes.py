@@ -12,8 +12,8 @@ from collections import Counter
 
 import pytest
 
-from resolver.manifold import expand_steps, load_config
-from resolver.tasks import get_task
+from resolver.config.manifold import expand_steps, load_config
+from resolver.grading import get_task
 
 
 def _cases(name, raw, count, seed=7):

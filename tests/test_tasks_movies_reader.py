@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from resolver.audit import film_reader
-from resolver.manifold import expand_steps, load_config
-from resolver.tasks import TestCase, get_task
+from resolver.config.manifold import expand_steps, load_config
+from resolver.grading import get_task
+from resolver.tasks import TestCase
 
 TOY = """# title\tyear\tgenres\tthemes
 Alpha\t2000\tCrime,Thriller\theist,police

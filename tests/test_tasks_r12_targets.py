@@ -1,4 +1,4 @@
-"""Every r12 point's targets, re-derived from the rendered problem text alone (issue 13).
+"""Every r12 point's targets, re-derived from the rendered problem text alone (docs/decisions.md).
 
 The solvers are the independent ones of tests/test_tasks_solvers.py and
 tests/test_tasks_fairness.py (plus small ones here); none reads generator code. Every
@@ -14,7 +14,7 @@ import pytest
 
 import test_tasks_fairness as F
 import test_tasks_solvers as S
-from resolver.tasks import get_task
+from resolver.grading import get_task
 
 SAMPLES = 16
 

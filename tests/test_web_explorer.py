@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import browser_missing_reason, free_port, serve_in_browser
+from tests.support.browser import browser_missing_reason, free_port, serve_in_browser
 from tests.conftest import run_script
-from tests.web_dataset import shared_web_dataset
+from tests.support.web_dataset import shared_web_dataset
 
 needs_browser = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
 
@@ -104,7 +104,7 @@ def test_top_models_side_by_side_on_one_manifold_grid(page, dataset):
 
 @needs_browser
 def test_real_mouse_click_inspects_a_point_and_browses_its_samples(page, dataset):
-    from tests.browser import real_click
+    from tests.support.browser import real_click
 
     top = _ranked(dataset)[0]["eval_id"]
     page.open(_home(page) + f"?evals={top}", ready_selector="#ex-main .js-plotly-plot")   # one surface: quicker
@@ -253,7 +253,7 @@ def test_empty_and_stale_states(page, dataset):
 
 @needs_browser
 def test_one_d_view_line_click_and_fft(page):
-    from tests.browser import cartesian_point_offset, real_click
+    from tests.support.browser import cartesian_point_offset, real_click
 
     page.open(_home(page), ready_selector="#ex-main .js-plotly-plot")
     page.select_dropdown("ex-view", "length (length)")
@@ -310,7 +310,7 @@ def test_views_inferred_without_a_config(dataset, tmp_path):
 
 
 def test_base_pathname_normalisation():
-    from resolver.errors import UserError
+    from resolver.core.errors import UserError
     from resolver.web.server import normalize_base_pathname
 
     assert normalize_base_pathname("/") == "/"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import Browser, DashServer, browser_missing_reason
+from tests.support.browser import Browser, DashServer, browser_missing_reason
 
 pytestmark = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import Browser, DashServer, browser_missing_reason, free_port
-from tests.web_dataset import shared_web_dataset
+from tests.support.browser import Browser, DashServer, browser_missing_reason, free_port
+from tests.support.web_dataset import shared_web_dataset
 
 pytestmark = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
 WIDTHS = (390, 1280, 1600)

@@ -1,6 +1,6 @@
 """leaderboard.py in headless Chromium on a hand-made dataset built by the real evaluate.py.
 
-Expected cell contents come from the fixture's design (tests/web_dataset.py) worked out by
+Expected cell contents come from the fixture's design (tests/support/web_dataset.py) worked out by
 hand, and the ranking / scores are compared with `analyze.py scores --format json` run as a
 separate process. Every interaction uses the real mouse and keyboard (ActionChains).
 """
@@ -13,9 +13,9 @@ from collections import Counter
 
 import pytest
 
-from tests.browser import Browser, browser_missing_reason, free_port, serve_in_browser
+from tests.support.browser import Browser, browser_missing_reason, free_port, serve_in_browser
 from tests.conftest import run_script
-from tests.web_dataset import EVALS, shared_web_dataset
+from tests.support.web_dataset import EVALS, shared_web_dataset
 
 needs_browser = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
 READY = "#lb-table td[data-dash-column='_model']"
@@ -211,7 +211,7 @@ def test_tier_filter_matches_analyze(page, ranked):
         for group, task in medium["tasks"].items():
             text = _cell(row, group).text
             numbers = f"{_two_decimals(task['center'])} - {_two_decimals(task['center'] + task['margin'])}"
-            assert text.startswith("≤ chance" if task.get("below_chance") else numbers)   # issue 15: no 0-width claim
+            assert text.startswith("≤ chance" if task.get("below_chance") else numbers)   # docs/decisions.md: no 0-width claim
     beta = _cell(_row_of(page, "Beta-30B-A3B"), "arithmetic")
     assert "[-.25]" in beta.text                 # a quarter of the deep samples
 
@@ -349,7 +349,7 @@ def test_served_under_base_pathname_by_the_real_script(dataset):
 
 
 def test_empty_db_is_one_line_error(tmp_path):
-    from resolver.pointsdb import PointsWriter
+    from resolver.pointsdb.writer import PointsWriter
 
     with PointsWriter(tmp_path / "e.db", keep_existing=False):
         pass
@@ -371,7 +371,7 @@ def _raw_reasons(dataset, model: str, task: str) -> Counter:
 
 
 def test_cell_hover_breaks_invalid_answers_down_by_reason(dataset):
-    from resolver.pointsdb import open_pointsdb
+    from resolver.pointsdb.reader import open_pointsdb
     from resolver.web import lbtable
     from resolver.web.board import Board
     from resolver.web.leaderboard import state_from_url

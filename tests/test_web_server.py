@@ -14,9 +14,9 @@ import urllib.request
 
 import pytest
 
-from tests.browser import Browser, browser_missing_reason, free_port
+from tests.support.browser import Browser, browser_missing_reason, free_port
 from tests.conftest import REPO
-from tests.web_dataset import shared_web_dataset
+from tests.support.web_dataset import shared_web_dataset
 
 needs_browser = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
 
@@ -63,7 +63,7 @@ def _run(script, *args):
 
 
 def test_explorer_and_spiderweb_both_start_with_their_default_port(dataset):
-    """Both default to 8051 (seed 000); the second takes the next free port and prints the URL it serves."""
+    """Both default to 8051 (README.md); the second takes the next free port and prints the URL it serves."""
     with started("explorer.py", dataset) as (_a, first), started("spiderweb.py", dataset) as (_b, second):
         a, b = _port_of(first), _port_of(second)
         assert a >= 8051 and b >= 8051 and a != b

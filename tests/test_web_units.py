@@ -24,7 +24,7 @@ def test_url_state_round_trip_and_defaults():
 def test_cell_text_marks_below_chance_only_when_flagged():
     plain = {"center": 0.0, "margin": 0.05}
     assert lbtable.cell_text(plain, TASK) == ".00 - .05"
-    # the same text as analyze.py scores markdown: the flag replaces the numbers (issue 15)
+    # the same text as analyze.py scores markdown: the flag replaces the numbers (docs/decisions.md)
     assert lbtable.cell_text({**plain, "below_chance": True}, TASK) == "≤ chance"
     assert lbtable.cell_text(None, None) == "—"
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import OptimizeWarning, curve_fit
 
-from resolver.errors import UserError
+from resolver.core import UserError
 from resolver.stats import SUMMED_COLUMNS, Z95, add_statistics
 
 DEFAULT_SIZE_PARAM = "params.num_rows"

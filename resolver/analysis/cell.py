@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from resolver import stats
-from resolver.errors import UserError
+from resolver.core import UserError
 
 BELOW_CHANCE_MARK = "≤ chance"
 TIER_DEGREES = {"easy": 0, "medium": 1, "hard": 2}

@@ -3,7 +3,7 @@
 Within one facet, every series (eval by default) has an interval [center - margin,
 center + margin]. Two series whose intervals overlap cannot be told apart; the
 clusters are the maximal cliques of that overlap graph, so a series may belong to
-several clusters (spec 04).
+several clusters (docs/analyze.md).
 
 Intervals on a line have the Helly property: a set of pairwise-overlapping intervals
 shares a common point. So every clique is "the intervals containing some x", and the

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from resolver.errors import UserError, choices_text
+from resolver.core import UserError, choices_text
 
 MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 DEFAULT_MODE = "C_P"
@@ -25,7 +25,7 @@ NONE_DIMENSION = "none"
 
 def evaluate_command(dataset_path) -> str:
     """The command that builds the PointsDB of a dataset (named in error messages)."""
-    from resolver.datasets import is_duckdb_file
+    from resolver.catalog import is_duckdb_file
 
     if dataset_path is not None and is_duckdb_file(dataset_path):
         return f"python evaluate.py --interview <NDJSON files> --db {dataset_path}"
@@ -41,7 +41,7 @@ def require_config(dataset, what: str) -> None:
 
 def open_dataset(path):
     """Load a dataset file -- or a PointsDB file, standing for a dataset of its own evals
-    (resolver.datasets.dataset_from_pointsdb) -- and open its PointsDB read-only
+    (resolver.catalog.datasets.dataset_from_pointsdb) -- and open its PointsDB read-only
     -> (Dataset, PointsDB).
 
     A missing dataset file or a missing database is a one-line UserError; the latter
@@ -53,9 +53,9 @@ def open_dataset(path):
     dataset_file = Path(path)
     if not dataset_file.is_file():
         raise UserError(f"dataset file not found: {path}; {existing_datasets_text(dataset_file)}")
-    from resolver.datasets import load_dataset
+    from resolver.catalog import load_dataset
     from resolver.pointsdb import open_pointsdb
-    from resolver.r12sim import missing_data_hint
+    from resolver.sim import missing_data_hint
 
     dataset = load_dataset(dataset_file, allow_pointsdb=True)
     if not Path(dataset.db_path).exists():
@@ -355,7 +355,7 @@ def select_or_explain(frame, db, filters, filters_text=None, dataset_path=None):
 def eval_labels(db) -> dict:
     """{eval_id: label} (label falls back to the model name; evals sharing a label get
     their eval id appended, as in the web apps) for display."""
-    from resolver.datasets import distinct_labels
+    from resolver.catalog import distinct_labels
 
     evals = db.evals()
     return distinct_labels(zip(evals["eval_id"], evals["label"], evals["model"]))

@@ -6,7 +6,7 @@ import re
 
 import pandas as pd
 
-from resolver.errors import UserError
+from resolver.core import UserError
 
 EVAL_FIELDS = ("eval_id", "label", "model", "template", "sampler", "groups", "hf_id", "points", "samples",
                "grader_version", "task_versions")
@@ -40,7 +40,7 @@ def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals=(), sear
     `evals` is the PointsDB evals table; `counts` has eval_id, points, samples;
     `dataset_evals` (EvalSpec) adds evals the dataset names that have no points yet.
     """
-    from resolver.datasets import distinct_labels
+    from resolver.catalog import distinct_labels
 
     rows = {}
     records = evals.to_dict("records")

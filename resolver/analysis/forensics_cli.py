@@ -1,14 +1,14 @@
 """analyze.py profile and point subcommands: spiderweb, surface, compression, hazard, capacity.
 
 Each subcommand is ``register_<name>(subparsers)`` with the flags and defaults of
-seed 000 (plus a few documented extras such as --mode and --format json) and a
+README.md (plus a few documented extras such as --mode and --format json) and a
 ``run_<name>(args)`` handler that opens the dataset, calls the pure computation in
 resolver/analysis/, renders it (resolver/plots/ for PNG) and writes the files.
 """
 from __future__ import annotations
 
 from resolver.analysis import common
-from resolver.errors import UserError
+from resolver.core import UserError
 
 
 def register(subparsers) -> None:
@@ -50,7 +50,7 @@ def register_spiderweb(subparsers) -> None:
 
 def run_spiderweb(args) -> int:
     from resolver.analysis.spiderweb import spiderweb_table
-    from resolver.plots.spiderweb import bar_figure, radar_figure
+    from resolver.plots import bar_figure, radar_figure
 
     group_by = common.parse_dimension(args.group_by, allow_none=False)
     filters = common.load_filters(args.filters)
@@ -88,7 +88,7 @@ def register_surface(subparsers) -> None:
 
 def run_surface(args) -> int:
     from resolver.analysis.surface import COUNTERS, config_views, select_views, surface_table, view_columns
-    from resolver.plots.surface import surface_figure
+    from resolver.plots import surface_figure
 
     split_by = common.parse_dimension(args.split_by)
     filters = common.load_filters(args.filters)
@@ -144,7 +144,7 @@ def _sample_columns(*dims) -> list:
 
 def run_compression(args) -> int:
     from resolver.analysis.compression import compression_samples, compression_summary
-    from resolver.plots.compression import compression_figure
+    from resolver.plots import compression_figure
 
     split_by, facet_by, group_by = (common.parse_dimension(d) for d in (args.split_by, args.facet_by, args.group_by))
     filters = common.load_filters(args.filters)
@@ -190,7 +190,7 @@ def register_hazard(subparsers) -> None:
 
 def run_hazard(args) -> int:
     from resolver.analysis.hazard import hazard_by, median_end_tokens
-    from resolver.plots.hazard import hazard_figure
+    from resolver.plots import hazard_figure
 
     raw_splits = args.split_by or ["base_task", "eval_id"]
     split_by = [d for d in (common.parse_dimension(s) for s in raw_splits) if d]
@@ -250,7 +250,7 @@ def register_capacity(subparsers) -> None:
 
 def run_capacity(args) -> int:
     from resolver.analysis import capacity
-    from resolver.plots.capacity import frontier_figure, peak_figure
+    from resolver.plots import frontier_figure, peak_figure
 
     if not 0 < args.threshold < 1:
         raise UserError(f"--threshold must be between 0 and 1, got {args.threshold}")

@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from resolver.errors import UserError
+from resolver.core import UserError
 
 CORRECT, INCORRECT, INVALID, TRUNCATED = 0, 1, 2, 3
 DEFAULT_BUCKET_SIZE = 256

@@ -4,7 +4,7 @@
 cell hover (per eval x tier x group) all call `count_reasons` on PointsDB point rows,
 so a number of "no marker" answers is the same wherever it is shown. A point's
 `invalid_reasons` column holds its invalid samples counted by reason
-(resolver.answer_reasons); what a point's `invalid` count has beyond them (a PointsDB
+(resolver.grading.answer_reasons); what a point's `invalid` count has beyond them (a PointsDB
 written before reasons were counted, records without a reason) is "unknown".
 The reasons and their families are described in docs/grading.md, *Invalid reasons*.
 """
@@ -14,7 +14,7 @@ import json
 
 import pandas as pd
 
-from resolver.answer_reasons import ALL_REASONS, UNKNOWN
+from resolver.grading import ALL_REASONS, UNKNOWN
 
 # What kind of failure each reason is: the model's output did not follow the answer
 # format, it never got to an answer, or it answered without committing to one option.

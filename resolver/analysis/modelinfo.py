@@ -30,7 +30,7 @@ def fetch_model_files(hf_id: str, output_dir) -> tuple:
     """(folder, None) after download or from a filled local folder; (None, reason) on failure."""
     from huggingface_hub import snapshot_download
 
-    from resolver.tokenizers import hub_unreachable
+    from resolver.config import hub_unreachable
 
     folder = model_folder(output_dir, hf_id)
     unreachable = hub_unreachable(hf_id)     # one short request instead of the client's retries

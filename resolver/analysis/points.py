@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from resolver import stats
-from resolver.errors import UserError, choices_text
+from resolver.core import UserError, choices_text
 
 POINT_FIELDS = ["id", "eval_id", "model", "template", "sampler", "base_task", "task", "params", "manifold",
                 "correct", "incorrect", "invalid", "truncated", "guess_sum", "completion_tokens_sum"]

@@ -1,7 +1,7 @@
 """analyze.py discovery and position subcommands: evals, tasks, tokens, points,
 modelinfo, scores, cluster, rank, pairwise, aggregate.
 
-Each subcommand is `register_<name>(subparsers)` (flags and defaults of seed 000)
+Each subcommand is `register_<name>(subparsers)` (flags and defaults of README.md)
 plus a handler that opens the dataset, calls a pure computation in
 resolver/analysis/, renders it and writes it out. Nothing here computes.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from resolver.analysis import common
-from resolver.errors import UserError
+from resolver.core import UserError
 from resolver.pointsdb import COUNTER_COLUMNS
 
 
@@ -78,7 +78,7 @@ def load_config_or_none(dataset):
     """The dataset's experiment config (for views), or None when it names none."""
     if not getattr(dataset, "config_path", None):
         return None
-    from resolver.manifold import load_config
+    from resolver.config import load_config
 
     return load_config(dataset.config_path)
 
@@ -222,7 +222,7 @@ def run_scores(args) -> int:
             common.select_or_explain(None, db, filters, args.filters, args.dataset)
     title = f"ReasonScore — {dataset.name}" + ("" if group == "base_task" else f" by {group}")
     if args.format == "png":
-        from resolver.plots.scores import scores_figure
+        from resolver.plots import scores_figure
 
         content = scores_figure(results, args.width, title)
     elif args.format == "json":
@@ -282,7 +282,7 @@ def run_cluster(args) -> int:
         title = cluster.cluster_title(series, facet, split, value, args.mode)
         name_parts = ("cluster", series, "by", facet or "all", f"{split}-{value}" if split else None)
         if args.format == "png":
-            from resolver.plots.cluster import cluster_figure
+            from resolver.plots import cluster_figure
 
             content = cluster_figure(sections, cluster.namer(series, labels), title, args.width, facet)
         elif args.format == "json":
@@ -299,7 +299,7 @@ def _dims(args):
     facet = common.parse_dimension(args.facet_by)
     split = common.parse_dimension(getattr(args, "split_by", None))
     if series in (facet, split):
-        # Legal (seed 000 itself splits cluster output by eval_id) but each section then
+        # Legal (README.md itself splits cluster output by eval_id) but each section then
         # holds a single series; say so rather than leave the user puzzled.
         sys.stderr.write(f"note: --group-by {series} is also a facet/split dimension; each section holds one {series}\n")
     return series, facet, split
@@ -358,7 +358,7 @@ def run_pairwise(args) -> int:
     if len(result["names"]) < 2:
         raise UserError("pairwise needs at least two evals in the selection")
     if args.format == "png":
-        from resolver.plots.pairwise import pairwise_figure
+        from resolver.plots import pairwise_figure
 
         from resolver.analysis.skill import marked
 

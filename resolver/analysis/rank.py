@@ -1,9 +1,9 @@
-"""Rank aggregation across facets (analyze.py rank; spec 04, our design).
+"""Rank aggregation across facets (analyze.py rank; docs/analyze.md, our design).
 
 Cluster the series within each facet; a series' position in a facet is the best
 (lowest) rank of any cluster it belongs to; its penalty is the sum of positions over
 all facets; lower is better. A series absent from any facet gets no total: missing
-data invalidates the row (seed 000) instead of flattering it. Below-chance series are
+data invalidates the row (README.md) instead of flattering it. Below-chance series are
 treated as in cluster: interval [0, 0], tied with each other at the bottom.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""ReasonScore tables (analyze.py scores, seed 001; the leaderboard reuses this).
+"""ReasonScore tables (analyze.py scores, docs/analyze.md; the leaderboard reuses this).
 
-A cell's ``center`` / ``margin`` are the ReasonScore's inputs (seed 001's original
+A cell's ``center`` / ``margin`` are the ReasonScore's inputs (docs/analyze.md: original
 E_I, see resolver.stats.REASONSCORE_INTERVAL); ``modes.{MODE}`` holds every mode's
 calibrated 95% interval (center, margin, low, high, below_chance) of the same cell,
 the numbers resolver.analysis.cell.cell_value returns.
@@ -9,10 +9,10 @@ The computation is split so every layer can be tested and reused on its own:
 
 * ``score_cells(agg, group_by, expected)``: one row per (eval, tier, group) cell
   with the E_I statistics, adjusted_score and completeness.
-* ``summarize_scores(cells, evals)``: the seed-001 JSON structure, one dict per eval
+* ``summarize_scores(cells, evals)``: the docs/analyze.md JSON structure, one dict per eval
   with ``tiers.{tier}.tasks.{group}``, ranked.
 * ``compute_scores(db, filters, group_by, sort, top)``: both of the above on a PointsDB.
-* ``format_cell`` / ``format_score`` / ``scores_markdown``: the seed-001 markdown.
+* ``format_cell`` / ``format_score`` / ``scores_markdown``: the docs/analyze.md markdown.
 """
 from __future__ import annotations
 
@@ -23,13 +23,13 @@ import pandas as pd
 
 from resolver import stats
 from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
-from resolver.errors import UserError
+from resolver.core import UserError
 
 DEGREE_COLUMN = "manifold.degree"
 TIER_NAMES = {0: "easy", 1: "medium", 2: "hard"}
 NO_TIER = "all"          # data without manifold.degree is one tier
 MISSING_CELL = "—"
-TRUNCATION_SHOWN_ABOVE = 0.02   # seed 001: the [-.ZZ] penalty appears only above 2%
+TRUNCATION_SHOWN_ABOVE = 0.02   # docs/analyze.md: the [-.ZZ] penalty appears only above 2%
 SORT_KEYS = {"score": "reasonscore", "ratio": "score_per_token"}
 TASK_FIELDS = (
     "center", "margin", "truncated_ratio", "completion_tokens_mean", "adjusted_score",
@@ -95,7 +95,7 @@ def score_cells(agg: pd.DataFrame, group_by: str = "base_task", expected: pd.Dat
         interval = stats.mode_interval(cells, mode)
         for name in MODE_FIELDS:
             cells[f"{mode}.{name}"] = interval[name].to_numpy()
-    # seed 001: a cell's center / margin are the ReasonScore's inputs (the original E_I);
+    # docs/analyze.md: a cell's center / margin are the ReasonScore's inputs (the original E_I);
     # below_chance is the calibrated E_I's flag (answered samples below guessing level)
     cells["center"], cells["margin"] = cells["adjusted_center"], cells["adjusted_margin"]
     degrees = cells[DEGREE_COLUMN] if DEGREE_COLUMN in cells.columns else pd.Series([None] * len(cells), index=cells.index)
@@ -211,7 +211,7 @@ def _eval_summary(records: list, columns: dict) -> dict:
 
 def summarize_scores(cells: pd.DataFrame, evals: pd.DataFrame | None = None, sort: str = "score",
                      top: int | None = None) -> list:
-    """The seed-001 JSON structure: a list of evals, best first, with 1-based `rank`."""
+    """The docs/analyze.md JSON structure: a list of evals, best first, with 1-based `rank`."""
     if sort not in SORT_KEYS:
         raise UserError(f"unknown --sort {sort!r}; valid: score, ratio")
     columns = tier_columns(cells)
@@ -247,7 +247,7 @@ def _sortable(value) -> float:
 def _eval_metadata(evals: pd.DataFrame | None) -> dict:
     if evals is None or evals.empty:
         return {}
-    from resolver.datasets import distinct_labels
+    from resolver.catalog import distinct_labels
 
     meta = {}
     records = evals.to_dict("records")
@@ -281,7 +281,7 @@ def _filters_within_tasks(filters) -> bool:
 
 
 def compute_scores(db, filters=None, group_by: str = "base_task", sort: str = "score", top: int | None = None):
-    """ReasonScore results (seed-001 JSON structure) for the evals of a PointsDB."""
+    """ReasonScore results (docs/analyze.md JSON structure) for the evals of a PointsDB."""
     from resolver.analysis.common import label_missing
 
     agg = db.aggregate(filters, by=("eval_id", DEGREE_COLUMN, group_by))
@@ -388,7 +388,7 @@ def _score_rows(results: list, columns: list, multi_tier: bool, cell, tier_group
 
 
 def scores_markdown(results: list, title: str = "ReasonScore", show_token_counts: bool = False) -> str:
-    """The seed-001 markdown table, the evals' group/family metadata (## Models), and a
+    """The docs/analyze.md markdown table, the evals' group/family metadata (## Models), and a
     token table with show_token_counts."""
     from resolver.analysis.common import markdown_table
     from resolver.analysis.eval_groups import models_markdown

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from resolver.errors import UserError, choices_text
+from resolver.core import UserError, choices_text
 from resolver.stats import add_statistics
 
 COUNTERS = ["correct", "incorrect", "invalid", "truncated", "guess_sum", "guess_sum_all", "completion_tokens_sum"]
@@ -36,7 +36,7 @@ def config_views(config_path, dims: int | None = None) -> list[TaskView]:
     """Every view of every task in the experiment config, optionally only those of `dims` dimensions."""
     if config_path is None:
         raise UserError("the dataset names no config, so it has no views; add \"config\" to the dataset file")
-    from resolver.manifold import load_config
+    from resolver.config import load_config
 
     config = load_config(config_path)
     views = []

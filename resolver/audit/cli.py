@@ -5,9 +5,9 @@ import sys
 
 
 def register(subparsers) -> None:
-    from resolver.analysis.common import positive_int
+    from resolver.analysis import positive_int
     from resolver.audit.shortcuts import MIN_SAMPLES
-    from resolver.manifold import DENSITIES
+    from resolver.config import DENSITIES
 
     p = subparsers.add_parser(
         "shortcuts", help="shortcut audit: do question-blind rules beat guess_chance on a config's problems?",
@@ -31,18 +31,18 @@ def register(subparsers) -> None:
 
 
 def run_shortcuts(args) -> int:
-    from resolver.analysis.common import to_json, write_file
+    from resolver.analysis import to_json, write_file
     from resolver.audit.render import audit_markdown
     from resolver.audit.shortcuts import MIN_SAMPLES, run_audit
-    from resolver.errors import UserError
-    from resolver.manifold import load_config
+    from resolver.core import UserError
+    from resolver.config import load_config
 
     if args.samples < MIN_SAMPLES:
         raise UserError(f"--samples {args.samples} is too few to judge a point; use at least {MIN_SAMPLES}")
     config = load_config(args.config)
     template = None
     if args.template:
-        from resolver.prompts import load_template
+        from resolver.config import load_template
 
         template = load_template(args.template)
 

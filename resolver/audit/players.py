@@ -4,7 +4,7 @@ A player sees what a model sees (the problem text, the answer format, the option
 list) but never works the problem out: it answers with a constant, picks an option
 by its shape or by how much it agrees with the other options, or copies a number
 from the text. Each player is a function `(case, context) -> answer text | None`;
-the answer text is graded by the task's real grader (resolver.answers.grade), so a
+the answer text is graded by the task's real grader (resolver.grading.answers.grade), so a
 player is right exactly when a model writing the same answer would be.
 
 Players that need the whole point (constant answers, the most frequent target)

@@ -10,7 +10,7 @@ question-blind player of resolver.audit.players answer them, plus
   of the point's samples (two-fold, so the rule is not fitted to the samples it is
   scored on); for open answers this is the best constant answer,
 
-and grades every answer with the task's real grader (resolver.answers.grade).
+and grades every answer with the task's real grader (resolver.grading.answers.grade).
 
 Tasks whose answer is a judgement over world facts also get a reader's check
 (resolver.audit.film_reader for movies): an independent reader decides every case from
@@ -30,10 +30,10 @@ import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from resolver.answers import grade
+from resolver.grading import grade
 from resolver.audit.film_reader import READERS
 from resolver.audit.players import PLAYERS
-from resolver.manifold import ExperimentConfig, expand_steps
+from resolver.config import ExperimentConfig, expand_steps
 
 POINT_ALLOWANCE = 0.05
 POOLED_ALLOWANCE = 0.03
@@ -206,7 +206,7 @@ def run_audit(config: ExperimentConfig, *, samples: int = 256, density: str = "n
               tasks=None, seed: int = 42, tokenizer=None, template=None, cache_dir="cache",
               progress=None) -> AuditReport:
     """Audit every point of `config`; `progress` is called with (done, total) if given."""
-    from resolver.tasks import get_task
+    from resolver.grading import get_task
 
     steps = expand_steps(config, density=density, degree=degree, tasks=tasks, seed=seed,
                          tokenizer=tokenizer, template=template, cache_dir=cache_dir)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from resolver import pointsdb
-from resolver.datasets import EvalSpec, eval_file_paths
-from resolver.errors import UserError
+from resolver.catalog import EvalSpec, eval_file_paths
+from resolver.core import UserError
 from resolver.ingest.discovery import relative_names
 from resolver.ingest.records import GZIP_LEVEL
 
@@ -150,7 +150,7 @@ def expected_rows(dataset, warn) -> list:
         warn(f"config {config} named by {dataset.path} not found; completeness (N/M) will be unknown")
         return []
     try:
-        from resolver.manifold import expected_points, load_config
+        from resolver.config import expected_points, load_config
     except ImportError as exc:
         warn(f"cannot compute expected points ({exc}); completeness (N/M) will be unknown")
         return []

@@ -1,7 +1,7 @@
 """Which files an evaluate.py run reads, and how they are cut into scan batches.
 
 Dataset mode takes each eval's files from its `evaluate.glob`
-(``resolver.datasets.eval_files``); interview mode from ``--interview``. Files are
+(``resolver.catalog.datasets.eval_files``); interview mode from ``--interview``. Files are
 then grouped into batches - consecutive slices of an eval's sorted file list - so
 that each batch is one DuckDB query and every worker has work.
 """
@@ -11,7 +11,7 @@ import glob as globlib
 import os
 from pathlib import Path
 
-from resolver.errors import UserError
+from resolver.core import UserError
 
 # A batch is at least this much NDJSON (one query's fixed cost stays small) and at
 # most this much (memory); see plan_batches and docs/performance.md.

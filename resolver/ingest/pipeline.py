@@ -21,8 +21,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from resolver import pointsdb
-from resolver.datasets import EvalSpec, eval_id, load_dataset
-from resolver.errors import UserError
+from resolver.catalog import EvalSpec, eval_id, load_dataset
+from resolver.core import UserError
 from resolver.ingest import bookkeeping
 from resolver.ingest.discovery import expand_interview, file_size, plan_batches
 from resolver.ingest.points import EvalStats, eval_points, source_names
@@ -201,7 +201,7 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offl
 
 
 def _grader_version() -> int:
-    from resolver.answers import GRADER_VERSION
+    from resolver.grading import GRADER_VERSION
 
     return GRADER_VERSION
 

@@ -19,7 +19,7 @@ The rules (docs/evaluate.md, *Record fields*):
 * `is_valid`, `is_correct`, `is_truncated`: true or false, or missing / null (false);
 * `task_version`, `grader_version`: integers from 1 to 2^31-1, or missing / null (1:
   records written before the runner recorded versions);
-* `invalid_reason`: never refused: a reason of resolver.answer_reasons, or missing /
+* `invalid_reason`: never refused: a reason of resolver.grading.answer_reasons, or missing /
   null (none recorded); any other value counts as "unknown".
 
 A record with several problems is reported for the first in RULES order. The fields
@@ -39,9 +39,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from resolver.answer_reasons import INVALID_REASONS, UNKNOWN
+from resolver.grading import INVALID_REASONS, UNKNOWN
 from resolver.pointsdb import OUTCOME_CORRECT, OUTCOME_INCORRECT, OUTCOME_INVALID, OUTCOME_TRUNCATED, canonical_json
-from resolver.text_size import GZIP_FRAMING, GZIP_LEVEL, TEXT_SIZE_METHOD, gzip_size  # noqa: F401 (re-exported)
+from resolver.records import GZIP_FRAMING, GZIP_LEVEL, TEXT_SIZE_METHOD, gzip_size  # noqa: F401 (re-exported)
 
 INT32_MAX = 2**31 - 1
 
@@ -54,7 +54,7 @@ INT32_MAX = 2**31 - 1
 # value that could be such a text (a number, true / false, or starting with { or [) is
 # flagged (`check_text`) and its line's raw JSON type is checked by the scan
 # (``text_problem``). `text_size` is the runner's record of the text's sizes
-# (resolver/text_size.py): used when it names this method and its byte count matches
+# (resolver/records/text_size.py): used when it names this method and its byte count matches
 # the text, otherwise the scan deflates the text.
 FIELDS = ("key", "model", "template", "sampler", "base_task", "task", "params", "manifold", "answer",
           "reasoning", "usage", "guess_chance", "is_valid", "is_correct", "is_truncated",

@@ -19,7 +19,7 @@ GRADED_FIELDS = ("normalized_answer", "extracted_answer", "is_valid", "is_correc
 
 def regrade_record(record: dict) -> dict:
     """The record with the current grader's verdict fields and grader_version (in place)."""
-    from resolver.answers import GRADER_VERSION, grade_record
+    from resolver.grading import GRADER_VERSION, grade_record
 
     graded = grade_record(record)
     for name in GRADED_FIELDS:

@@ -65,7 +65,7 @@ def regrade_lines(report: Report) -> list:
     """--offline: per task, how many records the current grader judged differently."""
     if not report.regraded:
         return []
-    from resolver.answers import GRADER_VERSION
+    from resolver.grading import GRADER_VERSION
 
     total = sum(v[0] for v in report.regraded.values())
     changed = sum(v[1] for v in report.regraded.values())
@@ -87,7 +87,7 @@ def problem_lines(report: Report) -> list:
 
 def stale_grader_warnings(report: Report) -> list:
     """Evals whose samples were graded by an older grader than the current one."""
-    from resolver.answers import GRADER_VERSION
+    from resolver.grading import GRADER_VERSION
 
     out = []
     for e in report.evals:

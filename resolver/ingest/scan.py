@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from resolver.errors import UserError
+from resolver.core import UserError
 from resolver.ingest.longlines import (CUT_LIMIT, RECORD_LIMIT, cut_into_pieces, long_line_problem, piece_groups,
                                        raw_line_problem)
 from resolver.ingest.records import (FIELDS, GZIP_FRAMING, GZIP_LEVEL, NO_PROBLEM, RANK, RECORD_QUERY, TEXT_FIELDS,
@@ -48,7 +48,7 @@ SAMPLE_SCHEMA = pa.schema([
 class ScanJob:
     files: tuple                     # paths, in the order samples are merged
     expect: tuple | None = None      # the eval's triple (dataset mode); None = take it from records
-    regrade: bool = False            # --offline: grade answers again with resolver.answers
+    regrade: bool = False            # --offline: grade answers again with resolver.grading.answers
     first_file_no: int = 0           # file_no of files[0] within its eval
 
 
@@ -326,7 +326,7 @@ def _regrade(job: ScanJob, samples: pa.Table, problems: list):
 
     A record Python's json cannot load cannot be re-graded: it is refused like a bad record.
     """
-    from resolver.answers import GRADER_VERSION, grade_record
+    from resolver.grading import GRADER_VERSION, grade_record
 
     wanted = {}
     file_no = samples.column("file_no").to_numpy() - job.first_file_no

@@ -9,7 +9,7 @@ import numpy as np  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from resolver.analysis.capacity import TARGET_DIM, logistic  # noqa: E402
+from resolver.analysis import TARGET_DIM, logistic  # noqa: E402
 
 DPI = 100
 

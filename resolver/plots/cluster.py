@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import colormaps  # noqa: E402
 
-from resolver.analysis.cluster import memberships  # noqa: E402
+from resolver.analysis import memberships  # noqa: E402
 
 DPI = 100
 ROW_INCHES = 0.28

@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from resolver.analysis.compression import LOOP_RATIO, PANELS  # noqa: E402
+from resolver.analysis import LOOP_RATIO, PANELS  # noqa: E402
 
 DPI = 100
 

@@ -15,7 +15,7 @@ from matplotlib.colors import Normalize  # noqa: E402
 import numpy as np  # noqa: E402
 
 from resolver.plots.layout import grid_shape, wrap  # noqa: E402
-from resolver.probe.fft import FREQUENCIES  # noqa: E402
+from resolver.probe import FREQUENCIES  # noqa: E402
 
 DPI = 100
 TITLE_PX = 70           # the figure title's band above the grid

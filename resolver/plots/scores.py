@@ -1,7 +1,7 @@
 """PNG heat-bar chart of ReasonScore results (analyze.py scores --format png).
 
 Rows are evals grouped into tier sections, sorted within each tier by that tier's
-score/token, best first (seed 001: "Rows: Models (sorted by score/token) grouped into
+score/token, best first (docs/analyze.md: "Rows: Models (sorted by score/token) grouped into
 Tiers"), whatever `--sort` chose for the tables; columns are the groups
 (tasks by default). Each cell holds a bar whose length is the excess-accuracy center,
 coloured red -> green by the same value, a tick at the upper 95% bound, and a grey
@@ -19,9 +19,9 @@ from matplotlib import colormaps  # noqa: E402
 from matplotlib.colors import Normalize  # noqa: E402
 from matplotlib.patches import Patch, Rectangle  # noqa: E402
 
-from resolver.analysis.scores import (BELOW_CHANCE_MARK, format_fraction, format_score,  # noqa: E402
+from resolver.analysis import (BELOW_CHANCE_MARK, format_fraction, format_score,  # noqa: E402
                                       group_order, score_table_columns)
-from resolver.analysis.skill import NO_SKILL_MARK  # noqa: E402
+from resolver.analysis import NO_SKILL_MARK  # noqa: E402
 
 DPI = 100
 ROW_INCHES = 0.34

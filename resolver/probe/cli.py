@@ -1,17 +1,17 @@
-"""probe.py subcommands: fft, failure, truncation (flags of seed 000 plus documented extras),
+"""probe.py subcommands: fft, failure, truncation (flags of README.md plus documented extras),
 and shortcuts (the generator audit of resolver.audit)."""
 from __future__ import annotations
 
 
 from resolver.analysis import common
-from resolver.errors import UserError
+from resolver.core import UserError
 
 
 def register(subparsers) -> None:
     register_fft(subparsers)
     register_failure(subparsers)
     register_truncation(subparsers)
-    from resolver.audit.cli import register as register_shortcuts
+    from resolver.audit import register as register_shortcuts
 
     register_shortcuts(subparsers)
 
@@ -48,8 +48,8 @@ def register_fft(subparsers) -> None:
 
 
 def run_fft(args) -> int:
-    from resolver.analysis.surface import config_views, select_views, view_columns
-    from resolver.plots.fft import fft_figure
+    from resolver.analysis import config_views, select_views, view_columns
+    from resolver.plots import fft_figure
     from resolver.probe.fft import FREQUENCIES, fft_table
 
     split_by = common.parse_dimension(args.split_by)

@@ -44,7 +44,7 @@ def _failure_row(point, record: dict) -> dict:
 
 
 def _reason(value) -> str:
-    from resolver.answer_reasons import INVALID_REASONS, UNKNOWN
+    from resolver.grading import INVALID_REASONS, UNKNOWN
 
     return value if value in INVALID_REASONS else UNKNOWN
 
@@ -87,7 +87,7 @@ def genresult_breakdown(observations: list[tuple[dict, bool]]) -> pd.DataFrame:
 
 def failure_report(db, point_ids, limit: int | None = None) -> FailureReport:
     """Failed samples of the points (at most `limit` listed) and the genresult breakdown."""
-    from resolver.analysis.invalid_reasons import reasons_by_point
+    from resolver.analysis import reasons_by_point
 
     points = load_points(db, point_ids)
     by_point = reasons_by_point(db, points["id"].tolist())

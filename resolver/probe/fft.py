@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from resolver.analysis.surface import TaskView, view_points
+from resolver.analysis import TaskView, view_points
 from resolver.probe.tokens import render_prompt
 from resolver.probe.traces import point_records
 

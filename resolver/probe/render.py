@@ -1,8 +1,8 @@
 """Markdown renderings of the probe.py reports (JSON goes through common.to_json)."""
 from __future__ import annotations
 
-from resolver.analysis.common import frame_to_markdown, markdown_table
-from resolver.loops import SEVERE_COVERAGE
+from resolver.analysis import frame_to_markdown, markdown_table
+from resolver.probe.loops import SEVERE_COVERAGE
 
 #: without --full, answers longer than this show their head and tail only
 SHOWN_CHARS = 1200
@@ -19,7 +19,7 @@ def clip_answer(text: str, full: bool) -> str:
 
 
 def _point_heading(point, labels) -> str:
-    from resolver.analysis.invalid_reasons import describe
+    from resolver.analysis import describe
 
     label = labels.get(point["eval_id"], point["eval_id"])
     reasons = describe(point.get("invalid_reasons") or {})

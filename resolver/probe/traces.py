@@ -16,10 +16,10 @@ from typing import Iterator
 
 import pandas as pd
 
-from resolver.errors import UserError
-from resolver.ingest.records import record_problem
+from resolver.core import UserError
+from resolver.ingest import record_problem
 from resolver.pointsdb import OUTCOME_NAMES, outcome_of
-from resolver.results import iter_records, sample_index_of
+from resolver.records import iter_records, sample_index_of
 
 POINT_COLUMNS = ["id", "eval_id", "model", "template", "sampler", "base_task", "task", "task_version",
                  "params", "manifold", "sources", "correct", "incorrect", "invalid", "truncated"]

@@ -1,6 +1,6 @@
 """Loop forensics of truncated samples (probe.py truncation).
 
-Runs resolver.loops.detect_loop on the full generated text (reasoning + answer) of
+Runs resolver.probe.loops.detect_loop on the full generated text (reasoning + answer) of
 every truncated sample of the given points: one row per sample, plus the class
 distribution.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from resolver.loops import class_distribution, detect_loop
+from resolver.probe.loops import class_distribution, detect_loop
 from resolver.probe.traces import full_text, load_points, point_records, sample_index
 
 COLUMNS = ["point_id", "key", "sample_index", "completion_tokens", "classification", "period",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from resolver.errors import UserError, choices_text
+from resolver.core import UserError, choices_text
 from resolver.tasks.base import Param, Task, TestCase
 
 _REGISTRY: dict[str, Task] = {}

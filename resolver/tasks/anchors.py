@@ -1,6 +1,6 @@
 """List anchors: the markers in front of the statements of a problem.
 
-The anchor enum is the original's nine values (spec 01): 0 NONE, 1 NUMERIC,
+The anchor enum is the original's nine values (docs/tasks.md): 0 NONE, 1 NUMERIC,
 2 ASCII, 3 ROMAN, 4 ALPHA, 5 SKIP_2, 6 REVERSE, 7 HEX, 8 ELEMENTS. An anchor marks
 each statement of a list ("1. Alice and Bob swap books."); it never changes what
 the statements say. Markers are chosen to interfere with reading: numbers that look

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from resolver.errors import UserError
+from resolver.core import UserError
 from resolver.tasks import Param, Task, TestCase, register
 from resolver.tasks.guess import mode_rate
 

@@ -9,7 +9,7 @@ with `@register`. It declares:
   another from the same rng, so a smaller count is always a prefix of a larger one;
 * `description_for(params)` / `answer_format_for(params)`: the task text that
   templates put around the problem;
-* `answer_kind`: how answers are canonicalised (see resolver.answers).
+* `answer_kind`: how answers are canonicalised (see resolver.grading.answers).
 
 `count` is not a generator parameter: the runner decides how many cases to draw.
 """
@@ -20,12 +20,12 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
-from resolver.answer_kinds import canonical_target, extract_by_kind
-from resolver.errors import UserError, choices_text
+from resolver.grading import canonical_target, extract_by_kind
+from resolver.core import UserError, choices_text
 
 _REQUIRED = object()
 
-# The answer kinds resolver.answer_kinds knows how to canonicalise.
+# The answer kinds resolver.grading.answer_kinds knows how to canonicalise.
 ANSWER_KINDS = ("choice", "integer", "literal", "text", "list", "number", "numbers", "brackets")
 
 
@@ -186,7 +186,7 @@ class Task(ABC):
         """Values for required parameters when building worked examples. Override."""
         return {}
 
-    # ---- grading hooks (rules live in resolver.answer_kinds) ----------------
+    # ---- grading hooks (rules live in resolver.grading.answer_kinds) ----------------
     def extract(self, text: str, response_enum: Sequence[str] | None,
                 options: dict[str, str] | None = None) -> str | None:
         """Canonical answer from the text after the final-answer marker, or None.

@@ -32,7 +32,7 @@ import random
 from functools import lru_cache
 from typing import Iterator
 
-from resolver.errors import UserError
+from resolver.core import UserError
 from resolver.tasks import Param, Task, TestCase, register
 from resolver.tasks.base import shuffled_rounds
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 import random
 from typing import Iterator
 
-from resolver.errors import UserError
+from resolver.core import UserError
 from resolver.tasks import Param, Task, TestCase, register
 from resolver.tasks.base import shuffled_rounds
 from resolver.tasks.vocab import load_json, load_lines, number_words
 
-# Operation bits (spec 01): 8 and 16 are this project's person-relative and occupancy moves.
+# Operation bits (docs/tasks.md): 8 and 16 are this project's person-relative and occupancy moves.
 OPERATIONS = {
     1: "POSITION_ABSOLUTE",
     2: "POSITION_REFERENCE",

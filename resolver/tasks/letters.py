@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-from resolver.errors import UserError
+from resolver.core import UserError
 from resolver.tasks import Param, Task, TestCase, register
 from resolver.tasks.guess import mode_rate
 from resolver.tasks.vocab import load_json, load_lines, pick

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 
-from resolver.errors import UserError
+from resolver.core import UserError
 from resolver.tasks import Param, Task, TestCase, register
 from resolver.tasks.anchors import ANCHOR_DOC, ANCHORS, anchored
 from resolver.tasks.guess import mode_of_uniform_sum

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from resolver.errors import UserError
+from resolver.core import UserError
 from resolver.tasks import Param, Task, TestCase, register
 
 RULE_KINDS = {1: "SKIP", 2: "MODULO", 4: "CONDITIONS"}

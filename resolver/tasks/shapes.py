@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import random
 
-from resolver.errors import UserError
+from resolver.core import UserError
 from resolver.tasks import Param, Task, TestCase, register
 from resolver.tasks.vocab import format_options, load_json, option_labels
 

@@ -20,7 +20,7 @@ import math
 import random
 from collections import Counter
 
-from resolver.errors import UserError
+from resolver.core import UserError
 from resolver.tasks import Param, Task, TestCase, register
 from resolver.tasks.vocab import load_lines, pick
 
@@ -94,7 +94,7 @@ class Sort(Task):
 
     def matches(self, extracted: str, target: str) -> bool:
         """Same words in the same order, compared without regard to case."""
-        from resolver.answer_kinds import canonical_target
+        from resolver.grading import canonical_target
 
         return extracted.lower() == canonical_target(self.answer_kind, target).lower()
 

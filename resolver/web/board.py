@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from resolver.analysis import scores
-from resolver.analysis.skill import skilled_first_key
-from resolver.analysis.invalid_reasons import POINT_FIELDS as REASON_FIELDS, count_reasons
+from resolver.analysis import skilled_first_key
+from resolver.analysis import POINT_FIELDS as REASON_FIELDS, count_reasons
 from resolver.stats import add_statistics
 
 MANIFOLD_COLUMN = "manifold.id"
@@ -26,7 +26,7 @@ OVERALL = "overall"
 
 @dataclass
 class BoardView:
-    """One selection's results: ranked entries (seed-001 JSON shape) + tier-pooled cells."""
+    """One selection's results: ranked entries (docs/analyze.md JSON shape) + tier-pooled cells."""
 
     results: list                      # summarize_scores output, ranked by ReasonScore
     pooled: dict                       # {(eval_id, group): task dict} with tiers pooled

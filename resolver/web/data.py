@@ -11,13 +11,13 @@ import threading
 
 import pandas as pd
 
-from resolver.errors import UserError
+from resolver.core import UserError
 
 
 def open_app_dataset(path):
     """(Dataset, PointsDB) for a dataset file or a PointsDB file; one-line UserError for a bad
     path or a missing DB."""
-    from resolver.analysis.common import evaluate_command, open_dataset
+    from resolver.analysis import evaluate_command, open_dataset
 
     dataset, db = open_dataset(path)
     if db.query("SELECT count(*) AS n FROM points")["n"].iloc[0] == 0:
@@ -28,7 +28,7 @@ def open_app_dataset(path):
 
 def check_group_by(db, group_by: str) -> str:
     """Validate a --group-by dimension and make sure the points actually carry it."""
-    from resolver.analysis.common import dimension_not_carried
+    from resolver.analysis import dimension_not_carried
     from resolver.pointsdb import validate_dimension
 
     name = validate_dimension(group_by)
@@ -56,14 +56,14 @@ def eval_matches_facets(facets: dict, selected: dict) -> bool:
 
 def eval_labels(evals: pd.DataFrame) -> dict:
     """{eval_id: display label} (label, else model), unique even when labels repeat."""
-    from resolver.datasets import distinct_labels
+    from resolver.catalog import distinct_labels
 
     return distinct_labels(zip(evals["eval_id"], evals["label"], evals["model"]))
 
 
 def ranked_eval_ids(db, present) -> list:
     """Eval ids by overall ReasonScore (analyze.py scores' ranking), the rest after them in the given order."""
-    from resolver.analysis.scores import compute_scores
+    from resolver.analysis import compute_scores
 
     wanted = set(present)
     ranked = [r["eval_id"] for r in compute_scores(db) if r["eval_id"] in wanted]

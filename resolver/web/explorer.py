@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html, no_update
 
-from resolver.errors import UserError
+from resolver.core import UserError
 from resolver.pointsdb import OUTCOME_NAMES
-from resolver.analysis.cell import format_value
+from resolver.analysis import format_value
 from resolver.stats import MODE_DESCRIPTIONS, MODES, SUMMED_COLUMNS
 from resolver.web import explorer_figures as figs
 from resolver.web import layout, urlstate
@@ -159,7 +159,7 @@ def manifold_options(land: Landscape, task: str) -> list:
 
 
 def _tier(degree) -> str:
-    from resolver.analysis.scores import tier_name
+    from resolver.analysis import tier_name
 
     return tier_name(degree)
 

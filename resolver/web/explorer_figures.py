@@ -191,7 +191,7 @@ def fft_panel(land: Landscape, ident: str, eval_id: str):
         return html.Div("Prompt FFT: this eval has no tokenizer here. Start explorer.py with --tokenizer (a local "
                         "tokenizer path, a cached hub id, or 'bytes'), or give the eval an hf_id whose tokenizer is "
                         "in the local Hugging Face cache.", className="rs-note", id="ex-fft-note")
-    from resolver.probe.fft import FREQUENCIES
+    from resolver.probe import FREQUENCIES
 
     view = land.view(ident)
     dim = view.dims[0]

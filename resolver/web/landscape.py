@@ -12,8 +12,8 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from resolver.analysis.surface import COUNTERS, TaskView, config_views, surface_table, view_columns, view_points
-from resolver.errors import UserError
+from resolver.analysis import COUNTERS, TaskView, config_views, surface_table, view_columns, view_points
+from resolver.core import UserError
 from resolver.stats import add_statistics
 from resolver.web.data import LockedDB, eval_labels, ranked_eval_ids
 
@@ -165,7 +165,7 @@ class Landscape:
     @lru_cache(maxsize=64)
     def spectra(self, ident: str, dim: str, eval_id: str) -> pd.DataFrame:
         """Mean prompt FFT per value of `dim` for one eval (probe.py fft's computation)."""
-        from resolver.probe.fft import fft_table
+        from resolver.probe import fft_table
 
         view = self.view(ident)
         one_d = TaskView(view.base_task, f"{view.view}:{dim}", (dim,), view.filters)

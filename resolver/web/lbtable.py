@@ -16,8 +16,8 @@ import math
 from dash import dash_table
 
 from resolver.analysis import scores
-from resolver.analysis.skill import NO_SKILL_MARK, NO_SKILL_NOTE
-from resolver.analysis.invalid_reasons import describe as describe_reasons
+from resolver.analysis import NO_SKILL_MARK, NO_SKILL_NOTE
+from resolver.analysis import describe as describe_reasons
 from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import theme, urlstate
 from resolver.web.board import Board, best_values, rows_for
@@ -35,7 +35,7 @@ HELP = {
     "ratio": "Score/token: ReasonScore divided by the mean completion tokens (mean of the per-cell means): "
              "how much score each token buys.",
     "tokens": "Mean completion tokens per answer over the cells shown.",
-    "grader": "Grader version(s) that graded this eval's answers (resolver.answers.GRADER_VERSION).",
+    "grader": "Grader version(s) that graded this eval's answers (resolver.grading.answers.GRADER_VERSION).",
 }
 
 

@@ -13,7 +13,7 @@ import math
 
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 
-from resolver.analysis.skill import NO_SKILL_MARK
+from resolver.analysis import NO_SKILL_MARK
 from resolver.stats import MODE_DESCRIPTIONS, MODES
 from resolver.web import layout, lbtable, theme, urlstate
 from resolver.web.board import OVERALL, Board

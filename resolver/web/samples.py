@@ -10,7 +10,7 @@ import re
 
 from dash import html
 
-from resolver.probe.traces import load_points, outcome_name, point_records, sample_index
+from resolver.probe import load_points, outcome_name, point_records, sample_index
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
 

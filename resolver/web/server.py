@@ -1,6 +1,6 @@
 """Start-up plumbing shared by leaderboard.py, explorer.py and spiderweb.py.
 
-Every app takes the same serving flags (seed 000): --port, --url-base-pathname, --debug, and
+Every app takes the same serving flags (README.md): --port, --url-base-pathname, --debug, and
 --host, which defaults to 127.0.0.1 so a results browser is never exposed by accident.
 
 * The socket is bound before "serving on ..." is printed. Without --port the app's seed
@@ -20,7 +20,7 @@ import re
 
 import dash
 
-from resolver.errors import UserError
+from resolver.core import UserError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORTS = {"leaderboard": 8050, "explorer": 8051, "spiderweb": 8051}

@@ -15,8 +15,8 @@ from functools import lru_cache
 import pandas as pd
 from dash import Input, Output, State, ctx, dcc, html, no_update
 
-from resolver.analysis.cell import format_value
-from resolver.analysis.spiderweb import spiderweb_from_aggregate
+from resolver.analysis import format_value
+from resolver.analysis import spiderweb_from_aggregate
 from resolver.stats import MODE_DESCRIPTIONS, MODES, add_statistics
 from resolver.web import layout, urlstate
 from resolver.web.archetypes import classify, dataset_medians
@@ -47,7 +47,7 @@ class Profiles:
     """Per-eval radar numbers, tier accuracies and archetypes, per statistics mode."""
 
     def __init__(self, db, group_by: str = "base_task"):
-        from resolver.analysis.scores import DEGREE_COLUMN
+        from resolver.analysis import DEGREE_COLUMN
 
         self.group_by = group_by
         self.evals = db.evals()
@@ -79,7 +79,7 @@ class Profiles:
     @lru_cache(maxsize=8)
     def tiers_for(self, mode: str):
         """Accuracy per (eval, difficulty tier) for the collapse rule; None without degrees."""
-        from resolver.analysis.scores import DEGREE_COLUMN, tier_name
+        from resolver.analysis import DEGREE_COLUMN, tier_name
 
         if self._tier_agg is None:
             return None

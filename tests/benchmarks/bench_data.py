@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import zstandard  # noqa: E402
 
-from resolver import blobs  # noqa: E402
+from resolver.share import blobs as blobs  # noqa: E402
 from benchlib import write_result  # noqa: E402
 
 WORDS = ("the value of each term then add carry check again wait so therefore because compute verify sum "

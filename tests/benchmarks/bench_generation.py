@@ -1,6 +1,6 @@
 """Benchmark: generate every prompt of configs/r12.yaml at normal density, 64 samples per point.
 
-Bar (spec 07): under 20 s. Wall and process CPU time are both printed: on a
+Bar (docs/performance.md): under 20 s. Wall and process CPU time are both printed: on a
 shared machine CPU time shows the generators' own cost. Baseline measured in the same run: the same number of
 cases produced by a trivial generator (random ints formatted into a string, through
 the same Task.generate_cases loop), so the ratio shows what the real generators
@@ -22,9 +22,10 @@ sys.path.insert(0, str(REPO))
 
 from tqdm import tqdm  # noqa: E402
 
-from resolver.manifold import expand_steps, load_config  # noqa: E402
-from resolver.prompts import load_template, render_messages  # noqa: E402
-from resolver.tasks import TestCase, get_task  # noqa: E402
+from resolver.config.manifold import expand_steps, load_config  # noqa: E402
+from resolver.config.prompts import load_template, render_messages  # noqa: E402
+from resolver.grading import get_task# noqa: E402
+from resolver.tasks import TestCase
 from benchlib import write_result  # noqa: E402
 
 

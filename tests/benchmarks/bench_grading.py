@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from resolver.answers import grade_record  # noqa: E402
-from resolver.experiment import (RunOptions, blank_record, build_experiment, cases_for,  # noqa: E402
+from resolver.grading.answers import grade_record  # noqa: E402
+from resolver.run.experiment import (RunOptions, blank_record, build_experiment, cases_for,  # noqa: E402
                                  graded_record, messages_for)
 
 ROUNDS = 50  # tiny: 14 steps x 4 samples x ROUNDS records

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from resolver import loops  # noqa: E402
+from resolver.probe import loops as loops  # noqa: E402
 from benchlib import write_result  # noqa: E402
 
 TARGET_TOKENS = 16_000

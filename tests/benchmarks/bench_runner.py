@@ -1,4 +1,4 @@
-"""Runner dispatch benchmark (spec 07): the whole runner vs a bare aiohttp loop.
+"""Runner dispatch benchmark (docs/performance.md): the whole runner vs a bare aiohttp loop.
 
     .venv/bin/python tests/benchmarks/bench_runner.py [--samples 4000] [--latency 200] [--parallel 256]
 
@@ -35,8 +35,8 @@ import aiohttp
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from resolver.experiment import RunOptions, build_experiment, cases_for, messages_for, request_for  # noqa: E402
-from resolver.simulator import start_simulator_process  # noqa: E402
+from resolver.run.experiment import RunOptions, build_experiment, cases_for, messages_for, request_for  # noqa: E402
+from resolver.sim.simulator import start_simulator_process  # noqa: E402
 from benchlib import write_result  # noqa: E402
 
 TEMPLATE = REPO / "templates" / "zerocot-nosys.json"

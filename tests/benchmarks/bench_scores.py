@@ -7,7 +7,7 @@ writer: 60 evals x 12 tasks, r12 is ~1,070 points per eval, so 90 points per tas
 then times, in the same run and interleaved, the baseline process
 `python -c "import duckdb, pandas"` and the real `python analyze.py scores <dataset>`
 (markdown to /dev/null). Prints medians and, on the last line, the RATIO
-scores / baseline. The bar (spec 07) is scores under 2 s wall. Result JSON:
+scores / baseline. The bar (docs/performance.md) is scores under 2 s wall. Result JSON:
 tests/benchmarks/out/scores.json.
 """
 from __future__ import annotations

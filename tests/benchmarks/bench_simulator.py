@@ -1,4 +1,4 @@
-"""Simulator throughput benchmark (spec 07: >= 2,000 requests/s on one core, zero latency).
+"""Simulator throughput benchmark (docs/performance.md: >= 2,000 requests/s on one core, zero latency).
 
     .venv/bin/python tests/benchmarks/bench_simulator.py [--requests 6000] [--concurrency 64]
 
@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_runner import bench_config, runner_requests  # noqa: E402
-from resolver.simulator import start_simulator_process  # noqa: E402
+from resolver.sim.simulator import start_simulator_process  # noqa: E402
 from benchlib import free_port, write_result  # noqa: E402
 
 BARE_SERVER = textwrap.dedent("""
@@ -164,7 +164,7 @@ def _one_reply(body: bytes, config: Path) -> bytes:
     """One genuine simulator reply for the body (from an in-process simulator)."""
     import urllib.request
 
-    from resolver.simulator import SimulatorServer
+    from resolver.sim.simulator import SimulatorServer
     with SimulatorServer(str(config)) as server:
         req = urllib.request.Request(f"{server.url}/v1/chat/completions", data=body,
                                      headers={"Content-Type": "application/json"})

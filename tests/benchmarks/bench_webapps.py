@@ -9,7 +9,7 @@ callback's function plus JSON encoding of its outputs (what Dash sends back). Re
 apps cache are cleared before every repeat ("new" selections, every explorer figure), so
 those figures are first-time interactions; paging / sorting / tiers / facets of the
 leaderboard run on the selection its start-up precomputes, as in the app.
-Prints medians; the LAST line is the RATIO slowest callback / the 500 ms budget (spec 07;
+Prints medians; the LAST line is the RATIO slowest callback / the 500 ms budget (docs/performance.md;
 below 1 passes). Result JSON: tests/benchmarks/out/webapps.json.
 """
 from __future__ import annotations

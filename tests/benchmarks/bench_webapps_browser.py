@@ -19,7 +19,7 @@ on every animation frame, records:
   a 3-D point click sends its request while the button is still held, before the clock
   starts at the release), so completion - server is the time the browser spends rendering.
 
-Bars (issue 17): feedback < 300 ms, completion < 2 s for every interaction. Prints a table; the
+Bars (docs/decisions.md): feedback < 300 ms, completion < 2 s for every interaction. Prints a table; the
 LAST line is the RATIO worst completion / 2 s (below 1 passes). Result JSON:
 tests/benchmarks/out/webapps_browser.json.
 """
@@ -127,7 +127,7 @@ def leaderboard(browser, url, results):
 
 
 def explorer(browser, url, results):
-    from tests.browser import hover_point, real_click
+    from tests.support.browser import hover_point, real_click
 
     browser.open(url, ready_selector="#ex-main .js-plotly-plot")
     browser.wait_idle()
@@ -221,7 +221,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_synth_db_args(parser)
     args = parser.parse_args(argv)
-    from tests.browser import Browser, DashServer, browser_missing_reason
+    from tests.support.browser import Browser, DashServer, browser_missing_reason
 
     if browser_missing_reason():
         raise SystemExit(f"bench_webapps_browser.py: error: {browser_missing_reason()}")

@@ -35,7 +35,7 @@ TEMPLATE, SAMPLER = "zerocot-nosys", "greedy-2k"
 
 def _format() -> str:
     """What a complete tree's marker holds: the record fields of the runner that wrote it."""
-    from resolver.results import RECORD_FIELDS
+    from resolver.records.run_folders import RECORD_FIELDS
 
     return "fields " + ",".join(RECORD_FIELDS) + "\n"
 
@@ -66,7 +66,7 @@ def build(root: Path = DEFAULT_DIR, profiles=PROFILES, parallel: int = 64, quiet
         return root / "data" / "r12.json"
     if root.exists():
         shutil.rmtree(root)
-    from resolver.simulator import start_simulator_process
+    from resolver.sim.simulator import start_simulator_process
 
     env = {**os.environ, "PYTHONPATH": str(REPO), "TQDM_DISABLE": "1"}
     sim = start_simulator_process(str(REPO / "configs" / "r12.yaml"))

@@ -27,8 +27,8 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from resolver import pointsdb  # noqa: E402
-from resolver.datasets import eval_id, facets_from_groups  # noqa: E402
+from resolver.pointsdb import reader as pointsdb  # noqa: E402
+from resolver.catalog.datasets import eval_id, facets_from_groups  # noqa: E402
 
 TASKS = ("arithmetic", "boolean", "brackets", "cars", "dates", "letters", "movies", "objects",
          "sequence", "shapes", "shuffle", "sort")

@@ -3,7 +3,7 @@
     .venv/bin/python tests/benchmarks/webapp_screenshots.py data/demo.json --output-dir docs
 
 Serves each app on a free loopback port in this process, drives it with headless Chromium
-(tests/browser.py: Debian's chromium + chromedriver, Selenium) the way a person would, and
+(tests/support/browser.py: Debian's chromium + chromedriver, Selenium) the way a person would, and
 writes leaderboard.png, explorer.png and spiderweb.png. The demo dataset comes from
 `python3 -m resolver.demo --no-serve` (README quick start).
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import Browser, DashServer, browser_missing_reason, real_click  # noqa: E402
+from tests.support.browser import Browser, DashServer, browser_missing_reason, real_click  # noqa: E402
 
 WIDTH = 1500
 

@@ -1,0 +1,529 @@
+"""Async client for OpenAI-compatible chat completion servers, on aiohttp.
+
+Why aiohttp and not the OpenAI SDK: the SDK's httpx transport collapses at a few
+hundred requests in flight (see docs/performance.md); one aiohttp session with a
+connection pool sized to `--parallel` keeps up with the server.
+
+What a caller gets from `ChatClient.complete(body)`: a `Completion` (content,
+reasoning, finish_reason, usage) whose every field has been type-checked, or a
+`RequestFailed` with the server's message and a `kind`:
+
+* transient trouble (connection errors, timeouts, malformed or cut-off replies of
+  any shape, HTTP 408 / 409 / 429 / 5xx) is retried with capped exponential backoff
+  and full jitter, waiting at least as long as the server asks (`retry-after-ms`,
+  `Retry-After`, `x-ratelimit-reset-*`); then kind "failed";
+* except a reply that repeats: the same malformed shape, or the same 5xx body (500,
+  501, 505... not the gateway statuses 502 / 503 / 504, and not when the server asks
+  for a wait), SAME_REPLY_ATTEMPTS times in a row is the server's answer to this
+  request, not bad luck: kind "failed" at once (llama.cpp's deterministic
+  "could not broadcast input array" 500s, a server that never sends chat completions);
+* a 503 "Loading model" is waited for up to `load_timeout` seconds;
+* kind "prompt_too_long": the server says the prompt does not fit its context
+  (not retried; the runner records the sample as prompt-too-long);
+* kind "fatal": a rejected API key or exhausted quota (not retried; the run stops);
+* other 4xx: kind "failed" at once.
+
+Error bodies are classified by resolver.client.http_policy. A reply is checked before it
+leaves this module, so nothing malformed reaches the cache.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+from urllib.parse import urlsplit
+
+import aiohttp
+
+from resolver.client.endpoints import Endpoint, parse_endpoint
+from resolver.core import UserError
+from resolver.client.http_policy import (classify_error, error_text, is_socks, parse_retry_after,  # noqa: F401
+                                  proxy_for, retry_delay, server_message)
+from resolver.grading import MalformedReply, split_message
+
+DEFAULT_LOAD_TIMEOUT = 600.0   # seconds a server may spend loading its model (--load-timeout)
+MAX_TOKEN_COUNT = 2**31 - 1    # usage counts must fit a 32-bit integer column
+USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+SAME_REPLY_ATTEMPTS = 4        # the same bad reply this many times in a row ends the request
+GATEWAY_STATUSES = (502, 503, 504)   # a proxy's fixed page while the server restarts: keep retrying
+
+
+def check_usage(usage) -> dict | None:
+    """A usage object whose token counts are non-negative 32-bit integers; MalformedReply otherwise."""
+    if usage is None:
+        return None
+    if not isinstance(usage, dict):
+        raise MalformedReply(f"usage is a {type(usage).__name__}, not an object")
+    for name in USAGE_COUNTS:
+        value = usage.get(name)
+        if value is None:
+            continue
+        if type(value) is not int or not 0 <= value <= MAX_TOKEN_COUNT:
+            raise MalformedReply(f"usage.{name} is {str(value)[:40]!r}, not a token count")
+    # Keep scalars and one level of details ({"cached_tokens": 0}); drop anything deeper,
+    # so a record never carries an arbitrarily nested structure from the server.
+    return {k: v for k, v in usage.items() if isinstance(k, str) and (_scalar(v) or (
+        isinstance(v, dict) and all(_scalar(x) for x in v.values())))}
+
+
+def _scalar(value) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _text_or_none(value, name: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise MalformedReply(f"{name} is a {type(value).__name__}, not text")
+
+
+@dataclass
+class Completion:
+    """The parts of a chat completion the runner keeps (also the cache's value)."""
+
+    content: str | None
+    reasoning: str | None
+    finish_reason: str | None
+    usage: dict | None
+
+    def __post_init__(self):
+        """Every completion is checked on creation: a malformed one never exists, so is never cached."""
+        _text_or_none(self.content, "content")
+        _text_or_none(self.reasoning, "reasoning")
+        _text_or_none(self.finish_reason, "finish_reason")
+        check_usage(self.usage)
+
+    def to_json(self) -> dict:
+        return {"content": self.content, "reasoning": self.reasoning,
+                "finish_reason": self.finish_reason, "usage": self.usage}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Completion":
+        """A cached completion; MalformedReply when the stored value is not one."""
+        if not isinstance(data, dict):
+            raise MalformedReply(f"cached value is a {type(data).__name__}, not an object")
+        return cls(data.get("content"), data.get("reasoning"), data.get("finish_reason"), data.get("usage"))
+
+
+@dataclass(frozen=True)
+class PromptTooLong:
+    """The server's answer that this prompt does not fit the model's context (a finished sample).
+
+    API mode gets it from a RequestFailed of kind "prompt_too_long"; read-batch from a
+    run-batch output line, and then keeps it in the cache's too_long table.
+    """
+
+    message: str
+
+
+def cached_completion(data) -> "Completion | None":
+    """A cached completion, or None when the stored value is malformed (ask the server again)."""
+    try:
+        return Completion.from_json(data)
+    except MalformedReply:
+        return None
+
+
+class RequestFailed(Exception):
+    """A request that will not succeed by retrying (or ran out of retries).
+
+    `kind`: "failed" (a failed sample), "prompt_too_long" (a finished sample: the
+    prompt does not fit the model's context) or "fatal" (no request can succeed:
+    bad API key, no quota).
+    """
+
+    def __init__(self, message: str, status: int | None = None, retryable: bool = False, kind: str = "failed",
+                 sent: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.kind = kind
+        self.sent = sent             # the start of a malformed reply, as the server sent it
+
+
+@dataclass
+class ClientStats:
+    """Counters shown in the progress bar and the summary."""
+
+    sent: int = 0           # HTTP attempts made
+    retries: int = 0        # attempts that were repeats of an earlier one
+    failed: int = 0         # requests given up on
+    retry_reasons: dict = field(default_factory=dict)
+
+    def note_retry(self, reason: str) -> None:
+        self.retries += 1
+        self.retry_reasons[reason] = self.retry_reasons.get(reason, 0) + 1
+
+
+def fast_event_loop() -> bool:
+    """Use uvloop's event loop for asyncio.run when it is installed.
+
+    It roughly doubles the requests per CPU-second of aiohttp servers and
+    clients (see docs/performance.md); without it the standard loop works the same.
+    """
+    try:
+        import uvloop
+    except ImportError:
+        return False
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    return True
+
+
+def normalize_apibase(url: str | None) -> str:
+    """Validate `--apibase`; a URL without a path gets /v1, a URL with a path is used as given.
+
+    So ``http://localhost:3333``, ``http://localhost:3333/v1`` and provider bases such
+    as ``https://api.deepinfra.com/v1/openai`` all work (the preflight also tries
+    ``<base>/v1`` when ``<base>/models`` is not found). An Azure OpenAI deployment URL
+    gives its deployment base (its query is kept by resolver.client.endpoints.parse_endpoint).
+    """
+    return parse_endpoint(url).base
+
+
+def reply_excerpt(raw: bytes, limit: int = 160) -> str:
+    """The start of a reply body on one printable line (for saying what a server sent)."""
+    text = " ".join(raw[:limit * 4].decode("utf-8", "replace").split())
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text[:limit] + ("..." if len(text) > limit else "")
+
+
+def completion_from_payload(payload) -> Completion:
+    """Read a chat.completion object; MalformedReply (a ValueError) for any shape we cannot read."""
+    if not isinstance(payload, dict):
+        raise MalformedReply("reply is not a JSON object")
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        error = payload.get("error")
+        raise MalformedReply(f"reply has no choices{': ' + error_text(error) if error else ''}")
+    choice = choices[0]
+    content, reasoning = split_message(choice.get("message"))
+    return Completion(content, reasoning, _text_or_none(choice.get("finish_reason"), "finish_reason"),
+                      check_usage(payload.get("usage")))
+
+
+def parse_json_reply(raw: bytes):
+    """json.loads for a reply body; MalformedReply for bad JSON, bad UTF-8 or absurd nesting."""
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise MalformedReply("reply is nested too deeply to be read") from None
+    except ValueError as exc:          # JSONDecodeError and UnicodeDecodeError
+        raise MalformedReply(f"reply is not JSON ({str(exc)[:80]})") from None
+
+
+class _StreamState:
+    """Accumulates the deltas of a streamed completion."""
+
+    def __init__(self):
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+        self.finish_reason: str | None = None
+        self.usage: dict | None = None
+        self.done = False
+
+    def feed(self, chunk: dict) -> None:
+        """Add one chunk; MalformedReply for a chunk of a shape we cannot read."""
+        if chunk.get("usage") is not None:
+            self.usage = check_usage(chunk["usage"])
+        if "error" in chunk and not chunk.get("choices"):
+            raise MalformedReply(f"error inside the stream: {error_text(chunk['error'])}")
+        choices = chunk.get("choices")
+        choices = [] if choices is None else choices
+        if not isinstance(choices, list):
+            raise MalformedReply("stream chunk choices is not a list")
+        for choice in choices:
+            if not isinstance(choice, dict):
+                raise MalformedReply("stream chunk choice is not an object")
+            delta = choice.get("delta") or {}
+            content, reasoning = split_message(delta)
+            if content:
+                self.content.append(content)
+            if reasoning:
+                self.reasoning.append(reasoning)
+            finish = _text_or_none(choice.get("finish_reason"), "finish_reason")
+            if finish:
+                self.finish_reason = finish
+
+    def completion(self) -> Completion:
+        return Completion("".join(self.content) if self.content or self.finish_reason else None,
+                          "".join(self.reasoning) or None, self.finish_reason, self.usage)
+
+
+class _Transient(Exception):
+    """Internal: an attempt failed in a way worth retrying.
+
+    `signature`: what makes two failed attempts "the same reply" (None: never the
+    same, e.g. a timeout); `sent`: the start of a malformed reply.
+    """
+
+    def __init__(self, reason: str, message: str, retry_after: float | None = None, *,
+                 signature=None, sent: str | None = None, status: int | None = None):
+        super().__init__(message)
+        self.reason = reason
+        self.retry_after = retry_after
+        self.signature = signature
+        self.sent = sent
+        self.status = status
+
+
+class ChatClient:
+    """One pooled aiohttp session; use as `async with ChatClient(...) as client`."""
+
+    def __init__(self, apibase: str, apikey: str | None = None, *, parallel: int = 16,
+                 timeout: float = 3600.0, max_retries: int = 8, backoff_base: float = 0.5,
+                 backoff_cap: float = 30.0, on_retry: Callable[[str], None] | None = None,
+                 load_timeout: float = DEFAULT_LOAD_TIMEOUT, ssl_context=None):
+        self.endpoint: Endpoint = parse_endpoint(apibase)
+        self.chat_url = self.endpoint.url("chat/completions")
+        self.ssl_context = ssl_context       # None: aiohttp's default (the system's CAs); see resolver.client.tls
+        self.apikey = apikey
+        self.parallel = max(1, int(parallel))
+        self.timeout = float(timeout)
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_cap = backoff_cap
+        self.on_retry = on_retry
+        self.load_timeout = float(load_timeout)
+        self.stats = ClientStats()
+        self.proxy = proxy_for(self.base)
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def base(self) -> str:
+        return self.endpoint.base
+
+    # ---- lifecycle ---------------------------------------------------------
+    async def __aenter__(self) -> "ChatClient":
+        headers = {"Content-Type": "application/json", **self.endpoint.auth_headers(self.apikey)}
+        options = dict(limit=self.parallel, limit_per_host=self.parallel, ttl_dns_cache=300)
+        if self.ssl_context is not None:
+            options["ssl"] = self.ssl_context
+        if is_socks(self.proxy):
+            try:
+                from aiohttp_socks import ProxyConnector
+            except ImportError:
+                raise UserError(f"the proxy {self.proxy} is a SOCKS proxy, which needs the aiohttp-socks "
+                                "package (pip install aiohttp-socks)") from None
+            try:
+                remote_dns = self.proxy.lower().startswith(("socks5h", "socks4a"))
+                connector = ProxyConnector.from_url(self.proxy, rdns=remote_dns, **options)
+            except ValueError as exc:
+                raise UserError(f"bad SOCKS proxy URL {self.proxy!r}: {exc}") from None
+        else:
+            connector = aiohttp.TCPConnector(**options)
+        # Proxies come from resolver.client.http_policy.proxy_for (http(s)_proxy, then all_proxy,
+        # no_proxy respected); trust_env stays on for .netrc and the like.
+        self._session = aiohttp.ClientSession(
+            connector=connector, headers=headers, trust_env=not is_socks(self.proxy),
+            timeout=aiohttp.ClientTimeout(total=self.timeout))
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def _request(self, method: str, url: str, **kwargs):
+        if self.proxy and not is_socks(self.proxy):
+            kwargs["proxy"] = self.proxy
+        return self._session.request(method, url, **kwargs)
+
+    # ---- preflight -----------------------------------------------------------
+    async def _get_models(self, base: str) -> tuple:
+        url = f"{base}/models"
+        try:
+            async with self._request("GET", url, timeout=aiohttp.ClientTimeout(total=min(self.timeout, 30))) as resp:
+                return resp.status, await resp.read()
+        except aiohttp.ClientConnectorError as exc:
+            raise self._cannot_connect(exc) from None
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+            raise UserError(f"{self.base} did not answer GET /models "
+                            f"({type(exc).__name__}: {exc}); check --apibase") from None
+
+    def _cannot_connect(self, exc: aiohttp.ClientConnectorError) -> UserError:
+        if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+            return UserError(f"{self.base}: the server's TLS certificate is not trusted "
+                             f"({exc.certificate_error}); give its CA with --ca-bundle FILE "
+                             "(or $REQUESTS_CA_BUNDLE / $SSL_CERT_FILE)")
+        why = "connection refused" if isinstance(exc.os_error, ConnectionRefusedError) else str(exc.os_error or exc)
+        return UserError(f"cannot connect to {self.base} ({why}); is the server running? check --apibase")
+
+    @property
+    def key_hint(self) -> str:
+        return "--apikey / $AZURE_OPENAI_API_KEY" if self.endpoint.azure_deployment else "--apikey / $OPENAI_API_KEY"
+
+    async def list_models(self) -> list[str] | None:
+        """Model ids from GET /models; None when the server has no such endpoint.
+
+        Raises UserError for the problems that would fail every request: nothing
+        listening, not an HTTP server, a rejected API key. When ``<base>/models`` is
+        not found but ``<base>/v1/models`` is, the base moves to ``<base>/v1``.
+        """
+        if self.endpoint.azure_deployment:
+            return None              # a deployment has no model list; probe_chat checks it
+        status, raw = await self._get_models(self.base)
+        if status == 404 and not self.base.endswith("/v1"):
+            other, other_raw = await self._get_models(self.base + "/v1")
+            if other == 200:
+                self.endpoint = self.endpoint.moved_to(self.base + "/v1")
+                self.chat_url = self.endpoint.url("chat/completions")
+                status, raw = other, other_raw
+        if status >= 400 and classify_error(status, raw.decode("utf-8", "replace")) == "fatal":
+            raise UserError(f"{self.base} rejected the API key (HTTP {status}: {server_message(raw)}); "
+                            f"set {self.key_hint}")
+        if status != 200:
+            return None
+        try:
+            data = parse_json_reply(raw)
+            return [str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict)]
+        except (ValueError, AttributeError, TypeError):
+            return None
+
+    async def probe_chat(self, model: str) -> None:
+        """One minimal chat request (max_tokens 1), for what GET /models cannot tell.
+
+        llama.cpp serves /v1/models without checking the key, and some servers have no
+        /models at all; this finds a rejected key, an unknown model or a wrong base
+        before any run folder exists. A loading model is waited for (load_timeout).
+        """
+        body = {"model": model, "messages": [{"role": "user", "content": "Reply with OK."}], "max_tokens": 1}
+        started = time.monotonic()
+        while True:
+            try:
+                async with self._request("POST", self.chat_url, json=body,
+                                         timeout=aiohttp.ClientTimeout(total=min(self.timeout, 120))) as resp:
+                    status, raw = resp.status, await resp.read()
+            except aiohttp.ClientConnectorError as exc:
+                raise self._cannot_connect(exc) from None
+            except (aiohttp.ClientError, asyncio.TimeoutError):
+                return          # the run's own retries deal with a flaky connection
+            kind = classify_error(status, raw.decode("utf-8", "replace")) if status != 200 else "ok"
+            if kind == "loading" and time.monotonic() - started < self.load_timeout:
+                asked = retry_delay(resp.headers)
+                await asyncio.sleep(min(5.0, max(0.5, 2.0 if asked is None else asked)))
+                continue
+            break
+        where = self.chat_url
+        if kind == "fatal":
+            raise UserError(f"{where} refused the request (HTTP {status}: {server_message(raw)}); "
+                            f"check {self.key_hint} and the account's quota")
+        if kind == "loading":
+            raise UserError(f"{self.base} was still loading the model after {self.load_timeout:g} s "
+                            "(--load-timeout); wait for it or raise --load-timeout")
+        if status == 404:
+            raise UserError(f"{where} answered HTTP 404 ({server_message(raw)}); check --model and --apibase")
+
+    # ---- requests ----------------------------------------------------------
+    async def complete(self, body: dict, payload: bytes | None = None) -> Completion:
+        """Send one chat completion request, retrying transient failures.
+
+        `payload` is the body already serialised (e.g. the cache's canonical
+        bytes); without it the body is serialised here.
+        """
+        if body.get("stream") and "stream_options" not in body:
+            # Ask for the usage chunk: token counts are part of every record.
+            body, payload = {**body, "stream_options": {"include_usage": True}}, None
+        if payload is None:
+            payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        attempt = 0
+        loading_since = None
+        last_signature, same_replies = None, 0     # the same bad reply, attempts in a row
+        while True:
+            try:
+                self.stats.sent += 1
+                return await self._attempt(body, payload)
+            except _Transient as exc:
+                if exc.reason == "loading":
+                    loading_since = loading_since or time.monotonic()
+                    waited = time.monotonic() - loading_since
+                    if waited < self.load_timeout:
+                        self.stats.note_retry(exc.reason)
+                        if self.on_retry:
+                            self.on_retry(exc.reason)
+                        asked = exc.retry_after if exc.retry_after is not None else 2.0
+                        await asyncio.sleep(min(self.load_timeout - waited, max(0.5, min(asked, 10.0))))
+                        continue
+                same = exc.signature is not None and exc.signature == last_signature
+                last_signature, same_replies = exc.signature, (same_replies + 1 if same else 1)
+                if same_replies >= SAME_REPLY_ATTEMPTS:
+                    # The server's answer to this request, not bad luck: the backoff budget would not change it.
+                    self.stats.failed += 1
+                    raise RequestFailed(f"gave up after {attempt + 1} attempts, the same reply each time: {exc}",
+                                        status=exc.status, sent=exc.sent) from None
+                if attempt >= self.max_retries or exc.reason == "loading":
+                    self.stats.failed += 1
+                    raise RequestFailed(f"gave up after {attempt + 1} attempts: {exc}",
+                                        retryable=True, status=exc.status, sent=exc.sent) from None
+                self.stats.note_retry(exc.reason)
+                if self.on_retry:
+                    self.on_retry(exc.reason)
+                await asyncio.sleep(self._delay(attempt, exc.retry_after))
+                attempt += 1
+            except RequestFailed as exc:
+                if exc.kind != "prompt_too_long":
+                    self.stats.failed += 1
+                raise
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        """Full-jitter exponential backoff, never shorter than what the server asked."""
+        backoff = random.uniform(0, min(self.backoff_cap, self.backoff_base * 2 ** attempt))
+        if retry_after is not None:
+            return retry_after + random.uniform(0, 0.1 * retry_after + 0.05)
+        return backoff
+
+    async def _attempt(self, body: dict, payload: bytes) -> Completion:
+        try:
+            async with self._request("POST", self.chat_url, data=payload) as resp:
+                if resp.status != 200:
+                    await self._raise_for_status(resp)
+                if body.get("stream"):
+                    return await self._read_stream(resp)
+                raw = await resp.read()
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+            raise _Transient("connection", f"{type(exc).__name__}: {exc}") from None
+        except asyncio.TimeoutError:
+            raise _Transient("timeout", f"no complete reply within --timeout {self.timeout:g} s") from None
+        try:
+            return completion_from_payload(parse_json_reply(raw))
+        except MalformedReply as exc:
+            message = f"malformed reply: {exc}"
+            raise _Transient("malformed", message, signature=message, sent=reply_excerpt(raw)) from None
+
+    async def _raise_for_status(self, resp: aiohttp.ClientResponse) -> None:
+        raw = await resp.read()
+        status = resp.status
+        message = f"HTTP {status}: {server_message(raw)}"
+        kind = classify_error(status, raw.decode("utf-8", "replace"))
+        if kind in ("retry", "loading"):
+            asked = retry_delay(resp.headers)
+            # A server error that would repeat for this request: the whole body is its identity.
+            # Gateways and servers that ask for a wait expect the retry to work: no signature.
+            repeatable = status >= 500 and status not in GATEWAY_STATUSES and asked is None and kind == "retry"
+            raise _Transient("loading" if kind == "loading" else str(status), message, asked,
+                             signature=(status, raw) if repeatable else None, status=status)
+        raise RequestFailed(message, status=status, kind=kind)
+
+    async def _read_stream(self, resp: aiohttp.ClientResponse) -> Completion:
+        """Parse server-sent events until [DONE]; a stream cut short is transient."""
+        state = _StreamState()
+        async for raw_line in resp.content:
+            line = raw_line.strip()
+            if not line.startswith(b"data:"):
+                continue
+            data = line[5:].strip()
+            if data == b"[DONE]":
+                state.done = True
+                break
+            try:
+                chunk = parse_json_reply(data)
+                if not isinstance(chunk, dict):
+                    raise MalformedReply("stream chunk is not an object")
+                state.feed(chunk)
+            except MalformedReply as exc:
+                message = f"malformed stream: {exc}"
+                raise _Transient("malformed", message, signature=message, sent=reply_excerpt(data)) from None
+        if not state.done and state.finish_reason is None:
+            raise _Transient("connection", "stream ended before the completion finished")
+        return state.completion()

@@ -1,0 +1,459 @@
+"""The API-mode loop of runner.py: adaptive rounds per step, cache, records, progress.
+
+How a run goes
+--------------
+* Steps run in shuffled order (config order with --no-shuffle). Each step runs
+  in rounds of `count` samples; after each round the half-width of the step's
+  calibrated skill interval (mode C_I of docs/statistics.md: guess-corrected,
+  over untruncated samples; resolver.stats.intervals_light) decides: stop at
+  `target_margin` or after `maxrounds` rounds.
+* Up to `--parallel` requests are in flight over all steps. Because one step's
+  round is often smaller than that, as many steps are opened as it takes to keep
+  the pool full; `--threads T` (older flag) opens at least T steps at once.
+* Every request is looked up in the cache first; answers are stored in the
+  cache and committed in batches every few milliseconds. A record is written to
+  the run folder only after its answer is committed, so whatever a crash leaves
+  in the folder is also in the cache, and rerunning the same command replays it
+  without sending anything twice.
+* Requests that fail for good (4xx other than 408/409/429, or out of retries,
+  including replies of a shape we cannot read) are reported, left out of the run
+  folder and of the cache, and make the run exit with status 1; rerunning the
+  command retries just those.
+* A prompt the server says does not fit the model's context (vLLM's "This model's
+  maximum context length is ...", llama.cpp's exceed_context_size_error, ...) is a
+  result, not a failure: the sample is written with ``"prompt_too_long": true``,
+  ``answer: null``, ``usage: {"completion_tokens": 0}``, ``is_truncated: true``,
+  ``timings.finish_reason: "length"`` and ``timings.termination_reason:
+  "prompt_too_long"``, counted in the summary, not retried and not cached (a
+  bigger context on the next run may answer it).
+* A rejected API key or exhausted quota stops the run at once (nothing can succeed).
+* Ctrl-C (or SIGTERM) stops sending, writes everything answered, and prints how
+  to resume.
+
+With `client=None` the same loop runs from the cache alone (read-batch mode):
+a sample missing from the cache marks its step as still needing that round, and
+a sample run-batch refused as too long (the cache's too_long table) is written as
+a prompt-too-long sample, exactly as API mode writes it.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import signal
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from resolver.client import TRANSPORT_ONLY_FIELDS, ResponseCache, canonical_request
+from resolver.client import (DEFAULT_LOAD_TIMEOUT, ChatClient, Completion, PromptTooLong, RequestFailed,
+                             cached_completion, fast_event_loop)
+from resolver.core import UserError
+from resolver.run.experiment import (RunOptions, blank_record, build_experiment, cases_for,
+                                 forget_step, graded_record, messages_for, request_for)
+from resolver.records import RecordWriter, new_run_folder, step_file
+from resolver.stats import skill_interval
+from resolver.run.rounds import Tally, needs_another_round
+from resolver.run.summary import RunSummary
+
+
+FLUSH_INTERVAL_S = 0.025     # cache commit + record write cadence
+
+
+ABORT_AFTER_FAILURES = 10    # this many failures before any success: the setup is wrong
+
+
+# ================================================================ the loop
+def prompt_too_long_record(blank: dict, generator: str | None = None) -> dict:
+    """The record of a sample whose prompt the server refused as longer than its context.
+
+    It is a finished, truncated sample (nothing could be generated): ``answer`` null,
+    ``usage`` ``{"completion_tokens": 0}``, ``is_truncated`` true,
+    ``timings.finish_reason`` "length" (so re-grading agrees), and two markers
+    that say why: ``timings.termination_reason`` "prompt_too_long" and the top-level
+    ``"prompt_too_long": true``.
+    """
+    # usage says "nothing was generated" (prompt size unknown): a record with neither usage nor
+    # answer is an offline placeholder to evaluate.py, and this sample is a real outcome.
+    record = graded_record(blank, None, None, {"completion_tokens": 0}, "length", generator=generator,
+                           termination_reason="prompt_too_long")
+    record["prompt_too_long"] = True
+    return record
+
+
+@dataclass
+class _Sample:
+    """One sample's request, prepared before its round is looked up in the cache."""
+
+    index: int
+    case: object
+    messages: list
+    body: dict
+    key: str
+    payload: bytes | None
+    replace: bool = False            # the cache holds a malformed value for this key: overwrite it
+
+
+@dataclass
+class _StepState:
+    step: object
+    tally: Tally = field(default_factory=Tally)
+    rounds: int = 0
+    writer: RecordWriter | None = None
+    missing: int = 0                 # samples not in the cache (cache-only mode)
+
+
+class RunLoop:
+    """Runs steps against a server (or the cache alone) and writes one run folder."""
+
+    def __init__(self, experiment, opts: RunOptions, cache: ResponseCache, client: ChatClient | None,
+                 folder: Path, *, progress: bool = True):
+        self.exp = experiment
+        self.opts = opts
+        self.cache = cache
+        self.client = client
+        self.folder = folder
+        self.summary = RunSummary(folder=folder, steps_total=len(experiment.steps))
+        self._sem = asyncio.Semaphore(opts.parallel)
+        self._outbox: list[tuple[_StepState, dict | None, bool]] = []
+        self._inflight: dict[str, asyncio.Future] = {}
+        self._states: list[_StepState] = []
+        self._answered: set[str] = set()   # keys answered by the server in this run
+        self._failure_streak = 0             # failures since the last answer
+        self._held_lines: list[str] | None = []   # failure lines held until the server answers once
+        self._malformed_failures = 0         # failed requests whose replies were not chat completions
+        self._live_tokens = 0            # for the progress bar (records count at write time)
+        self._live_cached = 0
+        self._queued = 0             # samples started and not finished
+        self._wake = asyncio.Event()
+        self._bar = tqdm(total=0, unit="sample", desc=f"{experiment.model}", file=sys.stderr,
+                         dynamic_ncols=True, disable=not progress, smoothing=0.1)
+        self._started = time.monotonic()
+        self._cpu_started = time.process_time()
+        self._last_postfix = 0.0
+
+    # ---- top level -----------------------------------------------------------
+    async def run(self, steps) -> RunSummary:
+        steps = list(steps)
+        self._bar.total = len(steps) * self.exp.precision.count
+        flusher = asyncio.create_task(self._flush_forever())
+        tasks: set[asyncio.Task] = set()
+        try:
+            await self._launch_steps(steps, tasks)
+            self._release_held_lines()
+        except asyncio.CancelledError:
+            self.summary.interrupted = True
+            self._release_held_lines()
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            flusher.cancel()
+            await asyncio.gather(flusher, return_exceptions=True)
+            self._flush()
+            self._close_writers()
+            self._bar.close()
+            self.summary.wall = time.monotonic() - self._started
+            self.summary.cpu = time.process_time() - self._cpu_started
+            if self.client:
+                self.summary.retries = self.client.stats.retries
+                self.summary.retry_reasons = dict(self.client.stats.retry_reasons)
+        return self.summary
+
+    async def _launch_steps(self, pending: list, tasks: set) -> None:
+        """Open steps while the request pool has room; wait for all of them."""
+        pending.reverse()                        # pop() from the end keeps the order
+        min_steps = max(1, self.opts.threads)
+        while pending or tasks:
+            while pending and (len(tasks) < min_steps or self._queued < self.opts.parallel):
+                state = _StepState(pending.pop())
+                self._states.append(state)
+                tasks.add(asyncio.create_task(self._run_step(state)))
+                await asyncio.sleep(0)           # let it queue its first round
+            self._wake.clear()
+            wake = asyncio.create_task(self._wake.wait())
+            done, _ = await asyncio.wait(tasks | {wake}, return_when=asyncio.FIRST_COMPLETED)
+            wake.cancel()
+            for task in done - {wake}:
+                tasks.discard(task)
+                task.result()                    # re-raise UserError (e.g. abort)
+
+    async def _run_step(self, state: _StepState) -> None:
+        count = self.exp.precision.count
+        while True:
+            start = state.rounds * count
+            batch = [self._prepare(state.step, i, case) for i, case in cases_for(state.step, start, start + count)]
+            self._queued += len(batch)
+            if state.rounds:                     # first rounds are in the initial total
+                self._bar.total += len(batch)
+                self._bar.refresh()
+            stored = self.cache.get_many(s.key for s in batch)     # one query per round
+            # Cache-only (read-batch): requests vLLM refused as too long are finished samples.
+            too_long = {} if self.client else self.cache.too_long_many(s.key for s in batch)
+            await asyncio.gather(*(self._sample(state, s, stored.get(s.key), start + count, too_long.get(s.key))
+                                   for s in batch))
+            state.rounds += 1
+            if state.missing:
+                self.summary.incomplete.append((state.step.name, state.rounds, state.missing))
+                break
+            if not needs_another_round(state.tally, state.rounds, self.exp.precision):
+                break
+        self._outbox.append((state, None, False))   # close the file after its records
+        forget_step(state.step)                      # free its cases (regenerated if needed)
+        self.summary.steps_done += 0 if state.missing else 1
+        if not self.opts.quiet:
+            low, high, below = state.tally.skill_interval()
+            interval = "below chance" if below else f"95% interval {low:.2f}-{high:.2f}"
+            tqdm.write(f"{state.step.name}: {state.rounds} round(s), "
+                       f"{state.tally.untruncated + state.tally.truncated} samples, "
+                       f"excess accuracy {state.tally.excess():.2f} ({interval})", file=sys.stderr)
+
+    def _prepare(self, step, index: int, case) -> _Sample:
+        messages = messages_for(self.exp, step, case)
+        body = request_for(self.exp, messages)
+        canonical = canonical_request(body)
+        # The canonical bytes are the request itself unless transport fields were dropped.
+        payload = None if body.keys() & set(TRANSPORT_ONLY_FIELDS) else canonical
+        return _Sample(index, case, messages, body, hashlib.sha256(canonical).hexdigest(), payload)
+
+    async def _sample(self, state: _StepState, sample: _Sample, stored: dict | None, count: int,
+                      too_long: str | None = None) -> None:
+        try:
+            completion = cached_completion(stored) if stored is not None else None   # malformed: ask again
+            if completion is None and too_long is not None:
+                completion = PromptTooLong(too_long)
+            cached = completion is not None
+            if completion is None and self.client is None:
+                state.missing += 1
+                return
+            if completion is None:
+                sample.replace = stored is not None
+                completion = await self._ask(sample)
+                if completion is None:
+                    return
+            blank = blank_record(self.exp, state.step, sample.index, sample.case, sample.messages, count)
+            if isinstance(completion, PromptTooLong):
+                record = prompt_too_long_record(blank, state.step.generator)
+            else:
+                record = graded_record(blank, completion.content, completion.reasoning,
+                                       completion.usage, completion.finish_reason, generator=state.step.generator)
+            state.tally.add(record)
+            self._outbox.append((state, record, cached))
+            self._live_tokens += int((record.get("usage") or {}).get("completion_tokens") or 0)
+            self._live_cached += cached
+        finally:
+            self._queued -= 1
+            if self._queued < self.opts.parallel:
+                self._wake.set()                 # room in the pool: open another step
+            self._bar.update(1)
+            self._postfix()
+
+    async def _ask(self, sample: _Sample) -> Completion | PromptTooLong | None:
+        """Send a request (sharing one HTTP call between identical requests in flight)."""
+        key = sample.key
+        shared = self._inflight.get(key)
+        if shared is not None:
+            return await asyncio.shield(shared)
+        if key in self._answered:                # a twin of this sample was answered earlier in the run
+            stored = self.cache.get(key)
+            if stored is not None and cached_completion(stored) is not None:
+                return cached_completion(stored)
+        future = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            async with self._sem:
+                completion = await self.client.complete(sample.body, sample.payload)
+            self.cache.put(key, completion.to_json(), replace=sample.replace)
+            self._answered.add(key)
+            self._failure_streak = 0
+            self.summary.answered += 1
+            if self._held_lines is not None:
+                self._release_held_lines()
+            future.set_result(completion)
+            return completion
+        except RequestFailed as exc:
+            if exc.kind == "prompt_too_long":
+                self._failure_streak = 0         # the server answered: it works
+                self._release_held_lines()
+                too_long = PromptTooLong(str(exc))
+                future.set_result(too_long)
+                return too_long
+            future.set_result(None)
+            if exc.kind == "fatal":
+                raise UserError(f"stopping: {exc}; no request can succeed like this "
+                                f"(check {self.client.key_hint} and the account's quota)") from None
+            self._note_failure(str(exc), exc.sent)
+            return None
+        except BaseException:
+            if not future.done():
+                future.cancel()
+            raise
+        finally:
+            del self._inflight[key]
+
+    def _note_failure(self, message: str, sent: str | None = None) -> None:
+        self.summary.failed += 1
+        self._failure_streak += 1
+        self._malformed_failures += sent is not None
+        first = message not in self.summary.failures
+        self.summary.failures[message] += 1
+        if self.summary.failed >= ABORT_AFTER_FAILURES and self.summary.answered == 0:
+            raise UserError(self._first_failures_line(message, sent))
+        if first:
+            self._report(f"request failed: {message}")
+        if self._failure_streak >= max(ABORT_AFTER_FAILURES, 2 * self.opts.parallel):
+            raise UserError(f"stopping: the last {self._failure_streak} requests all failed (last: {message}); "
+                            "everything answered so far is saved: run the same command again to resume")
+
+    def _first_failures_line(self, message: str, sent: str | None) -> str:
+        """The one line that stops a run whose first requests all failed."""
+        failed = self.summary.failed
+        if self._malformed_failures == failed and sent is not None:
+            return (f"stopping: the first {failed} requests all came back as replies that are not chat "
+                    f"completions (last: {message}; the server sent: {sent}); check that --apibase is an "
+                    "OpenAI-compatible endpoint")
+        return (f"stopping: the first {failed} requests all failed (last: {message}); "
+                "check --model, --apibase and the sampler")
+
+    def _report(self, line: str) -> None:
+        """A failure line on stderr; before the server's first answer it is held, so that a run
+        stopped by its first failures says so in one line (that line names the last failure)."""
+        if self._held_lines is None:
+            tqdm.write(line, file=sys.stderr)
+        else:
+            self._held_lines.append(line)
+
+    def _release_held_lines(self) -> None:
+        held, self._held_lines = self._held_lines or [], None
+        for line in held:
+            tqdm.write(line, file=sys.stderr)
+
+    # ---- writing ---------------------------------------------------------------
+    async def _flush_forever(self) -> None:
+        while True:
+            await asyncio.sleep(FLUSH_INTERVAL_S)
+            self._flush()
+
+    def _flush(self) -> None:
+        """Commit the cache, then write the records whose answers are now durable."""
+        self.cache.flush()
+        outbox, self._outbox = self._outbox, []
+        for state, record, cached in outbox:
+            if record is None:
+                if state.writer:
+                    state.writer.close()
+                continue
+            if state.writer is None:
+                state.writer = RecordWriter(step_file(self.folder, state.step))
+            state.writer.write(record)
+            self.summary.count(record, cached)
+
+    def _close_writers(self) -> None:
+        for state in self._states:       # steps cut short by Ctrl-C have no close marker
+            if state.writer:
+                state.writer.close()
+
+    def _postfix(self) -> None:
+        now = time.monotonic()
+        if now - self._last_postfix < 0.5 or self._bar.disable:
+            return
+        self._last_postfix = now
+        elapsed = max(now - self._started, 1e-9)
+        stats = self.client.stats if self.client else None
+        self._bar.set_postfix_str(
+            f"tok/s={self._live_tokens / elapsed:.0f} cached={self._live_cached} "
+            f"retries={stats.retries if stats else 0} failed={self.summary.failed}", refresh=False)
+
+
+# ================================================================ entry points
+def ordered_steps(experiment, opts: RunOptions) -> list:
+    """Config order, or shuffled by --seed (the default: spreads easy and hard work)."""
+    steps = list(experiment.steps)
+    if opts.shuffle:
+        random.Random(opts.seed).shuffle(steps)
+    return steps
+
+
+def resume_hint(folder: Path) -> str:
+    return ("to resume, run the same command again: answered requests come from the cache and "
+            f"are not sent again; the partial folder {folder} can then be deleted "
+            "(the new run folder holds every sample)")
+
+
+async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache, ssl_context=None) -> RunSummary:
+    load_timeout = opts.extras.get("load_timeout")
+    async with ChatClient(opts.apibase, opts.apikey, parallel=opts.parallel, timeout=opts.timeout,
+                          load_timeout=DEFAULT_LOAD_TIMEOUT if load_timeout is None else load_timeout,
+                          ssl_context=ssl_context) as client:
+        models = await client.list_models()
+        if models is None or opts.apikey:
+            # GET /models cannot tell whether the key works (llama.cpp serves it to anyone) or
+            # whether the model exists (no /models): one minimal chat request can.
+            await client.probe_chat(experiment.model)
+        if models and experiment.model not in models:
+            sys.stderr.write(f"warning: {client.base} lists models {', '.join(models[:8])}; "
+                             f"--model {experiment.model!r} is not among them\n")
+        folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
+                                experiment.template.name, experiment.sampler.name)
+        loop = RunLoop(experiment, opts, cache, client, folder, progress=not opts.quiet)
+        try:
+            return await _interruptible(loop.run(ordered_steps(experiment, opts)))
+        except UserError:
+            if not any(folder.iterdir()):
+                folder.rmdir()           # nothing was written: leave no empty run folder
+            raise
+
+
+async def _interruptible(coro) -> RunSummary:
+    """Run `coro`; the first Ctrl-C / SIGTERM cancels it cleanly, a second one is immediate."""
+    task = asyncio.ensure_future(coro)
+    loop = asyncio.get_running_loop()
+    installed = []
+
+    def stop(signum):
+        sys.stderr.write("\nstopping: finishing writes (Ctrl-C again to quit at once)\n")
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+        task.cancel()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop, sig)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass  # not the main thread (tests calling in-process): no handler
+    try:
+        return await task
+    finally:
+        for sig in installed:
+            try:
+                loop.remove_signal_handler(sig)
+            except (ValueError, RuntimeError):
+                pass
+
+
+def run_api(opts: RunOptions) -> int:
+    """runner.py --mode api: returns the exit status (0 ok, 1 failed samples, 130 interrupted)."""
+    from resolver.client import parse_endpoint
+    from resolver.client import ssl_context_for
+
+    endpoint = parse_endpoint(opts.apibase)         # bad URL: one-line error before any work
+    ssl_context = ssl_context_for(opts.extras.get("ca_bundle"), https=endpoint.base.startswith("https:"))
+    experiment = build_experiment(opts)
+    fast_event_loop()
+    with ResponseCache(opts.cache) as cache:
+        summary = asyncio.run(_run_with_client(opts, experiment, cache, ssl_context))
+    for line in summary.lines():
+        print(line)
+    if summary.interrupted:
+        print("interrupted: " + resume_hint(summary.folder))
+        return 130
+    if summary.failed:
+        print(f"{summary.failed} sample(s) failed and are not in the results; "
+              "run the same command again to retry only those")
+        return 1
+    return 0

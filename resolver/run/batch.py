@@ -1,0 +1,323 @@
+"""vLLM `run-batch` files: write the requests, read the answers back.
+
+Input line (one per request), as vLLM's BatchRequestInput expects:
+    {"custom_id": <cache key>, "method": "POST", "url": "/v1/chat/completions", "body": {...}}
+
+Output line (vLLM's BatchRequestOutput):
+    {"id": "vllm-...", "custom_id": ..., "response": {"status_code": 200,
+     "request_id": ..., "body": <chat.completion>}, "error": null}
+Older vLLM versions wrote the chat.completion itself as `response` (no status or
+body wrapper); both are read. A failed request is written as
+    {"id": ..., "custom_id": ..., "response": {"status_code": 400, "request_id": ...,
+     "body": null}, "error": <ErrorResponse or message>}
+(older versions: `"response": null` and the status as the error's `code`).
+A failed line whose status and error resolver.client.http_policy.classify_error calls
+"prompt_too_long" (vLLM's "This model's maximum context length is ...") is a
+finished prompt-too-long sample, as in API mode, kept in the cache's too_long
+table. Any other failed line, or one with no usable completion, is reported and
+left out, so the next write-batch asks again.
+
+`custom_id` is the request's cache key (resolver.client.cache.request_key), which is what
+lets read-batch fill the cache and the normal pipeline run from it.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from resolver.client import TRANSPORT_ONLY_FIELDS, request_key
+from resolver.client import Completion, PromptTooLong, cached_completion, completion_from_payload
+from resolver.core import UserError
+from resolver.client import classify_error, error_text
+
+CHAT_URL = "/v1/chat/completions"
+
+
+def batch_line(custom_id: str, body: dict) -> dict:
+    """One run-batch input object; streaming fields are dropped (batch never streams)."""
+    clean = {k: v for k, v in body.items() if k not in TRANSPORT_ONLY_FIELDS}
+    return {"custom_id": custom_id, "method": "POST", "url": CHAT_URL, "body": clean}
+
+
+def write_batch_file(path: str | Path, requests: Iterable[tuple[str, dict]]) -> int:
+    """Write (custom_id, body) pairs as run-batch input NDJSON; returns the line count.
+
+    Duplicate custom_ids are written once: vLLM requires them unique, and equal
+    ids mean equal requests (the id is the hash of the request).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    seen: set[str] = set()
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "w", encoding="utf-8") as out:
+        for custom_id, body in requests:
+            if custom_id in seen:
+                continue
+            seen.add(custom_id)
+            out.write(json.dumps(batch_line(custom_id, body), ensure_ascii=False) + "\n")
+    tmp.replace(path)  # a crash never leaves a half-written batch under the real name
+    return len(seen)
+
+
+@dataclass
+class BatchOutput:
+    """What a run-batch output file held."""
+
+    answers: dict[str, Completion] = field(default_factory=dict)
+    too_long: dict[str, str] = field(default_factory=dict)  # custom_id -> vLLM's context-length message
+    problems: list[str] = field(default_factory=list)   # "line N: what was wrong"
+    lines: int = 0                                      # non-blank lines read
+
+
+def read_batch_output(path: str | Path) -> BatchOutput:
+    """Parse a run-batch output file (either response shape); never raises on bad lines."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"--batch {str(path)!r} does not exist; give the output file of `vllm run-batch -o`")
+    result = BatchOutput()
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line_no, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            result.lines += 1
+            custom_id, answer, problem = parse_output_line(line)
+            if problem:
+                label = f" ({custom_id})" if custom_id else ""
+                result.problems.append(f"line {line_no}{label}: {problem}")
+            elif custom_id in result.answers or custom_id in result.too_long:
+                result.problems.append(f"line {line_no} ({custom_id}): duplicate custom_id, first answer kept")
+            elif isinstance(answer, PromptTooLong):
+                result.too_long[custom_id] = answer.message
+            else:
+                result.answers[custom_id] = answer
+    return result
+
+
+def _failure_status(response, error) -> int | None:
+    """The HTTP status of a failed line: response.status_code (current vLLM), else the
+    error's own `code` (older vLLM wrote `"response": null`); None when neither says."""
+    status = response.get("status_code") if isinstance(response, dict) else None
+    if isinstance(status, int) and not isinstance(status, bool) and status != 200:
+        return status
+    inner = error.get("error") if isinstance(error, dict) and isinstance(error.get("error"), dict) else error
+    code = inner.get("code") if isinstance(inner, dict) else None
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def _failure(custom_id: str, status, error) -> tuple[str, PromptTooLong | None, str | None]:
+    """A failed line: a prompt-too-long sample when http_policy says so, else a problem."""
+    inner = error.get("error") if isinstance(error, dict) and "error" in error else error
+    message = error_text(inner)
+    raw = error if isinstance(error, str) else json.dumps(error, ensure_ascii=False)
+    if isinstance(status, int) and classify_error(status, raw) == "prompt_too_long":
+        return custom_id, PromptTooLong(message), None
+    return custom_id, None, (f"status {status}: {message}" if status is not None else f"error: {message}")
+
+
+def parse_output_line(line: str) -> tuple[str | None, Completion | PromptTooLong | None, str | None]:
+    """(custom_id, completion or PromptTooLong, None) for a usable line, else (custom_id?, None, problem)."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return None, None, "not valid JSON (or nested too deeply)"
+    if not isinstance(obj, dict):
+        return None, None, "not a JSON object"
+    custom_id = obj.get("custom_id")
+    if not isinstance(custom_id, str) or not custom_id:
+        return None, None, "no custom_id"
+    response = obj.get("response")
+    if obj.get("error"):
+        return _failure(custom_id, _failure_status(response, obj["error"]), obj["error"])
+    if not isinstance(response, dict):
+        return custom_id, None, "no response"
+    if "body" in response or "status_code" in response:
+        status = response.get("status_code", 200)
+        if status != 200:
+            return _failure(custom_id, status, response.get("body") or "no body")
+        payload = response.get("body")
+    else:
+        payload = response  # the older shape: the completion itself
+    try:
+        return custom_id, completion_from_payload(payload), None
+    except ValueError as exc:
+        return custom_id, None, str(exc)
+
+
+# ================================================================ the two batch modes
+@dataclass
+class BatchPlan:
+    """What write-batch found: the requests of each unfinished step's next round."""
+
+    requests: list = field(default_factory=list)    # (custom_id, body)
+    rounds: dict = field(default_factory=dict)      # step name -> round number needed (1-based)
+    complete: int = 0                               # steps needing nothing more
+
+
+def _round_records(experiment, step, start: int, stop: int, cache):
+    """Graded records of the cached samples of one round, and the missing (key, body) pairs.
+
+    A request run-batch refused as too long (the cache's too_long table) is a
+    finished prompt-too-long sample, as in the read-batch run folder."""
+    from resolver.run.api_runner import prompt_too_long_record
+    from resolver.run.experiment import blank_record, cases_for, graded_record, messages_for, request_for
+
+    records, missing, keyed = [], [], []
+    for index, case in cases_for(step, start, stop):
+        messages = messages_for(experiment, step, case)
+        body = request_for(experiment, messages)
+        keyed.append((index, case, messages, body, request_key(body)))
+    cached = cache.get_many(k[-1] for k in keyed)
+    too_long = cache.too_long_many(k[-1] for k in keyed)
+    for index, case, messages, body, key in keyed:
+        answer = cached_completion(cached[key]) if key in cached else None
+        if answer is None and key not in too_long:   # not answered yet, or a malformed cached value: ask again
+            missing.append((key, body))
+            continue
+        blank = blank_record(experiment, step, index, case, messages, stop)
+        if answer is None:
+            records.append(prompt_too_long_record(blank, step.generator))
+        else:
+            records.append(graded_record(blank, answer.content, answer.reasoning, answer.usage,
+                                         answer.finish_reason, generator=step.generator))
+    return records, missing
+
+
+def plan_batch(experiment, cache) -> BatchPlan:
+    """Walk every step's rounds through the cache, as the API loop would, and
+    collect the requests of the first round that is not fully answered."""
+    from resolver.run.rounds import Tally, needs_another_round
+    from resolver.run.experiment import forget_step
+
+    plan = BatchPlan()
+    count = experiment.precision.count
+    for step in experiment.steps:
+        tally, rounds = Tally(), 0
+        while True:
+            records, missing = _round_records(experiment, step, rounds * count, (rounds + 1) * count, cache)
+            if missing:
+                plan.requests += missing
+                plan.rounds[step.name] = rounds + 1
+                break
+            for record in records:
+                tally.add(record)
+            rounds += 1
+            if not needs_another_round(tally, rounds, experiment.precision):
+                plan.complete += 1
+                break
+        forget_step(step)
+    return plan
+
+
+def batch_file_path(opts, experiment) -> Path:
+    """results/<timestamp>_<config>_<model>_<template>_<sampler>-offline.ndjson (README.md)."""
+    from datetime import datetime, timedelta
+
+    from resolver.records import run_folder_name
+
+    when = datetime.now()
+    while True:
+        # two write-batch calls within one second must not overwrite each other's file:
+        # take the next free second (names keep the seed's format and sort by time)
+        name = run_folder_name(experiment.config.name, experiment.model, experiment.template.name,
+                               experiment.sampler.name, when)
+        path = Path(opts.output) / f"{name}-offline.ndjson"
+        if not path.exists():
+            return path
+        when += timedelta(seconds=1)
+
+
+def run_write_batch(opts) -> int:
+    """runner.py --mode write-batch: write the next needed round of every step."""
+    from resolver.client import ResponseCache
+    from resolver.run.experiment import build_experiment
+
+    experiment = build_experiment(opts)
+    with ResponseCache(opts.cache) as cache:
+        plan = plan_batch(experiment, cache)
+    total = len(experiment.steps)
+    if not plan.requests:
+        print(f"write-batch: all {total} steps are answered in the cache ({cache.path}); nothing to "
+              "write. Run --mode read-batch (any --batch file) or api mode to write the run folder.")
+        return 0
+    path = batch_file_path(opts, experiment)
+    lines = write_batch_file(path, plan.requests)
+    by_round = {}
+    for r in plan.rounds.values():
+        by_round[r] = by_round.get(r, 0) + 1
+    rounds_text = ", ".join(f"round {r}: {n} steps" for r, n in sorted(by_round.items()))
+    print(f"write-batch: {lines} requests for {len(plan.rounds)} of {total} steps ({rounds_text}); "
+          f"{plan.complete} steps complete")
+    print(f"batch file: {path}")
+    print(f"next: vllm run-batch -i {path} -o output.ndjson --model <path> "
+          f"--served-model-name {experiment.model}")
+    print("then: the same runner.py command with --mode read-batch --batch output.ndjson")
+    return 0
+
+
+def run_read_batch(opts) -> int:
+    """runner.py --mode read-batch: import vLLM's answers into the cache, then write
+    a run folder from the cache and say which steps still need rounds."""
+    import asyncio
+
+    from resolver.run.api_runner import RunLoop, ordered_steps
+    from resolver.client import ResponseCache
+    from resolver.run.experiment import build_experiment
+    from resolver.records import new_run_folder
+
+    experiment = build_experiment(opts)
+    output = read_batch_output(opts.batch)
+    known = experiment_keys(experiment)
+    unknown = [cid for cid in [*output.answers, *output.too_long] if cid not in known]
+    for problem in output.problems[:20]:
+        print(f"batch: {problem}", file=sys.stderr)
+    if len(output.problems) > 20:
+        print(f"batch: ... and {len(output.problems) - 20} more problem lines", file=sys.stderr)
+    if unknown:
+        print(f"batch: {len(unknown)} answers have a custom_id that is not a request of this experiment "
+              f"(different config, template, sampler, model or seed?) and were ignored; "
+              f"first: {unknown[0]}", file=sys.stderr)
+    with ResponseCache(opts.cache) as cache:
+        imported = too_long = 0
+        for custom_id, answer in output.answers.items():
+            if custom_id in known:
+                cache.put(custom_id, answer.to_json())
+                imported += 1
+        for custom_id, message in output.too_long.items():
+            if custom_id in known:
+                cache.put_too_long(custom_id, message)
+                too_long += 1
+        cache.flush()
+        print(f"read-batch: {output.lines} lines, {imported} answers imported into {cache.path}, "
+              f"{too_long} prompts too long for the model's context (finished samples), "
+              f"{len(output.problems)} problem lines left out, {len(unknown)} unknown ids ignored")
+        folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
+                                experiment.template.name, experiment.sampler.name)
+        loop = RunLoop(experiment, opts, cache, None, folder, progress=not opts.quiet)
+        summary = asyncio.run(loop.run(ordered_steps(experiment, opts)))
+    for line in summary.lines():
+        print(line)
+    if summary.incomplete:
+        names = ", ".join(name for name, _, _ in summary.incomplete[:5])
+        more = "" if len(summary.incomplete) <= 5 else f" and {len(summary.incomplete) - 5} more"
+        print(f"{len(summary.incomplete)} steps still need rounds ({names}{more}): run --mode write-batch "
+              "again, answer it with vllm run-batch, then --mode read-batch; the last read-batch's "
+              "run folder holds every sample (earlier ones can be deleted)")
+    else:
+        print("all steps complete")
+    return 0
+
+
+def experiment_keys(experiment) -> set[str]:
+    """Cache keys of every request the experiment can make (all rounds of all steps at its precision)."""
+    from resolver.run.experiment import cases_for, forget_step, messages_for, request_for
+
+    depth = experiment.precision.count * experiment.precision.maxrounds
+    keys = set()
+    for step in experiment.steps:
+        for _, case in cases_for(step, 0, depth):
+            keys.add(request_key(request_for(experiment, messages_for(experiment, step, case))))
+        forget_step(step)                 # keep memory flat on big configs
+    return keys

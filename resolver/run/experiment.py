@@ -1,0 +1,265 @@
+"""One run of the runner: its options, its experiment, its test cases and records.
+
+`RunOptions` holds every runner flag (README.md plus the older ones of docs/runner.md);
+`build_experiment` loads the config, template and sampler and expands the steps;
+`cases_for` draws a step's test cases (count-invariant: sample i is always the i-th
+case drawn from the step's rng); `blank_record` / `graded_record` build the
+docs/runner.md record. Offline, API and batch modes and the simulator all go through
+these, so every mode writes the same prompts and the same records.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from resolver.grading import GRADER_VERSION, grade
+from resolver.core import UserError
+from resolver.config import DENSITIES, ExperimentConfig, Precision, Step, expand_steps, load_config
+from resolver.config import Sampler, Template, build_request, load_sampler, load_template, render_messages
+from resolver.records import RECORD_VERSION
+from resolver.records.text_size import text_size
+
+MODES = ("api", "write-batch", "read-batch")
+DEFAULT_SEED = 42
+DEFAULT_TIMEOUT = 3600.0
+DEFAULT_PARALLEL = 16
+
+
+@dataclass
+class RunOptions:
+    """Every runner flag, already parsed; `validate()` checks how they combine."""
+
+    config: str
+    template: str
+    sampler: str
+    model: str
+    mode: str = "api"
+    apibase: str | None = None
+    apikey: str | None = None
+    batch: str | None = None
+    precision: str | None = None
+    seed: int = DEFAULT_SEED
+    density: str = "normal"
+    degree: int | None = None
+    parallel: int = DEFAULT_PARALLEL
+    threads: int = 1
+    timeout: float = DEFAULT_TIMEOUT
+    cache: str = "cache/"
+    tasks: list = field(default_factory=list)
+    output: str = "results/"
+    shuffle: bool = True
+    quiet: bool = False
+    tokenizer: str | None = None
+    offline: int | None = None     # ROUNDS: generate without a model
+    mode_given: bool = False       # --mode appeared on the command line
+    extras: dict = field(default_factory=dict)  # flags added by later modes, by name
+
+    @classmethod
+    def from_namespace(cls, args) -> "RunOptions":
+        """Options from argparse's namespace; flags this class does not name go to `extras`."""
+        values = dict(vars(args))
+        mode = values.pop("mode", None)
+        known = {f for f in cls.__dataclass_fields__ if f not in ("mode", "mode_given", "extras")}
+        extras = {k: values.pop(k) for k in list(values) if k not in known}
+        opts = cls(**values, mode=mode or "api", mode_given=mode is not None, extras=extras)
+        return opts.validate()
+
+    def validate(self) -> "RunOptions":
+        """Cross-flag rules; raises UserError with one line naming the flag."""
+        if self.mode not in MODES:
+            raise UserError(f"--mode {self.mode!r} is not valid; valid: {', '.join(MODES)}")
+        if self.density not in DENSITIES:
+            raise UserError(f"--density {self.density!r} is not valid; valid: {', '.join(DENSITIES)}")
+        if self.offline is not None:
+            if self.offline < 1:
+                raise UserError(f"--offline ROUNDS must be a positive integer, got {self.offline}")
+            if self.mode_given and self.mode != "api":
+                raise UserError(f"--offline generates prompts without a model; it cannot be combined "
+                                f"with --mode {self.mode}")
+        elif self.mode == "api" and not self.apibase:
+            raise UserError("--apibase is required in api mode (e.g. --apibase http://localhost:3333); "
+                            "--offline ROUNDS and --mode write-batch need no server")
+        if self.mode == "read-batch" and self.offline is None and not self.batch:
+            raise UserError("--mode read-batch needs --batch FILE (the vLLM run-batch output)")
+        if self.batch and self.mode != "read-batch":
+            raise UserError("--batch is only used with --mode read-batch")
+        for flag, value in (("--parallel", self.parallel), ("--threads", self.threads)):
+            if value < 1:
+                raise UserError(f"{flag} must be a positive integer, got {value}")
+        if not self.timeout > 0:
+            raise UserError(f"--timeout must be a positive number of seconds, got {self.timeout}")
+        if self.apikey is None:
+            from resolver.client import api_key_from_env
+
+            self.apikey = api_key_from_env(self.apibase)
+        return self
+
+    @property
+    def cache_dir(self) -> Path:
+        """Directory for caches beside the response cache (e.g. calibration)."""
+        p = Path(self.cache)
+        return p if (p.is_dir() or str(self.cache).endswith(("/", os.sep)) or not p.suffix) else p.parent
+
+
+@dataclass
+class Experiment:
+    """Everything a run needs, loaded and validated."""
+
+    config: ExperimentConfig
+    steps: list
+    template: Template
+    sampler: Sampler
+    model: str
+    precision: Precision
+    seed: int
+    precision_name: str = ""
+
+    def step(self, name: str) -> Step:
+        for s in self.steps:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+
+# base_task -> generator, for graded_record callers that hold only a record.
+_GENERATOR_OF: dict[str, str] = {}
+
+
+def build_experiment(opts: RunOptions) -> Experiment:
+    """Load config, template, sampler and expand the steps (UserError on bad input)."""
+    config = load_config(opts.config)
+    template = load_template(opts.template)
+    sampler = load_sampler(opts.sampler)
+    precision_name, precision = config.precision_level(opts.precision)
+    steps = expand_steps(config, density=opts.density, degree=opts.degree, tasks=opts.tasks or None,
+                         seed=opts.seed, tokenizer=opts.tokenizer, template=template,
+                         cache_dir=str(opts.cache_dir))
+    for t in config.tasks:
+        _GENERATOR_OF[t.name] = t.generator
+    return Experiment(config, steps, template, sampler, opts.model, precision, opts.seed, precision_name)
+
+
+def _task(step: Step):
+    from resolver.grading import get_task
+
+    return get_task(step.generator)
+
+
+# One open-ended case stream per step identity: (generator, seed, params).
+_STREAMS: dict[str, tuple] = {}
+_STREAMS_LOCK = threading.Lock()
+
+
+def _stream_key(step: Step) -> str:
+    return json.dumps([step.generator, step.seed, step.gen_params], sort_keys=True, default=str)
+
+
+def cases_for(step: Step, start: int, stop: int) -> list:
+    """[(sample_index, TestCase)] for samples start..stop-1 of a step.
+
+    Cases come from one lazily-consumed stream per step, seeded with `step.seed`,
+    so the first n cases never depend on how many are asked for later (and the
+    same step in another process yields the same cases).
+    """
+    if start < 0 or stop < start:
+        raise ValueError(f"bad sample range {start}..{stop}")
+    key = _stream_key(step)
+    with _STREAMS_LOCK:
+        stream, drawn = _STREAMS.get(key, (None, []))
+        if stream is None:
+            # iter_cases is the generator's own sequence (tasks may override it);
+            # a huge count makes it an open-ended stream consumed as needed.
+            stream = _task(step).iter_cases(step.gen_params, random.Random(step.seed), 10**12)
+        if stop > len(drawn):
+            drawn.extend(itertools.islice(stream, stop - len(drawn)))
+        _STREAMS[key] = (stream, drawn)
+        return [(i, drawn[i]) for i in range(start, min(stop, len(drawn)))]
+
+
+def forget_step(step: Step) -> None:
+    """Drop a finished step's cached cases (memory); asking again regenerates them identically."""
+    with _STREAMS_LOCK:
+        _STREAMS.pop(_stream_key(step), None)
+
+
+def clear_case_cache() -> None:
+    """Forget generated cases (memory); they are regenerated identically on demand."""
+    with _STREAMS_LOCK:
+        _STREAMS.clear()
+
+
+def messages_for(experiment: Experiment, step: Step, case) -> list[dict]:
+    """The chat messages of one case under the experiment's template."""
+    return render_messages(experiment.template, _task(step), step.gen_params, case)
+
+
+def request_for(experiment: Experiment, messages: list[dict]) -> dict:
+    """The /v1/chat/completions body for these messages (model + sampler merged)."""
+    return build_request(experiment.model, messages, experiment.sampler)
+
+
+def blank_record(experiment: Experiment, step: Step, sample_index: int, case, messages, count: int) -> dict:
+    """The docs/runner.md record of a sample before any answer: answer fields null / false.
+
+    ``task_version`` is the generator's ``Task.version``; ``grader_version`` and
+    ``text_size`` are null until the record is graded (``graded_record`` sets
+    resolver.grading.answers.GRADER_VERSION and the text's sizes); ``invalid_reason`` stays
+    null unless the graded answer is not valid (docs/grading.md, *Invalid reasons*).
+    """
+    return {
+        "task": step.name,
+        "version": RECORD_VERSION,
+        "base_task": step.base_task,
+        "key": f"{step.name}-{sample_index}",
+        "input": case.input,
+        "target": case.target,
+        "response_enum": case.response_enum,
+        "genresult": case.genresult,
+        "messages": messages,
+        "answer": None,
+        "usage": None,
+        "timings": {"termination_reason": None, "finish_reason": None},
+        "step": step.index,
+        "params": {**step.params, "count": count},
+        "model": experiment.model,
+        "template": experiment.template.name,
+        "sampler": experiment.sampler.name,
+        "guess_chance": case.guess_chance,
+        "normalized_answer": None,
+        "extracted_answer": None,
+        "is_valid": False,
+        "is_correct": False,
+        "is_truncated": False,
+        "manifold": step.manifold,
+        "task_version": _task(step).version,
+        "grader_version": None,
+        "text_size": None,
+        "invalid_reason": None,
+    }
+
+
+def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage: dict | None,
+                  finish_reason: str | None, *, generator: str | None = None,
+                  termination_reason: str | None = None) -> dict:
+    """The blank record filled with a completion and graded by resolver.grading.answers.grade.
+
+    The generator defaults to the one the experiment's config gives the record's
+    base_task (or base_task itself). `reasoning` is added last, only when non-empty.
+    """
+    name = generator or _GENERATOR_OF.get(blank["base_task"], blank["base_task"])
+    record = dict(blank)
+    record["answer"] = answer
+    record["usage"] = usage
+    record["timings"] = {"termination_reason": termination_reason, "finish_reason": finish_reason}
+    record.update(grade(name, blank, answer, finish_reason, reasoning))
+    record["grader_version"] = GRADER_VERSION
+    record["text_size"] = text_size(reasoning, answer)
+    record.pop("reasoning", None)
+    if reasoning:
+        record["reasoning"] = reasoning
+    return record

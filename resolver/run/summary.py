@@ -1,0 +1,80 @@
+"""What an API-mode run did: samples, cache hits, retries, failures, as counts and the
+lines runner.py prints at the end (docs/runner.md).
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import signal
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from resolver.client import TRANSPORT_ONLY_FIELDS, ResponseCache, canonical_request
+from resolver.client import (DEFAULT_LOAD_TIMEOUT, ChatClient, Completion, PromptTooLong, RequestFailed,
+                             cached_completion, fast_event_loop)
+from resolver.core import UserError
+from resolver.run.experiment import (RunOptions, blank_record, build_experiment, cases_for,
+                                 forget_step, graded_record, messages_for, request_for)
+from resolver.records import RecordWriter, new_run_folder, step_file
+from resolver.stats import skill_interval
+
+
+# ================================================================ run summary
+@dataclass
+class RunSummary:
+    folder: Path | None = None
+    steps_total: int = 0
+    steps_done: int = 0
+    samples: int = 0                 # records written
+    from_cache: int = 0
+    answered: int = 0                # answers received from the server in this run
+    correct: int = 0
+    truncated: int = 0
+    prompt_too_long: int = 0         # of the truncated: the server refused the prompt as too long
+    invalid: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+    retry_reasons: dict = field(default_factory=dict)
+    failures: Counter = field(default_factory=Counter)
+    incomplete: list = field(default_factory=list)   # (step name, round, missing samples)
+    interrupted: bool = False
+    wall: float = 0.0
+    cpu: float = 0.0                 # CPU seconds of this process during the loop
+
+    def count(self, record: dict, cached: bool) -> None:
+        self.samples += 1
+        self.from_cache += cached
+        self.correct += bool(record["is_correct"])
+        self.truncated += bool(record["is_truncated"])
+        self.prompt_too_long += record.get("prompt_too_long") is True
+        self.invalid += (not record["is_valid"]) and not record["is_truncated"]
+        usage = record.get("usage") or {}
+        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        self.completion_tokens += int(usage.get("completion_tokens") or 0)
+
+    def lines(self) -> list[str]:
+        rate = self.samples / self.wall if self.wall > 0 else 0.0
+        out = [
+            f"samples: {self.samples} written ({self.from_cache} from cache, {self.answered} answered now) "
+            f"in {self.steps_done}/{self.steps_total} steps",
+            f"outcomes: {self.correct} correct, {self.truncated} truncated, {self.invalid} invalid, "
+            f"{self.failed} failed" + (f"; {self.prompt_too_long} of the truncated: prompt too long for the "
+                                       f"model's context" if self.prompt_too_long else ""),
+            f"tokens: {self.prompt_tokens} prompt, {self.completion_tokens} completion",
+            f"wall time: {self.wall:.1f} s ({rate:.1f} samples/s, {self.cpu:.1f} s CPU); retries: {self.retries}"
+            + (f" ({', '.join(f'{k}: {v}' for k, v in sorted(self.retry_reasons.items()))})"
+               if self.retry_reasons else ""),
+        ]
+        if self.folder:
+            out.append(f"results: {self.folder}")
+        for message, n in self.failures.most_common(5):
+            out.append(f"failed x{n}: {message}")
+        return out

@@ -1,0 +1,134 @@
+"""What every data.py remote shares: its errors, retries with back-off, resumable `.part`
+downloads with progress bars, and the Remote interface (docs/data.md).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+from tqdm import tqdm
+
+from resolver.share.blobs import CHUNK, blob_key, short
+from resolver.core import UserError
+
+
+RETRIES = 4
+
+
+BACKOFF = 0.5                        # seconds; doubles after every failed attempt
+
+
+class RemoteError(UserError):
+    """A remote could not be reached or refused an operation (after retrying)."""
+
+
+class TransientError(Exception):
+    """A failure worth retrying (connection reset, 5xx, throttling)."""
+
+
+def _retrying(action, what: str, retries: int, backoff: float):
+    """Run `action` until it succeeds, retrying TransientError; then raise RemoteError."""
+    delay = backoff
+    for attempt in range(1, retries + 1):
+        try:
+            return action()
+        except TransientError as exc:
+            if attempt == retries:
+                raise RemoteError(f"{what}: {exc} (gave up after {retries} attempts)") from None
+            tqdm.write(f"warning: {what}: {exc}; retrying in {delay:.1f} s ({attempt}/{retries})", file=sys.stderr)
+            time.sleep(delay)
+            delay *= 2
+
+
+def _download_bar(total, blob: str, quiet: bool, initial: int = 0):
+    return tqdm(total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024,
+                desc=f"download {short(blob)}", disable=quiet or None, leave=False, dynamic_ncols=True)
+
+
+def _upload_bar(total, blob: str, quiet: bool):
+    return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024,
+                desc=f"upload {short(blob)}", disable=quiet or None, leave=False, dynamic_ncols=True)
+
+
+class TooLarge(RemoteError):
+    """The remote sent (or announced) more bytes than the manifest records for the blob."""
+
+
+def _keep(out, chunk: bytes, bar, limit: int | None = None) -> None:
+    """Append downloaded bytes to the .part file and flush, so an interruption keeps them.
+
+    With `limit` (the manifest's recorded size), a download that grows past it is
+    stopped at once: the hash check would refuse it anyway, but only after the disk
+    had taken whatever a hostile remote chose to stream.
+    """
+    if limit is not None and out.tell() + len(chunk) > limit:
+        raise TooLarge(f"the remote sent more than the {limit} bytes the manifest records for this blob; "
+                       f"refused (the partial download was removed)")
+    out.write(chunk)
+    out.flush()
+    bar.update(len(chunk))
+
+
+def _check_announced(size, limit: int | None, blob: str) -> None:
+    if limit is not None and size is not None and size > limit:
+        raise TooLarge(f"blob {short(blob)} on the remote is {size} bytes, more than the {limit} the "
+                       f"manifest records; refused before downloading")
+
+
+def part_path(final: Path) -> Path:
+    return final.with_name(final.name + ".part")
+
+
+class Remote:
+    """Common behaviour: retrying fetch into a resumable .part file."""
+
+    url: str
+    read_only = False
+    retries = RETRIES
+    backoff = BACKOFF
+
+    def __str__(self) -> str:
+        return self.url
+
+    def fetch(self, blob: str, final: Path, quiet: bool = True, limit: int | None = None) -> None:
+        """Download a blob to `final` (via `final.part`, resuming a previous partial download).
+
+        `limit` is the most bytes the blob may have (the manifest's recorded size);
+        a remote that announces or sends more is refused and the .part removed.
+        """
+        final = Path(final)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        part = part_path(final)
+
+        def attempt():
+            offset = part.stat().st_size if part.exists() else 0
+            if limit is not None and offset > limit:
+                part.unlink()
+                offset = 0
+            self._download(blob, part, offset, quiet, limit)
+
+        try:
+            _retrying(attempt, f"cannot fetch blob {blob} from {self.url}", self.retries, self.backoff)
+        except TooLarge:
+            part.unlink(missing_ok=True)
+            raise
+        os.replace(part, final)
+
+    def push(self, blob: str, source: Path, quiet: bool = True) -> None:
+        if self.read_only:
+            raise UserError(f"remote {self.url} is read-only (http/https); push to a directory or an s3:// bucket")
+        _retrying(lambda: self._upload(blob, Path(source), quiet),
+                  f"cannot upload blob {blob} to {self.url}", self.retries, self.backoff)
+
+    def has(self, blob: str) -> bool:
+        return _retrying(lambda: self._has(blob), f"cannot query blob {blob} on {self.url}",
+                         self.retries, self.backoff)
+
+
+def _content_length(value) -> int | None:
+    """A Content-Length header as a number; None when absent or not a plain decimal."""
+    return int(value) if value and value.strip().isascii() and value.strip().isdigit() else None

@@ -1,0 +1,245 @@
+"""The simulator's HTTP endpoints: /v1/models, /v1/chat/completions (plain and streaming),
+/stats and /health, answering as a named profile (docs/simulator.md).
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import math
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from aiohttp import web
+
+from resolver.client import request_key
+from resolver.client import fast_event_loop
+from resolver.core import UserError
+from resolver.sim.profiles import PROFILES, Answer, Problem, compose_answer, count_tokens, unknown_problem
+from resolver.sim.problems import ExperimentProblems
+from resolver.sim.faults import FaultPlan, SimStats
+
+
+THINK_STYLES = ("inline", "reasoning_content", "reasoning")
+
+
+DEFAULT_MAX_TOKENS = 8192
+
+
+# ================================================================ the HTTP app
+def _error(status: int, message: str, kind: str = "invalid_request_error", headers=None) -> web.Response:
+    body = {"error": {"message": message, "type": kind, "code": status}}
+    return web.json_response(body, status=status, headers=headers)
+
+
+class SimulatorApp:
+    """Request handling; one instance per server."""
+
+    def __init__(self, problems: ExperimentProblems | None, *, seed: int = 42,
+                 latency_ms: float = 0.0, faults: FaultPlan | None = None,
+                 api_key: str | None = None, think_style: str = "inline"):
+        self.problems = problems
+        self.seed = seed
+        self.latency = max(0.0, latency_ms) / 1000.0
+        self.faults = faults or FaultPlan()
+        self.api_key = api_key
+        self.think_style = think_style
+        self.stats = SimStats()
+        self.created = int(time.time())
+
+    def build(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/v1/models", self.models)
+        app.router.add_post("/v1/chat/completions", self.chat)
+        app.router.add_get("/stats", self.get_stats)
+        app.router.add_post("/stats/reset", self.reset_stats)
+        app.router.add_get("/health", self.health)
+        return app
+
+    # ---- small endpoints -------------------------------------------------------
+    async def health(self, request: web.Request) -> web.Response:
+        return web.json_response({"status": "ok"})
+
+    async def get_stats(self, request: web.Request) -> web.Response:
+        return web.json_response(self.stats.to_json(request.query.get("keys") in ("1", "true")))
+
+    async def reset_stats(self, request: web.Request) -> web.Response:
+        self.stats = SimStats()
+        return web.json_response({"status": "reset"})
+
+    def _unauthorised(self, request: web.Request) -> web.Response | None:
+        if self.api_key and request.headers.get("Authorization") != f"Bearer {self.api_key}":
+            return _error(401, "Incorrect API key provided.", "authentication_error")
+        return None
+
+    async def models(self, request: web.Request) -> web.Response:
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        data = [{"id": name, "object": "model", "created": self.created,
+                 "owned_by": "reasonscape-simulator", "description": p.description}
+                for name, p in PROFILES.items()]
+        return web.json_response({"object": "list", "data": data})
+
+    # ---- chat completions --------------------------------------------------------
+    async def chat(self, request: web.Request) -> web.StreamResponse:
+        self.stats.requests += 1
+        denied = self._unauthorised(request)
+        if denied:
+            return denied
+        try:
+            body = json.loads(await request.read())
+        except ValueError:
+            return _error(400, "request body is not valid JSON")
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
+            return _error(400, "'messages' must be a non-empty list")
+        profile = PROFILES.get(body.get("model"))
+        if profile is None:
+            return _error(404, f"The model `{body.get('model')}` does not exist. "
+                               f"Available: {', '.join(PROFILES)}", "NotFoundError")
+        key = request_key(body)
+        self.stats.received_keys[key] += 1
+        fault = self.faults.draw()
+        if fault:
+            self.stats.faults[fault] += 1
+            response = await self._inject(fault, request)
+            if response is not None:
+                return response
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        answer, prompt_tokens = self._answer(profile, body)
+        self.stats.completions += 1
+        self.stats.answered_keys[key] += 1
+        self.stats.by_model[profile.name] += 1
+        self.stats.outcomes[answer.outcome.split(":")[0]] += 1
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": answer.completion_tokens,
+                 "total_tokens": prompt_tokens + answer.completion_tokens}
+        if body.get("stream"):
+            return await self._stream(request, body, answer, usage)
+        return web.Response(body=json.dumps(self._completion_object(body, answer, usage)),
+                            content_type="application/json")
+
+    async def _inject(self, fault: str, request: web.Request) -> web.Response | None:
+        if fault == "429":
+            return _error(429, "Too many requests (simulated)", "rate_limit_error",
+                          headers={"Retry-After": f"{self.faults.retry_after:g}"})
+        # Random faults are transient: each carries its own number (as real servers put a
+        # request id in a 500) or is cut at its own length, so no two in a row look alike.
+        # A reply repeated identically is what the runner takes for a deterministic error.
+        number = self.stats.faults[fault]
+        if fault == "500":
+            return _error(500, f"Internal server error (simulated, fault {number})", "server_error")
+        if fault == "malformed":
+            cut = b'{"id": "chatcmpl-broken", "choices": [' + b"0, " * (1 + number % 1000)  # JSON ends early
+            return web.Response(body=cut, content_type="application/json")
+        if fault == "drop":
+            request.transport.close()  # the client sees the connection vanish
+            raise asyncio.CancelledError()
+        await asyncio.sleep(self.faults.stall_seconds)  # "stall": a reply far too late
+        return None
+
+    def _answer(self, profile, body: dict) -> tuple[Answer, int]:
+        messages = body["messages"]
+        prompt = _last_user_text(messages)
+        problem = self.problems.lookup(prompt) if self.problems else None
+        if problem is None:
+            self.stats.unrecognised += 1
+            problem = unknown_problem(prompt)
+        digest = hashlib.sha256(f"{profile.name}|{self.seed}|{prompt}".encode()).digest()
+        rng = random.Random(int.from_bytes(digest[:8], "big"))
+        max_tokens = body.get("max_completion_tokens") or body.get("max_tokens") or DEFAULT_MAX_TOKENS
+        answer = compose_answer(profile, problem, rng, int(max_tokens), self.think_style)
+        return answer, prompt_tokens(messages, prompt, problem)
+
+    def _completion_object(self, body: dict, answer: Answer, usage: dict) -> dict:
+        message = {"role": "assistant", "content": answer.content}
+        if answer.reasoning is not None:
+            message[self.think_style] = answer.reasoning
+        return {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion",
+                "created": int(time.time()), "model": body["model"],
+                "choices": [{"index": 0, "message": message, "logprobs": None,
+                             "finish_reason": answer.finish_reason}],
+                "usage": usage}
+
+    async def _stream(self, request: web.Request, body: dict, answer: Answer, usage: dict):
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                           "Cache-Control": "no-cache"})
+        await resp.prepare(request)
+        base = {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion.chunk",
+                "created": int(time.time()), "model": body["model"]}
+
+        def event(delta: dict, finish=None, **extra) -> bytes:
+            chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+            return b"data: " + json.dumps(chunk).encode() + b"\n\n"
+
+        parts = [event({"role": "assistant", "content": ""})]
+        if answer.reasoning:
+            parts += [event({self.think_style: piece}) for piece in _pieces(answer.reasoning)]
+        parts += [event({"content": piece}) for piece in _pieces(answer.content)]
+        parts.append(event({}, answer.finish_reason))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            parts.append(b"data: " + json.dumps({**base, "choices": [], "usage": usage}).encode() + b"\n\n")
+        parts.append(b"data: [DONE]\n\n")
+        try:
+            for start in range(0, len(parts), 16):  # a few writes, not one per token
+                await resp.write(b"".join(parts[start:start + 16]))
+            await resp.write_eof()
+        except ConnectionError:
+            pass  # the client gave up (e.g. its timeout fired during a stall): nothing to do
+        return resp
+
+
+@lru_cache(maxsize=4096)
+def _tokens_cached(text: str) -> int:
+    """Token counts of message texts that repeat (system prompts, worked examples)."""
+    return count_tokens(text)
+
+
+def prompt_tokens(messages: list, last_user: str, problem: Problem) -> int:
+    """usage.prompt_tokens: the simulator's token count over every message text.
+
+    The last user message is template text + the problem; the problem's own
+    count is cached on it, so only the (repeating) template part is counted,
+    unless a word runs across the join (then the whole text is counted).
+    """
+    total = 0
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, str):
+            continue
+        if content is last_user and problem.input_text:
+            text = content.rstrip()
+            cut = len(text) - len(problem.input_text)
+            if cut >= 0 and text.endswith(problem.input_text) and not (
+                    cut > 0 and text[cut - 1].isalnum() and text[cut].isalnum()):
+                total += _tokens_cached(text[:cut]) + problem.input_tokens
+                continue
+        total += _tokens_cached(content) if len(content) < 50_000 else count_tokens(content)
+    return total
+
+
+def _pieces(text: str, size: int = 80) -> list[str]:
+    """Split text into stream deltas of about `size` characters (no text lost)."""
+    return [text[i:i + size] for i in range(0, len(text), size)] if text else []
+
+
+def _last_user_text(messages: list) -> str:
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):  # content parts: join the text ones
+                return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""

@@ -1,0 +1,294 @@
+"""The built-in simulated model server: OpenAI-compatible, on loopback, for demos and tests.
+
+    python -m resolver.simulator --config configs/tiny.yaml --port 3333 [--seed 42]
+        [--latency MS] [--fault-rate R | --faults 429=0.05,500=0.02,...] [--api-key KEY]
+
+It regenerates the experiment's problems (same config, same seed), so it knows the
+target of every prompt the runner sends, and answers as a named profile
+(`sim-strong`, `sim-mid`, `sim-weak`, `sim-loopy`, `sim-thinker`; see
+resolver.sim.profiles). A prompt is recognised by the problem text at the end of
+its last user message — every template ends with `{input}`.
+
+Endpoints: GET /v1/models, POST /v1/chat/completions (plain and streaming),
+GET /stats (request counters; `?keys=1` adds per-request cache keys),
+POST /stats/reset, GET /health.
+
+Python API: `SimulatorServer` (in-process, background thread) and
+`start_simulator_process` (a subprocess); both wait until the server answers and
+have `.url` and `.stop()`.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import math
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from aiohttp import web
+
+from resolver.client import request_key
+from resolver.client import fast_event_loop
+from resolver.core import UserError
+from resolver.sim.profiles import PROFILES, Answer, Problem, compose_answer, count_tokens, unknown_problem
+from resolver.sim.problems import ExperimentProblems, REPO_ROOT
+from resolver.sim.faults import FaultPlan, SimStats, parse_faults
+from resolver.sim.app import SimulatorApp, THINK_STYLES
+
+
+# ================================================================ running it
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (port 0 = any free port); UserError when taken."""
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        sys.stderr.write(f"warning: the simulator is listening on {host}, not only on loopback\n")
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise UserError(f"cannot listen on {host}:{port} ({exc.strerror}); pick another --port") from None
+    sock.listen(4096)
+    sock.setblocking(False)
+    return sock
+
+
+async def serve(app: SimulatorApp, sock: socket.socket, ready=None, stop_event: asyncio.Event | None = None):
+    """Serve until `stop_event` is set (or forever)."""
+    runner = web.AppRunner(app.build(), access_log=None, handle_signals=False, shutdown_timeout=0.5)
+    await runner.setup()
+    site = web.SockSite(runner, sock)
+    await site.start()
+    if ready:
+        ready()
+    try:
+        await (stop_event.wait() if stop_event else asyncio.Event().wait())
+    finally:
+        await runner.cleanup()
+
+
+class SimulatorServer:
+    """The simulator in a background thread of this process.
+
+        with SimulatorServer("configs/tiny.yaml", latency_ms=0) as sim:
+            ... requests to sim.url ...   # http://127.0.0.1:<port>
+    """
+
+    def __init__(self, config: str | None, *, seed: int = 42, host: str = "127.0.0.1", port: int = 0,
+                 latency_ms: float = 0.0, faults: dict | None = None, retry_after: float = 1.0,
+                 stall_seconds: float = 30.0, api_key: str | None = None,
+                 think_style: str = "inline", precision: str | None = None,
+                 tokenizer: str | None = None, template=None):
+        problems = (ExperimentProblems(config, seed=seed, precision=precision, tokenizer=tokenizer,
+                                       template=template) if config else None)
+        plan = FaultPlan(faults or {}, retry_after=retry_after, stall_seconds=stall_seconds, seed=seed)
+        self.app = SimulatorApp(problems, seed=seed, latency_ms=latency_ms, faults=plan,
+                                api_key=api_key, think_style=think_style)
+        self._sock = bind_socket(host, port)
+        self.host = host
+        self.port = self._sock.getsockname()[1]
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def stats(self) -> SimStats:
+        return self.app.stats
+
+    def start(self, timeout: float = 30.0) -> "SimulatorServer":
+        ready = threading.Event()
+
+        def run():
+            self._loop = asyncio.new_event_loop()
+            self._stop = asyncio.Event()
+            self._loop.run_until_complete(serve(self.app, self._sock, ready.set, self._stop))
+            self._loop.close()
+
+        self._thread = threading.Thread(target=run, name="simulator", daemon=True)
+        self._thread.start()
+        if not ready.wait(timeout):
+            raise RuntimeError("simulator did not start")
+        return self
+
+    def stop(self) -> None:
+        if self._thread and self._loop and self._stop:
+            self._loop.call_soon_threadsafe(self._stop.set)
+            self._thread.join(10)
+        self._thread = None
+
+    def __enter__(self) -> "SimulatorServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class SimulatorProcess:
+    """A simulator running as a subprocess (see start_simulator_process)."""
+
+    def __init__(self, proc: subprocess.Popen, url: str):
+        self.proc = proc
+        self.url = url
+        self.port = int(url.rsplit(":", 1)[1])
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def stats(self, keys: bool = False) -> dict:
+        import urllib.request
+
+        with urllib.request.urlopen(f"{self.url}/stats{'?keys=1' if keys else ''}", timeout=30) as resp:
+            return json.loads(resp.read())
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc.stdout:
+            self.proc.stdout.close()
+
+    def __enter__(self) -> "SimulatorProcess":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+READY_PREFIX = "simulator ready on "
+
+
+def start_simulator_process(config: str | None, *, port: int = 0, seed: int = 42, latency_ms: float = 0.0,
+                            faults: str | None = None, api_key: str | None = None,
+                            extra_args=(), ready_timeout: float = 120.0,
+                            python: str = sys.executable, cpu: int | None = None) -> SimulatorProcess:
+    """Start `python -m resolver.simulator` and return once it is serving.
+
+    `cpu` pins the process to one core (benchmarks). Raises RuntimeError with the
+    server's own message when it exits before becoming ready.
+    """
+    args = [python, "-m", "resolver.sim.simulator", "--port", str(port),
+            "--seed", str(seed), "--latency", str(latency_ms)]
+    if config:
+        args += ["--config", str(config)]
+    if faults:
+        args += ["--faults", faults]
+    if api_key:
+        args += ["--api-key", api_key]
+    args += list(map(str, extra_args))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    preexec = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=env, preexec_fn=preexec)
+    deadline = time.monotonic() + ready_timeout
+    seen = []
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        seen.append(line.rstrip())
+        if line.startswith(READY_PREFIX):
+            url = line[len(READY_PREFIX):].split()[0]
+            threading.Thread(target=_drain, args=(proc.stdout,), daemon=True).start()
+            return SimulatorProcess(proc, url)
+    proc.kill()
+    proc.wait()
+    raise RuntimeError("simulator did not become ready: " + " | ".join(seen[-5:]))
+
+
+def _drain(stream) -> None:
+    """Keep reading a child's output so it never blocks on a full pipe."""
+    for _ in stream:
+        pass
+
+
+# ================================================================ command line
+def build_parser():
+    from resolver.core import ArgParser
+
+    parser = ArgParser(prog="python -m resolver.simulator",
+                       description="Simulated OpenAI-compatible model server (models sim-*), for demos and tests.")
+    parser.add_argument("--config", help="experiment config whose prompts it should recognise "
+                        "(without it every prompt gets a plausible wrong answer)")
+    parser.add_argument("--seed", type=int, default=42, help="the runner's --seed (default 42)")
+    parser.add_argument("--precision", help="recognise only as many rounds as this precision level "
+                        "can ask for (default: the config's deepest level)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=3333, help="port (default 3333; 0 = any free port)")
+    parser.add_argument("--latency", type=float, default=0.0, metavar="MS",
+                        help="added delay before every answer, in milliseconds (default 0)")
+    parser.add_argument("--fault-rate", type=float, default=0.0, metavar="R",
+                        help="total fault rate, split evenly over 429, 500, stall, drop, malformed")
+    parser.add_argument("--faults", metavar="SPEC",
+                        help="per-kind fault rates, e.g. 429=0.05,500=0.02,stall=0.01,drop=0.01,malformed=0.01")
+    parser.add_argument("--retry-after", type=float, default=1.0, metavar="S",
+                        help="Retry-After seconds sent with simulated 429s (default 1)")
+    parser.add_argument("--stall-seconds", type=float, default=30.0, metavar="S",
+                        help="how long a stalled request hangs before answering (default 30)")
+    parser.add_argument("--api-key", help="require this bearer token (default: no auth)")
+    parser.add_argument("--think-style", choices=THINK_STYLES, default="inline",
+                        help="where sim-thinker puts its reasoning: inline <think> block (default), "
+                             "or the reasoning_content / reasoning field")
+    parser.add_argument("--tokenizer", help="tokenizer for calibrated tasks (as runner.py --tokenizer)")
+    parser.add_argument("--template", help="template for calibrated tasks (as runner.py --template)")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.port < 0 or args.port > 65535:
+        raise UserError(f"--port {args.port} is not valid; use 0..65535")
+    faults = parse_faults(args.faults, args.fault_rate)
+    started = time.monotonic()
+    template = None
+    if args.template:
+        from resolver.config import load_template
+
+        template = load_template(args.template)
+    problems = (ExperimentProblems(args.config, seed=args.seed, precision=args.precision,
+                                   tokenizer=args.tokenizer, template=template) if args.config else None)
+    plan = FaultPlan(faults, retry_after=args.retry_after, stall_seconds=args.stall_seconds, seed=args.seed)
+    app = SimulatorApp(problems, seed=args.seed, latency_ms=args.latency, faults=plan,
+                       api_key=args.api_key, think_style=args.think_style)
+    sock = bind_socket(args.host, args.port)
+    port = sock.getsockname()[1]
+    host = f"[{args.host}]" if ":" in args.host else args.host
+
+    def ready():
+        known = f"{problems.index.size} problems indexed" if problems else "no config: every answer is a guess"
+        print(f"{READY_PREFIX}http://{host}:{port}  (models: {', '.join(PROFILES)}; {known}; "
+              f"started in {time.monotonic() - started:.1f} s)", flush=True)
+
+    try:
+        fast_event_loop()
+        asyncio.run(serve(app, sock, ready))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    from resolver.core import run_main
+
+    run_main(main)
