@@ -18,7 +18,7 @@ from resolver.grading.answers import grade_record
 from resolver.client.cache import request_key
 from resolver.config.manifold import load_config
 from resolver.config.prompts import build_request, load_sampler
-from resolver.records.run_folders import RECORD_FIELDS
+from resolver.records.schema import RECORD_FIELDS
 
 from tests.support.runner import (REPO, LoopbackServer, SAMPLER, TINY, cache_keys, comparable, read_folder, run_folders,
                             runner_args, simulator, skill_by_root, write_json)

@@ -12,7 +12,8 @@ import pytest
 from resolver.core.errors import UserError
 from resolver.run.experiment import (RunOptions, blank_record, build_experiment, cases_for,
                                  clear_case_cache, graded_record, messages_for, request_for)
-from resolver.records.run_folders import (RECORD_FIELDS, RecordWriter, iter_records, new_run_folder,
+from resolver.records.schema import RECORD_FIELDS
+from resolver.records.run_folders import (RecordWriter, iter_records, new_run_folder,
                               run_folder_name)
 
 # docs/runner.md: example record, field by field, in order (plus manifold)

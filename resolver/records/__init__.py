@@ -8,24 +8,22 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from resolver.records.run_folders import (
-        RECORD_VERSION,
-        RecordWriter,
-        iter_records,
-        new_run_folder,
-        run_folder_name,
-        safe_name,
-        sample_index_of,
-        step_file,
-    )
+    from resolver.records.run_folders import RecordWriter, iter_records, new_run_folder, run_folder_name, safe_name, sample_index_of, step_file
+    from resolver.records.schema import Field, OPTIONAL_FIELDS, RECORD_FIELDS, RECORD_SCHEMA, RECORD_VERSION, markdown_table, record_problems
     from resolver.records.text_size import GZIP_FRAMING, GZIP_LEVEL, TEXT_SIZE_METHOD, gzip_size
 
 __all__ = [
+    "Field",
     "GZIP_FRAMING",
     "GZIP_LEVEL",
     "gzip_size",
     "iter_records",
+    "markdown_table",
     "new_run_folder",
+    "OPTIONAL_FIELDS",
+    "RECORD_FIELDS",
+    "record_problems",
+    "RECORD_SCHEMA",
     "RECORD_VERSION",
     "RecordWriter",
     "run_folder_name",
@@ -37,14 +35,20 @@ __all__ = [
 ]
 
 _HOMES = {
+    "Field": "schema",
     "GZIP_FRAMING": "text_size",
     "GZIP_LEVEL": "text_size",
-    "RECORD_VERSION": "run_folders",
+    "OPTIONAL_FIELDS": "schema",
+    "RECORD_FIELDS": "schema",
+    "RECORD_SCHEMA": "schema",
+    "RECORD_VERSION": "schema",
     "RecordWriter": "run_folders",
     "TEXT_SIZE_METHOD": "text_size",
     "gzip_size": "text_size",
     "iter_records": "run_folders",
+    "markdown_table": "schema",
     "new_run_folder": "run_folders",
+    "record_problems": "schema",
     "run_folder_name": "run_folders",
     "safe_name": "run_folders",
     "sample_index_of": "run_folders",

@@ -1,4 +1,4 @@
-"""Run folders and the NDJSON runner records (docs/runner.md): naming, writing, reading.
+"""Run folders and the NDJSON runner records (seed 004): naming, writing, reading.
 
 Writing appends one JSON object per line and flushes after every record, so a
 crash loses nothing already written; a file whose last line was cut off by a
@@ -13,18 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterator
 
-# The record's fields, in the order the runner writes them (docs/runner.md + manifold +
-# the versions of the task generator and of the grader that made the record + the
-# completion text's plain and gzip sizes, resolver/records/text_size.py + why an invalid answer is
-# invalid, docs/grading.md).
-RECORD_FIELDS = (
-    "task", "version", "base_task", "key", "input", "target", "response_enum", "genresult",
-    "messages", "answer", "usage", "timings", "step", "params", "model", "template", "sampler",
-    "guess_chance", "normalized_answer", "extracted_answer", "is_valid", "is_correct",
-    "is_truncated", "manifold", "task_version", "grader_version", "text_size", "invalid_reason",
-)
-OPTIONAL_FIELDS = ("reasoning",)
-RECORD_VERSION = 1
+# The record's fields and version are defined once, in resolver/records/schema.py.
 
 _UNSAFE = re.compile(r'[/\\:*?"<>|\s]+')
 
@@ -57,7 +46,7 @@ def new_run_folder(output, config_name, model, template, sampler, when: datetime
 
 
 def step_file_name(step_name: str, base_task: str | None = None) -> str:
-    """A step's NDJSON file name: the task name first, so README.md: glob
+    """A step's NDJSON file name: the task name first, so seed 000's glob
     `results/2025-*/arithmetic*.ndjson` picks one task's files.
 
     Step `000_arithmetic_length-4` of task `arithmetic` -> `arithmetic_000_length-4.ndjson`;
@@ -117,20 +106,10 @@ def _ends_with_newline(path: Path) -> bool:
 def iter_records(path) -> Iterator[tuple[int, dict | None, str | None]]:
     """(line number, record, None) for good lines; (line number, None, problem) for bad ones.
 
-    Blank lines are skipped. A problem reads "<path>:<line>: <what is wrong>". A line
-    over the record limit (docs/evaluate.md, *Lines over 16 MB*) is a problem, as it is
-    for evaluate.py, and is streamed past, never held whole.
+    Blank lines are skipped. A problem reads "<path>:<line>: <what is wrong>".
     """
-    from resolver.ingest import RECORD_LIMIT, LongLine, bounded_lines, long_line_problem
-
-    with open(path, "rb") as fh:
-        for line_no, raw in enumerate(bounded_lines(fh, RECORD_LIMIT), 1):
-            if isinstance(raw, LongLine):
-                if not raw.blank:
-                    problem = long_line_problem(raw.length, raw.newline, raw.closed)
-                    yield line_no, None, f"{path}:{line_no}: {problem}"
-                continue
-            line = raw.decode("utf-8", errors="replace")
+    with open(path, "r", encoding="utf-8", errors="replace") as fh:
+        for line_no, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:

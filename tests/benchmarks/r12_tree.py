@@ -35,7 +35,7 @@ TEMPLATE, SAMPLER = "zerocot-nosys", "greedy-2k"
 
 def _format() -> str:
     """What a complete tree's marker holds: the record fields of the runner that wrote it."""
-    from resolver.records.run_folders import RECORD_FIELDS
+    from resolver.records.schema import RECORD_FIELDS
 
     return "fields " + ",".join(RECORD_FIELDS) + "\n"
 
