@@ -13,17 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from resolver.core import ArgParser, run_main
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+from resolver.core import ArgParser, positive_int, run_main
 
 
 def seconds(text: str) -> float:

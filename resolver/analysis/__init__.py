@@ -11,45 +11,21 @@ if TYPE_CHECKING:
     from resolver.analysis.capacity import TARGET_DIM, logistic
     from resolver.analysis.cell import format_value
     from resolver.analysis.cluster import memberships
-    from resolver.analysis.common import (
-        dimension_not_carried,
-        evaluate_command,
-        frame_to_markdown,
-        markdown_table,
-        open_dataset,
-        positive_int,
-        to_json,
-        write_file,
-    )
+    from resolver.analysis.common import dimension_not_carried, eval_labels, evaluate_command, frame_to_markdown, markdown_table, open_dataset, to_json, write_file
     from resolver.analysis.compression import LOOP_RATIO, PANELS
-    from resolver.analysis.invalid_reasons import POINT_FIELDS, count_reasons, describe, reasons_by_point
-    from resolver.analysis.scores import (
-        BELOW_CHANCE_MARK,
-        DEGREE_COLUMN,
-        compute_scores,
-        format_fraction,
-        format_score,
-        group_order,
-        score_table_columns,
-        tier_name,
-    )
-    from resolver.analysis.skill import NO_SKILL_MARK, NO_SKILL_NOTE, skilled_first_key
+    from resolver.analysis.scores import BELOW_CHANCE_MARK, DEGREE_COLUMN, compute_scores, format_fraction, format_score, group_order, score_table_columns, tier_name
     from resolver.analysis.spiderweb import spiderweb_from_aggregate
     from resolver.analysis.surface import COUNTERS, TaskView, config_views, select_views, surface_table, view_columns, view_points
 
 __all__ = [
-    "aggregate",
     "BELOW_CHANCE_MARK",
-    "cluster",
     "common",
     "compute_scores",
     "config_views",
-    "count_reasons",
     "COUNTERS",
     "DEGREE_COLUMN",
-    "describe",
     "dimension_not_carried",
-    "discovery",
+    "eval_labels",
     "evaluate_command",
     "forensics_cli",
     "format_fraction",
@@ -61,29 +37,18 @@ __all__ = [
     "LOOP_RATIO",
     "markdown_table",
     "memberships",
-    "modelinfo",
-    "NO_SKILL_MARK",
-    "NO_SKILL_NOTE",
     "open_dataset",
-    "pairwise",
     "PANELS",
-    "POINT_FIELDS",
-    "points",
     "position_cli",
-    "positive_int",
-    "rank",
-    "reasons_by_point",
     "score_table_columns",
     "scores",
     "select_views",
-    "skilled_first_key",
     "spiderweb_from_aggregate",
     "surface_table",
     "TARGET_DIM",
     "TaskView",
     "tier_name",
     "to_json",
-    "tokens",
     "view_columns",
     "view_points",
     "write_file",
@@ -94,17 +59,13 @@ _HOMES = {
     "COUNTERS": "surface",
     "DEGREE_COLUMN": "scores",
     "LOOP_RATIO": "compression",
-    "NO_SKILL_MARK": "skill",
-    "NO_SKILL_NOTE": "skill",
     "PANELS": "compression",
-    "POINT_FIELDS": "invalid_reasons",
     "TARGET_DIM": "capacity",
     "TaskView": "surface",
     "compute_scores": "scores",
     "config_views": "surface",
-    "count_reasons": "invalid_reasons",
-    "describe": "invalid_reasons",
     "dimension_not_carried": "common",
+    "eval_labels": "common",
     "evaluate_command": "common",
     "format_fraction": "scores",
     "format_score": "scores",
@@ -115,11 +76,8 @@ _HOMES = {
     "markdown_table": "common",
     "memberships": "cluster",
     "open_dataset": "common",
-    "positive_int": "common",
-    "reasons_by_point": "invalid_reasons",
     "score_table_columns": "scores",
     "select_views": "surface",
-    "skilled_first_key": "skill",
     "spiderweb_from_aggregate": "spiderweb",
     "surface_table": "surface",
     "tier_name": "scores",
@@ -128,20 +86,7 @@ _HOMES = {
     "view_points": "surface",
     "write_file": "common",
 }
-_MODULES = {
-    'aggregate',
-    'cluster',
-    'common',
-    'discovery',
-    'forensics_cli',
-    'modelinfo',
-    'pairwise',
-    'points',
-    'position_cli',
-    'rank',
-    'scores',
-    'tokens',
-}
+_MODULES = {'common', 'forensics_cli', 'position_cli', 'scores'}
 
 
 def __getattr__(name: str):

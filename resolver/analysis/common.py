@@ -11,10 +11,11 @@ import json
 import math
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from resolver.core import UserError, choices_text
+from resolver.core import UserError, choices_text, positive_int
 
 MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 DEFAULT_MODE = "C_P"
@@ -167,16 +168,6 @@ def add_dimension_arg(parser, flag: str, default, help_text: str, action: str | 
     parser.add_argument(flag, **kwargs)
 
 
-def positive_int(text) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 # ----------------------------------------------------------------------------- output
@@ -352,13 +343,17 @@ def select_or_explain(frame, db, filters, filters_text=None, dataset_path=None):
     raise UserError(explain_empty_selection(db, filters, filters_text))
 
 
-def eval_labels(db) -> dict:
-    """{eval_id: label} (label falls back to the model name; evals sharing a label get
-    their eval id appended, as in the web apps) for display."""
+def eval_labels(evals) -> dict:
+    """{eval_id: display label}: the label, else the model; evals sharing one get " [eval_id]".
+
+    `evals`: the PointsDB evals frame or dicts with eval_id / label / model. The one rule
+    for every view (analyze.py tables, the web apps; resolver.catalog.distinct_labels),
+    so equal labels never look like one eval.
+    """
     from resolver.catalog import distinct_labels
 
-    evals = db.evals()
-    return distinct_labels(zip(evals["eval_id"], evals["label"], evals["model"]))
+    rows = evals.to_dict("records") if hasattr(evals, "to_dict") else list(evals)
+    return distinct_labels((row["eval_id"], row.get("label"), row.get("model")) for row in rows)
 
 
 def unique_dims(*dims) -> list:

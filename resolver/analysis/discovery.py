@@ -6,20 +6,10 @@ import re
 
 import pandas as pd
 
-from resolver.core import UserError
+from resolver.core import UserError, compile_search
 
 EVAL_FIELDS = ("eval_id", "label", "model", "template", "sampler", "groups", "hf_id", "points", "samples",
                "grader_version", "task_versions")
-
-
-def compile_search(pattern: str | None):
-    """Case-insensitive regex for --search; a bad pattern is a one-line UserError."""
-    if not pattern:
-        return None
-    try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error as exc:
-        raise UserError(f"--search is not a valid regular expression ({exc}): {pattern!r}")
 
 
 def parse_tag_list(text: str | None) -> list:
@@ -152,7 +142,10 @@ def evals_text(rows: list, fmt: str) -> str:
     if fmt == "json":
         return to_json(rows)
     headers = ["eval_id", "label", "model", "template", "sampler", "groups", "hf_id", "points", "samples", "versions"]
-    cells = [[r["eval_id"], *(r[k] or "—" for k in ("label", "model", "template", "sampler")),
+    from resolver.analysis.common import eval_labels
+
+    labels = eval_labels(rows)
+    cells = [[r["eval_id"], labels[r["eval_id"]], *(r[k] or "—" for k in ("model", "template", "sampler")),
               ", ".join(r["groups"]) or "—", r["hf_id"] or "—", r["points"], r["samples"], versions_text(r)]
              for r in rows]
     if fmt == "markdown":

@@ -100,7 +100,7 @@ def run_surface(args) -> int:
     with db:
         columns = ["id", "eval_id", "base_task", *COUNTERS, *view_columns(views), *([split_by] if split_by else [])]
         points = common.require_rows(db.points(filters, columns=list(dict.fromkeys(columns))), "points", args.filters)
-        labels = common.eval_labels(db)
+        labels = common.eval_labels(db.evals())
     results = {}
     for key, rows in _split_values(points, [split_by] if split_by else []):
         panels = [(v, surface_table(rows, v, args.mode)) for v in views]
@@ -152,7 +152,7 @@ def run_compression(args) -> int:
     with db:
         points = common.require_rows(db.points(filters, columns=_sample_columns(split_by, facet_by, group_by)),
                                      "points", args.filters)
-        labels = common.eval_labels(db)
+        labels = common.eval_labels(db.evals())
     points = common.label_missing(points, [d for d in (split_by, facet_by, group_by) if d])
     samples = compression_samples(points, [split_by, facet_by, group_by, "eval_id"])
     if facet_by == "eval_id":
@@ -201,7 +201,7 @@ def run_hazard(args) -> int:
         columns = list(dict.fromkeys(["id", "eval_id", "completion_tokens", "outcome", *split_by,
                                       *([group_by] if group_by else [])]))
         points = common.require_rows(db.points(filters, columns=columns), "points", args.filters)
-        labels = common.eval_labels(db)
+        labels = common.eval_labels(db.evals())
     points = common.label_missing(points, [*split_by, *([group_by] if group_by else [])])
     results = hazard_by(points, split_by, args.bucket_size, group_by)
     if args.format != "png":
@@ -260,7 +260,7 @@ def run_capacity(args) -> int:
     filters = common.load_filters(args.filters)
     _, db = common.open_dataset(args.dataset)
     with db:
-        labels = common.eval_labels(db)
+        labels = common.eval_labels(db.evals())
         if args.frontier:
             table, summary = capacity.frontier(db, filters, size_param, group_by, facet_by, args.mode)
         else:

@@ -248,7 +248,7 @@ def _aggregate(args, dims):
     _, db = common.open_dataset(args.dataset)
     with db:
         agg = common.select_or_explain(db.aggregate(filters, by=dims), db, filters, args.filters, args.dataset)
-        labels = common.eval_labels(db)
+        labels = common.eval_labels(db.evals())
     return common.label_missing(agg, dims), labels
 
 

@@ -370,9 +370,11 @@ CELL_LEGEND = ("Cells: `.XX - .YY [-.ZZ] (N/M)` = the ReasonScore's inputs: exce
 def _score_rows(results: list, columns: list, multi_tier: bool, cell, tier_groups: dict | None = None) -> list:
     """Table rows; a column that is not a group of a tier at all stays blank in that
     tier's rows (only a group the tier has elsewhere but this eval lacks shows —)."""
-    rows = []
+    from resolver.analysis.common import eval_labels
+
+    rows, names = [], eval_labels(results)
     for entry in results:
-        name = marked(entry["label"], entry.get("skill_evidence", True))
+        name = marked(names[entry["eval_id"]], entry.get("skill_evidence", True))
         if multi_tier:
             rows.append([name, "overall", format_score(entry["reasonscore"], entry["any_incomplete"]),
                          format_tokens(entry["completion_tokens_mean"]), format_ratio(entry["score_per_token"]),

@@ -5,7 +5,7 @@ import sys
 
 
 def register(subparsers) -> None:
-    from resolver.analysis import positive_int
+    from resolver.core import positive_int
     from resolver.audit.shortcuts import MIN_SAMPLES
     from resolver.config import DENSITIES
 

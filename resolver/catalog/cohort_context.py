@@ -38,7 +38,7 @@ from resolver.core import write_text_atomic
 from resolver.catalog.cohort_verify import config_name
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
 from resolver.catalog.datasets import eval_files, eval_id as make_eval_id
-from resolver.core import UserError, choices_text
+from resolver.core import UserError, choices_text, display_path
 from resolver.records import iter_records, run_folder_name, safe_name
 from resolver.records.text_size import text_size
 from resolver.config import load_hf_tokenizer
@@ -302,17 +302,11 @@ def evaluate_commands(cohort_dir: Path, new_id: str, folder: Path) -> tuple:
     commands, notes = [], []
     for dataset in datasets_naming(cohort_dir):
         if any(spec.eval_id == new_id for spec in dataset.evals):   # the dataset's cohort filters admit it
-            commands.append(f"python evaluate.py --dataset {_display(dataset.path)}")
+            commands.append(f"python evaluate.py --dataset {display_path(dataset.path)}")
         else:
-            notes.append(f"dataset {_display(dataset.path)} names this cohort but its cohort filters "
+            notes.append(f"dataset {display_path(dataset.path)} names this cohort but its cohort filters "
                          f"leave out eval {new_id}; edit them to include it")
     if not commands:
-        commands.append(f"python evaluate.py --interview '{_display(folder)}/*.ndjson'")
+        commands.append(f"python evaluate.py --interview '{display_path(folder)}/*.ndjson'")
     return commands, notes
 
-
-def _display(path: Path) -> str:
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)

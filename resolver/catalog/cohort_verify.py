@@ -24,7 +24,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
-from resolver.core import UserError
+from resolver.core import UserError, display_path
 from resolver.records import iter_records
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}_")
@@ -96,14 +96,6 @@ def config_name(folder_name: str, spec) -> str | None:
 
 
 # ---------------------------------------------------------------- records
-
-def display_path(path: Path) -> str:
-    """Relative to the current directory when under it (shorter, clickable in editors)."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
 
 class _FileReport:
     """Collects a file's complaints, keeping the first few of each kind and counting the rest."""

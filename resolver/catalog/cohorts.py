@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from resolver.catalog.datasets import eval_files, load_evals
-from resolver.core import UserError
+from resolver.core import UserError, compile_search
 
 EVALS_FILE = "evals.json"
 
@@ -236,15 +236,6 @@ def _matches(pattern, cohort_dir: Path, spec) -> bool:
     fields = (str(cohort_dir), spec.model, spec.label, spec.template, spec.sampler, spec.hf_id or "",
               " ".join(spec.groups), " ".join(spec.tags))
     return any(pattern.search(text) for text in fields)
-
-
-def compile_search(text: str | None):
-    if text is None:
-        return None
-    try:
-        return re.compile(text, re.IGNORECASE)
-    except re.error as exc:
-        raise UserError(f"--search {text!r} is not a valid regular expression: {exc}") from None
 
 
 def list_cohorts(target: str | None, default_root, search_text: str | None = None) -> list:

@@ -12,6 +12,17 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (`expected a positive integer, got '0'` otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 class ArgParser(argparse.ArgumentParser):
     """argparse with one-line errors: `prog: error: message` and exit code 2."""
 

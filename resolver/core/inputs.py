@@ -10,11 +10,30 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from pathlib import Path
 
 from resolver.core.errors import UserError, choices_text
 
 MAX_INPUT_BYTES = 256 << 20     # a config, dataset or manifest larger than this is not one
+
+
+def compile_search(text: str | None, flag: str = "--search"):
+    """Case-insensitive regex of a --search value (None when not given); a bad one is a UserError."""
+    if not text:
+        return None
+    try:
+        return re.compile(text, re.IGNORECASE)
+    except re.error as exc:
+        raise UserError(f"{flag} {text!r} is not a valid regular expression: {exc}") from None
+
+
+def display_path(path) -> str:
+    """Relative to the current directory when under it (shorter, clickable in editors)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def did_you_mean(key, valid) -> str:

@@ -19,7 +19,7 @@ from matplotlib import colormaps  # noqa: E402
 from matplotlib.colors import Normalize  # noqa: E402
 from matplotlib.patches import Patch, Rectangle  # noqa: E402
 
-from resolver.analysis import (BELOW_CHANCE_MARK, format_fraction, format_score,  # noqa: E402
+from resolver.analysis import (BELOW_CHANCE_MARK, eval_labels, format_fraction, format_score,  # noqa: E402
                                       group_order, score_table_columns)
 from resolver.analysis import NO_SKILL_MARK  # noqa: E402
 
@@ -75,6 +75,8 @@ def scores_figure(results: list, width: int = 1400, title: str = "ReasonScore"):
     Layout in inches: title, column header, one ROW_INCHES row per eval and tier
     header, legend strip; the label column is as wide as the longest label needs.
     """
+    names = eval_labels(results)   # evals that share a label stay apart, as in every view
+    results = [{**entry, "label": names[entry["eval_id"]]} for entry in results]
     columns_by_tier = score_table_columns(results)
     columns = sorted(dict.fromkeys(g for groups in columns_by_tier.values() for g in groups), key=group_order)
     rows = _layout(results, columns_by_tier)

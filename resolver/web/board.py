@@ -15,9 +15,8 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from resolver.analysis import scores
-from resolver.analysis import skilled_first_key
-from resolver.analysis import POINT_FIELDS as REASON_FIELDS, count_reasons
+from resolver.analysis import POINT_FIELDS as REASON_FIELDS
+from resolver.analysis import count_reasons, eval_labels, scores, skilled_first_key
 from resolver.stats import add_statistics
 
 MANIFOLD_COLUMN = "manifold.id"
@@ -142,7 +141,7 @@ def rows_for(view: BoardView, tier: str, sort: str, eval_ids=None) -> list:
     Evals without evidence of skill above guessing (skill False) come after the others.
     Evals without data in the tier are left out.
     """
-    rows = []
+    rows, labels = [], eval_labels(view.results)
     for entry in view.results:
         if eval_ids is not None and entry["eval_id"] not in eval_ids:
             continue
@@ -153,7 +152,7 @@ def rows_for(view: BoardView, tier: str, sort: str, eval_ids=None) -> list:
             cells = {g: summary["tasks"].get(g) for g in view.columns.get(tier, [])}
         else:
             continue
-        rows.append({"eval_id": entry["eval_id"], "label": entry["label"], "model": entry["model"],
+        rows.append({"eval_id": entry["eval_id"], "label": labels[entry["eval_id"]], "model": entry["model"],
                      "groups": entry.get("groups", []), "score": summary["reasonscore"],
                      "incomplete": summary["any_incomplete"], "tokens": summary["completion_tokens_mean"],
                      "ratio": summary["score_per_token"], "cells": cells,

@@ -54,13 +54,6 @@ def eval_matches_facets(facets: dict, selected: dict) -> bool:
     return True
 
 
-def eval_labels(evals: pd.DataFrame) -> dict:
-    """{eval_id: display label} (label, else model), unique even when labels repeat."""
-    from resolver.catalog import distinct_labels
-
-    return distinct_labels(zip(evals["eval_id"], evals["label"], evals["model"]))
-
-
 def ranked_eval_ids(db, present) -> list:
     """Eval ids by overall ReasonScore (analyze.py scores' ranking), the rest after them in the given order."""
     from resolver.analysis import compute_scores

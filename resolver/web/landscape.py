@@ -15,7 +15,8 @@ import pandas as pd
 from resolver.analysis import COUNTERS, TaskView, config_views, surface_table, view_columns, view_points
 from resolver.core import UserError
 from resolver.stats import add_statistics
-from resolver.web.data import LockedDB, eval_labels, ranked_eval_ids
+from resolver.analysis import eval_labels
+from resolver.web.data import LockedDB, ranked_eval_ids
 
 MODE = "C_P"                # the default mode (analyze.py surface's); the app lets the user switch
 ALL_MANIFOLDS = "*"         # the manifold choice meaning "every manifold entry of the task"

@@ -20,7 +20,8 @@ from resolver.analysis import spiderweb_from_aggregate
 from resolver.stats import MODE_DESCRIPTIONS, MODES, add_statistics
 from resolver.web import layout, urlstate
 from resolver.web.archetypes import classify, dataset_medians
-from resolver.web.data import eval_labels, ranked_eval_ids
+from resolver.analysis import eval_labels
+from resolver.web.data import ranked_eval_ids
 from resolver.web.spider_figures import OVERLAYS, bar_figure, radar_figure
 
 OVERLAY_LABELS = {"ci": "95% CI band", "tokens": "token use", "truncation": "truncation"}
