@@ -15,17 +15,12 @@ from matplotlib.colors import Normalize  # noqa: E402
 import numpy as np  # noqa: E402
 
 from resolver.plots.layout import grid_shape, wrap  # noqa: E402
+from resolver.plots.ticks import tick_text  # noqa: E402
 from resolver.probe import FREQUENCIES  # noqa: E402
 
 DPI = 100
 TITLE_PX = 70           # the figure title's band above the grid
 TITLE_CHARS = 52        # panel titles wrap at this many characters (fits the axes at 9 pt)
-
-
-def _tick(value) -> str:
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def _short(dimension: str) -> str:
@@ -69,7 +64,7 @@ def _draw_panel(ax, view, facet: str, part, eval_id, labels: dict, tokenizer_nam
         colour = cmap(norm(row.value)) if numeric else cmap(i / max(len(values) - 1, 1))
         # bin 0 is the mean, removed before the transform: leave it out of a log plot
         ax.plot(FREQUENCIES[1:], row.spectrum[1:], color=colour, linewidth=1.2,
-                label=f"{_tick(row.value)} ({row.samples})")
+                label=f"{tick_text(row.value)} ({row.samples})")
     heading = view.ident + (f" [{facet}]" if facet else "")
     ax.set_title(wrap(f"{heading} — {labels.get(eval_id, eval_id)} · tokenizer "
                       f"{tokenizer_names.get(eval_id, '?')}", TITLE_CHARS), fontsize=9)

@@ -9,6 +9,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from resolver.plots.ticks import tick_text  # noqa: E402
+
 DPI = 100
 CMAP = "RdYlGn"
 
@@ -19,12 +21,6 @@ def _axis_positions(values):
     numeric = all(isinstance(v, (int, float, np.integer, np.floating)) for v in distinct)
     positions = {v: (float(v) if numeric else float(i)) for i, v in enumerate(distinct)}
     return distinct, positions, numeric
-
-
-def _tick(value) -> str:
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def surface_figure(panels: list, evals: list, labels: dict, title: str, cell: int = 420):
@@ -53,9 +49,9 @@ def surface_figure(panels: list, evals: list, labels: dict, title: str, cell: in
             mappable = ax.scatter(gx.ravel(), gy.ravel(), grid.ravel(), c=grid.ravel(), cmap=CMAP,
                                   vmin=0, vmax=1, s=18, depthshade=False)
             ax.set_xticks([xpos[v] for v in xs])
-            ax.set_xticklabels([_tick(v) for v in xs], fontsize=7)
+            ax.set_xticklabels([tick_text(v) for v in xs], fontsize=7)
             ax.set_yticks([ypos[v] for v in ys])
-            ax.set_yticklabels([_tick(v) for v in ys], fontsize=7)
+            ax.set_yticklabels([tick_text(v) for v in ys], fontsize=7)
             ax.set_xlabel(x_dim, fontsize=8)
             ax.set_ylabel(y_dim, fontsize=8)
             ax.set_zlim(0, 1)

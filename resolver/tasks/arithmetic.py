@@ -16,6 +16,7 @@ import random
 
 from resolver.core import UserError
 from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks.base import TokenCursor
 from resolver.tasks.guess import mode_rate
 
 OPERATORS = ("+", "-", "*")
@@ -82,42 +83,36 @@ def drop_redundant_groups(tokens: list[str]) -> list[str]:
     return [t for i, t in enumerate(tokens) if i not in drop]
 
 
-class _Evaluator:
+class _Evaluator(TokenCursor):
     """Recursive-descent evaluation of the token list (no eval())."""
 
     def __init__(self, tokens: list[str], bound: int | None = None):
-        self.tokens, self.pos, self.bound = tokens, 0, bound
-
-    def _peek(self) -> str | None:
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
-
-    def _take(self) -> str:
-        self.pos += 1
-        return self.tokens[self.pos - 1]
+        super().__init__(tokens)
+        self.bound = bound
 
     def sum(self) -> int:
         value = self.product()
-        while self._peek() in ("+", "-"):
-            op = self._take()
+        while self.peek() in ("+", "-"):
+            op = self.take()
             rhs = self.product()
             value = value + rhs if op == "+" else value - rhs
         return value
 
     def product(self) -> int:
         value = self.atom()
-        while self._peek() == "*":
+        while self.peek() == "*":
             where = self.pos
-            self._take()
+            self.take()
             value *= self.atom()
             if self.bound is not None and abs(value) > self.bound:
                 raise _TooBig(where)
         return value
 
     def atom(self) -> int:
-        token = self._take()
+        token = self.take()
         if token == "(":
             value = self.sum()
-            self._take()  # the matching ")"
+            self.take()  # the matching ")"
             return value
         return int(token)
 

@@ -199,3 +199,19 @@ class Task(ABC):
     def matches(self, extracted: str, target: str) -> bool:
         """Is a canonical answer equal to the target? Override for tolerant tasks."""
         return extracted == canonical_target(self.answer_kind, target)
+
+
+class TokenCursor:
+    """A position in a token list, for the generators' recursive-descent solvers."""
+
+    def __init__(self, tokens: list):
+        self.tokens, self.pos = tokens, 0
+
+    def peek(self):
+        """The next token, or None at the end."""
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self):
+        """The next token, consumed."""
+        self.pos += 1
+        return self.tokens[self.pos - 1]

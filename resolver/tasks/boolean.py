@@ -16,7 +16,7 @@ from typing import Iterator
 
 from resolver.tasks import Param, Task, TestCase, register
 from resolver.tasks.arithmetic import drop_redundant_groups
-from resolver.tasks.base import shuffled_rounds
+from resolver.tasks.base import TokenCursor, shuffled_rounds
 
 # format enum [fact]: 0 TRUE_FALSE, 1 T_F, 2 ON_OFF, 3 BINARY, 4 YES_NO -> (true, false)
 FORMATS = {0: ("TRUE", "FALSE"), 1: ("T", "F"), 2: ("ON", "OFF"), 3: ("1", "0"), 4: ("YES", "NO")}
@@ -60,19 +60,13 @@ def _build_tokens(params: dict, rng: random.Random) -> list:
     return drop_redundant_groups(tokens)
 
 
-class _Parser:
+class _Parser(TokenCursor):
     """Precedence climbing over the token list (OR < XOR < AND < NOT) into a tree:
     ("lit", token index), ("NOT", child) or (operator, left, right)."""
 
-    def __init__(self, tokens: list):
-        self.tokens, self.pos = tokens, 0
-
-    def _peek(self):
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
-
     def expr(self, min_rank: int = 0) -> tuple:
         node = self.unary()
-        while self._peek() in _RANK and _RANK[self._peek()] >= min_rank:
+        while self.peek() in _RANK and _RANK[self.peek()] >= min_rank:
             op = self.tokens[self.pos]
             self.pos += 1
             node = (op, node, self.expr(_RANK[op] + 1))
