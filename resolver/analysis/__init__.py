@@ -11,9 +11,27 @@ if TYPE_CHECKING:
     from resolver.analysis.capacity import TARGET_DIM, logistic
     from resolver.analysis.cell import format_value
     from resolver.analysis.cluster import memberships
-    from resolver.analysis.common import dimension_not_carried, eval_labels, evaluate_command, frame_to_markdown, markdown_table, open_dataset, to_json, write_file
+    from resolver.analysis.common import (
+        dimension_not_carried,
+        eval_labels,
+        evaluate_command,
+        frame_to_markdown,
+        markdown_table,
+        open_dataset,
+        to_json,
+        write_file,
+    )
     from resolver.analysis.compression import LOOP_RATIO, PANELS
-    from resolver.analysis.scores import BELOW_CHANCE_MARK, DEGREE_COLUMN, compute_scores, format_fraction, format_score, group_order, score_table_columns, tier_name
+    from resolver.analysis.scores import (
+        BELOW_CHANCE_MARK,
+        DEGREE_COLUMN,
+        compute_scores,
+        format_fraction,
+        format_score,
+        group_order,
+        score_table_columns,
+        tier_name,
+    )
     from resolver.analysis.spiderweb import spiderweb_from_aggregate
     from resolver.analysis.surface import COUNTERS, TaskView, config_views, select_views, surface_table, view_columns, view_points
 

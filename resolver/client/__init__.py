@@ -18,13 +18,11 @@ if TYPE_CHECKING:
         cached_completion,
         completion_from_payload,
         fast_event_loop,
+        normalize_apibase,
     )
-    from resolver.client.endpoints import api_key_from_env, parse_endpoint
     from resolver.client.http_policy import classify_error, error_text
-    from resolver.client.tls import ssl_context_for
 
 __all__ = [
-    "api_key_from_env",
     "cached_completion",
     "canonical_request",
     "ChatClient",
@@ -34,12 +32,11 @@ __all__ = [
     "DEFAULT_LOAD_TIMEOUT",
     "error_text",
     "fast_event_loop",
-    "parse_endpoint",
+    "normalize_apibase",
     "PromptTooLong",
     "request_key",
     "RequestFailed",
     "ResponseCache",
-    "ssl_context_for",
     "TRANSPORT_ONLY_FIELDS",
 ]
 
@@ -51,16 +48,14 @@ _HOMES = {
     "RequestFailed": "chat",
     "ResponseCache": "cache",
     "TRANSPORT_ONLY_FIELDS": "cache",
-    "api_key_from_env": "endpoints",
     "cached_completion": "chat",
     "canonical_request": "cache",
     "classify_error": "http_policy",
     "completion_from_payload": "chat",
     "error_text": "http_policy",
     "fast_event_loop": "chat",
-    "parse_endpoint": "endpoints",
+    "normalize_apibase": "chat",
     "request_key": "cache",
-    "ssl_context_for": "tls",
 }
 _MODULES = {}
 

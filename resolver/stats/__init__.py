@@ -21,9 +21,7 @@ if TYPE_CHECKING:
         compare_modes,
         guess_sum_all,
         is_incomplete,
-        mapped_interval,
         mode_interval,
-        mode_map,
         original_excess_interval,
         reasonscore,
         score_per_token,
@@ -34,16 +32,12 @@ __all__ = [
     "add_statistics",
     "check_mode",
     "compare_modes",
-    "coverage",
     "DEFAULT_MODE",
-    "estimates",
     "guess_sum_all",
     "is_incomplete",
-    "mapped_interval",
     "MODE_DESCRIPTIONS",
     "MODE_ESTIMANDS",
     "mode_interval",
-    "mode_map",
     "MODES",
     "original_excess_interval",
     "reasonscore",
@@ -67,15 +61,13 @@ _HOMES = {
     "compare_modes": "estimates",
     "guess_sum_all": "estimates",
     "is_incomplete": "estimates",
-    "mapped_interval": "estimates",
     "mode_interval": "estimates",
-    "mode_map": "estimates",
     "original_excess_interval": "estimates",
     "reasonscore": "estimates",
     "score_per_token": "estimates",
     "skill_interval": "intervals_light",
 }
-_MODULES = {'coverage', 'estimates'}
+_MODULES = {}
 
 
 def __getattr__(name: str):
