@@ -59,7 +59,8 @@ def build_parser() -> ArgParser:
                    help="degree value to apply to grid entries that do not already have a degree "
                         "(entries with one keep theirs; default: none)")
     p.add_argument("--parallel", type=positive_int, default=16, help="requests in flight (api mode, default 16)")
-    p.add_argument("--threads", type=positive_int, default=1, help="open at least this many steps at once (default 1; --parallel keeps the request pool full regardless)")
+    p.add_argument("--threads", type=positive_int, default=1,
+                   help="open at least this many steps at once (default 1; --parallel keeps the request pool full regardless)")
     p.add_argument("--timeout", type=seconds, default=3600.0, help="request timeout in seconds (default 3600)")
     p.add_argument("--load-timeout", type=seconds, default=600.0, metavar="SECONDS",
                    help="how long a server may answer 503 'Loading model' before the run gives up (default 600)")

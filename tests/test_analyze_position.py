@@ -297,7 +297,7 @@ def hand_cp_interval(model, task):
 
 def brute_force_cliques(intervals: dict):
     names = list(intervals)
-    overlap = lambda a, b: intervals[a][0] <= intervals[b][1] and intervals[b][0] <= intervals[a][1]  # noqa: E731
+    overlap = lambda a, b: intervals[a][0] <= intervals[b][1] and intervals[b][0] <= intervals[a][1]
     cliques = [set(s) for r in range(1, len(names) + 1) for s in itertools.combinations(names, r)
                if all(overlap(a, b) for a, b in itertools.combinations(s, 2))]
     return {frozenset(c) for c in cliques if not any(c < other for other in cliques)}

@@ -26,7 +26,7 @@ def test_demo_runs_the_whole_pipeline(tmp_path):
     for cohort in dataset["cohorts"]:
         model = cohort["path"].split("/")[1]
         assert list((tmp_path / "data" / "demo" / model).glob(f"20*_{model}_*")), model
-        assert f"Simulated" in proc.stdout and model in (tmp_path / "data" / cohort["path"]).read_text()
+        assert "Simulated" in proc.stdout and model in (tmp_path / "data" / cohort["path"]).read_text()
     table_rows = [l for l in proc.stdout.splitlines() if l.startswith("| Simulated") and "| overall |" in l]
     assert len(table_rows) == 4
     assert (tmp_path / "data" / "pointsdb-demo.db").exists()

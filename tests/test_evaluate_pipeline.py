@@ -229,7 +229,7 @@ def test_interview_and_dataset_modes_agree(dataset, tmp_path):
     proc = run_script("evaluate.py", "--interview", f"{tmp_path}/data/r1/ModelA,{tmp_path}/data/r1/ModelB/*/*.ndjson",
                       "--db", other, "--parallel", "1", check=True)
     assert "2 evals built" in proc.stdout
-    strip = lambda rows: [r[:19] for r in rows]   # noqa: E731 - ids agree too, sources differ by base dir
+    strip = lambda rows: [r[:19] for r in rows]
     assert strip(db_points(other)) == strip(db_points(tmp_path / "data" / "pointsdb-r1.db"))
     assert [r[19] for r in db_points(other)] == [r[19] for r in db_points(tmp_path / "data" / "pointsdb-r1.db")]
 
@@ -375,7 +375,7 @@ def test_one_scan_whatever_the_batching(dataset, tmp_path):
     out_slow = run_script("evaluate.py", "--interview", spec, "--db", slow, "--parallel", "1", check=True)
     assert out_fast.stdout.replace("fast.db", "slow.db") == out_slow.stdout
     assert "1 unanswered records" in out_fast.stdout
-    dump = lambda db: [r[:19] for r in db_points(db)]   # noqa: E731
+    dump = lambda db: [r[:19] for r in db_points(db)]
     assert dump(fast) == dump(slow)
     check_against_raw(fast, all_ndjson(tmp_path / "data"))
     with_reasoning = [r for r in db_points(fast) if r[3] == "cars"][0]

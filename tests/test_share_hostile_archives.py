@@ -227,7 +227,7 @@ class _Streamer(http.server.BaseHTTPRequestHandler):
 
     sent = 0
 
-    def do_GET(self):  # noqa: N802 - http.server API
+    def do_GET(self):
         self.send_response(200)
         if self.server.announce:
             self.send_header("Content-Length", str(64 << 20))

@@ -201,7 +201,7 @@ def test_cameras_move_together(page):
     graph = page.find_all("#ex-main .js-plotly-plot")[0]
     ActionChains(page.driver).move_to_element_with_offset(graph, 0, 40).click_and_hold().pause(0.1) \
         .move_by_offset(60, 10).pause(0.1).move_by_offset(60, 10).pause(0.1).release().perform()
-    cameras = lambda: page.driver.execute_script(  # noqa: E731
+    cameras = lambda: page.driver.execute_script(
         "return Array.from(document.querySelectorAll('#ex-main .js-plotly-plot')).map(g => "
         "JSON.stringify(g._fullLayout.scene.camera.eye));")
     page.wait_until(lambda d: len(set(cameras())) == 1 and json.loads(cameras()[0])["x"] != 1.5,

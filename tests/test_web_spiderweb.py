@@ -91,7 +91,7 @@ def test_choose_evals_and_archetypes(page, dataset):
     page.open(page.driver.current_url.split("?")[0] + f"?evals={ids['Beta-30B-A3B (test)']}",
               ready_selector="#sw-chart .js-plotly-plot")
     page.wait_until(lambda d: list(_accuracy(page)) == ["Beta-30B-A3B (test)"], message="Beta alone")
-    names = lambda: {e.get_attribute("data-eval"): e.text for e in page.find_all("#sw-archetype > div")}  # noqa: E731
+    names = lambda: {e.get_attribute("data-eval"): e.text for e in page.find_all("#sw-archetype > div")}
     assert "truncation-limited" in names()[ids["Beta-30B-A3B (test)"]]
     traces = _traces(page)
     marks = traces["Beta-30B-A3B (test): truncation > 2%"]

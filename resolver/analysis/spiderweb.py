@@ -21,7 +21,8 @@ def spiderweb_from_aggregate(agg: pd.DataFrame, evals: pd.DataFrame, group_by: s
     """Radar numbers from ``PointsDB.aggregate(by=["eval_id", group_by])`` and ``PointsDB.evals()``.
 
     Columns: eval_id, label, model, group (the group_by value), mode, center, margin,
-    low, high, below_chance (the data reject "at least chance": show "≤ chance"), truncated_ratio, truncation_marked, tokens_mean, tokens_scaled (tokens_mean
+    low, high, below_chance (the data reject "at least chance": show "≤ chance"), truncated_ratio, truncation_marked,
+    tokens_mean, tokens_scaled (tokens_mean
     / the largest tokens_mean in the table, for an overlay on the 0..1 axis),
     samples, points.
     """

@@ -202,7 +202,7 @@ def resolve_calibration(task_config, manifold_entry, tokenizer, template, cache_
                               disable=None, leave=False):
         key = json.dumps({"param": param.name, "target": target, "grid": point}, sort_keys=True)
         if key not in cache:
-            def measure(value):
+            def measure(value, point=point):
                 return ceiling_prompt_tokens(task, {**point, param.name: value}, loaded, template)
 
             low = param.low if param.low is not None else (1 if param.kind is int else 0.0)

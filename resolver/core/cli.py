@@ -26,7 +26,7 @@ def positive_int(text: str) -> int:
 class ArgParser(argparse.ArgumentParser):
     """argparse with one-line errors: `prog: error: message` and exit code 2."""
 
-    def error(self, message: str):  # noqa: D401 - argparse API
+    def error(self, message: str):
         sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
         raise SystemExit(EXIT_USAGE)
 

@@ -17,7 +17,7 @@ from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_file_paths
 from resolver.core import UserError
 from resolver.ingest.discovery import relative_names
-from resolver.ingest.records import GZIP_LEVEL
+from resolver.records import GZIP_LEVEL
 
 # Bump when the meaning of stored numbers changes, so every eval is rebuilt once.
 INGEST_VERSION = 2

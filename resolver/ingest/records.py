@@ -41,7 +41,7 @@ import pyarrow.compute as pc
 
 from resolver.grading import INVALID_REASONS, UNKNOWN
 from resolver.pointsdb import OUTCOME_CORRECT, OUTCOME_INCORRECT, OUTCOME_INVALID, OUTCOME_TRUNCATED, canonical_json
-from resolver.records import GZIP_FRAMING, GZIP_LEVEL, TEXT_SIZE_METHOD, gzip_size  # noqa: F401 (re-exported)
+from resolver.records import TEXT_SIZE_METHOD
 
 INT32_MAX = 2**31 - 1
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib import colormaps  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib import colormaps
 
-from resolver.analysis import memberships  # noqa: E402
+from resolver.analysis import memberships
 
 DPI = 100
 ROW_INCHES = 0.28

@@ -6,10 +6,10 @@ import textwrap
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from resolver.analysis import LOOP_RATIO, PANELS  # noqa: E402
+from resolver.analysis import LOOP_RATIO, PANELS
 
 DPI = 100
 

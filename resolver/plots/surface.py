@@ -6,10 +6,10 @@ import textwrap
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from resolver.plots.ticks import tick_text  # noqa: E402
+from resolver.plots.ticks import tick_text
 
 DPI = 100
 CMAP = "RdYlGn"

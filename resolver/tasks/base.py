@@ -156,6 +156,7 @@ class Task(ABC):
 
     def check_consistency(self, params: dict) -> None:
         """Cross-parameter rules (e.g. min <= max); raise UserError. Override."""
+        return None
 
     # ---- generation ---------------------------------------------------
     @abstractmethod

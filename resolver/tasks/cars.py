@@ -187,14 +187,14 @@ def _final_move(lot, people, target, kinds, rng, dest=None):
     here = lot.seats[target]
     dests = [c for c in range(1, lot.cars + 1) if c not in (here, dest)]
     rng.shuffle(dests)
-    for dest in ([dest] if dest not in (None, here) else []) + dests:
-        options = [(op, sentence) for op in kinds if op != 16 for sentence in _ways_to(lot, target, dest, op)]
+    for car in ([dest] if dest not in (None, here) else []) + dests:
+        options = [(op, sentence) for op in kinds if op != 16 for sentence in _ways_to(lot, target, car, op)]
         if options:
             op, sentence = rng.choice(options)
-            lot.seats[target] = dest
+            lot.seats[target] = car
             return sentence, op, [target]
         if 16 in kinds:  # everyone in the person's car moves: the only stateful kind left
-            sentence, moved = _occupancy(lot, list(lot.seats), rng, source=here, dest=dest)
+            sentence, moved = _occupancy(lot, list(lot.seats), rng, source=here, dest=car)
             return sentence, 16, moved
     raise AssertionError("unreachable: a relative move always reaches another car")  # pragma: no cover
 

@@ -22,7 +22,7 @@ def help_mark(text: str, ident: str | None = None):
     return html.Span("?", className="rs-help", title=text, tabIndex="0", **props)
 
 
-def control(label: str, component, wide: bool = False, help: str | None = None):  # noqa: A002 - a label's help
+def control(label: str, component, wide: bool = False, help: str | None = None):
     """A labelled control in the controls bar, with an optional help tooltip."""
     style = {"minWidth": "min(320px, 100%)", "flex": "1"} if wide else {}
     head = [label, help_mark(help)] if help else [label]

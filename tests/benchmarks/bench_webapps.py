@@ -85,7 +85,7 @@ def bench_leaderboard(dataset_path, repeats):
 
     start_s, board, _ = startup(build, dataset_path, repeats)   # paging / sorting / tiers / facets reuse its view
     groups = sorted(map(str, board.groups[:4]))
-    update = lambda **changes: lb.table_update(board, _lb_state(board, **changes), {})  # noqa: E731
+    update = lambda **changes: lb.table_update(board, _lb_state(board, **changes), {})
     cases = {
         "first page": lambda: update(),
         "next page": lambda: update(page=1),

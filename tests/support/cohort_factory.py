@@ -8,7 +8,11 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import threading
+import time
 from datetime import datetime, timedelta
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 FIELDS = ("task", "version", "base_task", "key", "input", "target", "response_enum", "genresult",
@@ -124,11 +128,6 @@ def tree_bytes(root: Path) -> dict:
 
 
 # ---------------------------------------------------------------- a blob server on loopback
-
-import threading
-import time
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 
 class BlobHandler(SimpleHTTPRequestHandler):
