@@ -7,8 +7,10 @@ import pytest
 from isal import igzip
 
 from resolver.core.errors import UserError
-from resolver.ingest import expand_interview, gzip_size, outcome_of
+from resolver.ingest import expand_interview
 from resolver.ingest.scan import ScanJob, scan_batch
+from resolver.pointsdb.store import outcome_of
+from resolver.records import gzip_size
 
 
 @pytest.mark.parametrize("flags, expected", [

@@ -36,13 +36,16 @@ if TYPE_CHECKING:
     from resolver.analysis.surface import COUNTERS, TaskView, config_views, select_views, surface_table, view_columns, view_points
 
 __all__ = [
+    "aggregate",
     "BELOW_CHANCE_MARK",
+    "cluster",
     "common",
     "compute_scores",
     "config_views",
     "COUNTERS",
     "DEGREE_COLUMN",
     "dimension_not_carried",
+    "discovery",
     "eval_labels",
     "evaluate_command",
     "forensics_cli",
@@ -55,9 +58,13 @@ __all__ = [
     "LOOP_RATIO",
     "markdown_table",
     "memberships",
+    "modelinfo",
     "open_dataset",
+    "pairwise",
     "PANELS",
+    "points",
     "position_cli",
+    "rank",
     "score_table_columns",
     "scores",
     "select_views",
@@ -67,6 +74,7 @@ __all__ = [
     "TaskView",
     "tier_name",
     "to_json",
+    "tokens",
     "view_columns",
     "view_points",
     "write_file",
@@ -104,7 +112,20 @@ _HOMES = {
     "view_points": "surface",
     "write_file": "common",
 }
-_MODULES = {'common', 'forensics_cli', 'position_cli', 'scores'}
+_MODULES = {
+    'aggregate',
+    'cluster',
+    'common',
+    'discovery',
+    'forensics_cli',
+    'modelinfo',
+    'pairwise',
+    'points',
+    'position_cli',
+    'rank',
+    'scores',
+    'tokens',
+}
 
 
 def __getattr__(name: str):

@@ -10,16 +10,14 @@ if TYPE_CHECKING:
     from resolver.audit.cli import register
 
 __all__ = [
-    "film_reader",
     "players",
     "register",
-    "theme_agreement",
 ]
 
 _HOMES = {
     "register": "cli",
 }
-_MODULES = {'film_reader', 'players', 'theme_agreement'}
+_MODULES = {'players'}
 
 
 def __getattr__(name: str):

@@ -31,7 +31,7 @@ from tqdm import tqdm
 from resolver.core import write_text_atomic
 from resolver.config.point_identity import canonical_params, step_seed
 from resolver.records import safe_name
-from resolver.tasks.guess import skipped as skipped_guess_rates
+from resolver.tasks import skipped_guess_rates
 from resolver.config.hf_tokenizers import load_hf_tokenizer
 
 SAMPLES = 8             # cases averaged per mean measurement

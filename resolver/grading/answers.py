@@ -19,8 +19,8 @@ runner, batch import, the simulator's self-checks, `evaluate.py --offline`):
    (`resolver.grading.answer_reasons.INVALID_REASONS`).
 
 Every function here is pure, so re-grading stored text gives the runner's verdicts.
-Dependencies run one way: answers -> tasks (registry, only to resolve a name) ->
-tasks.base -> answer_kinds -> answer_text.
+Dependencies run one way at import time: tasks.base -> answer_kinds -> answer_text;
+answers looks a task up in the registry only when grading (docs/architecture.md).
 """
 from __future__ import annotations
 
@@ -30,8 +30,6 @@ from functools import lru_cache
 from resolver.grading.answer_kinds import canonical_target, choice_options, extract_by_kind
 from resolver.grading.answer_reasons import INVALID_REASONS, invalid_reason
 from resolver.grading.answer_text import clean_line, final_answer_text, first_line, strip_reasoning
-from resolver.core import UserError
-from resolver.grading import get_task
 
 # Bumped whenever a grading rule changes a verdict; records carry it as
 # `grader_version`, and `evaluate.py --offline` re-grades older records.
@@ -44,7 +42,13 @@ __all__ = ["GRADER_VERSION", "INVALID_REASONS", "canonical_target", "extract_by_
 
 
 def _resolve_task(task):
-    return get_task(task) if isinstance(task, str) else task
+    # Deferred: tasks.base imports this package's answer readers, so the registry is
+    # imported only when a task is named, never while the packages load.
+    if not isinstance(task, str):
+        return task
+    from resolver.tasks import get_task
+
+    return get_task(task)
 
 
 @lru_cache(maxsize=256)

@@ -5,7 +5,6 @@ The parts, in the order data flows through them:
 * ``discovery``   - which files a run reads and how they are cut into scan batches;
 * ``records``     - what a record must look like to become a sample (the checks, in SQL);
 * ``scan``        - one DuckDB query per batch of files, in worker processes;
-* ``longlines``   - lines over 16 MB, streamed; files cut into pieces for the scan's fallback;
 * ``points``      - an eval's samples -> its PointsDB rows (de-duplication, sums, arrays);
 * ``bookkeeping`` - fingerprints and the incremental plan (build / relabel / drop / skip);
 * ``regrade``     - ``--offline --inplace``: re-graded records written back to their files;
@@ -20,44 +19,35 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from resolver.ingest.discovery import expand_interview
-    from resolver.ingest.longlines import RECORD_LIMIT, LongLine, bounded_lines, long_line_problem
     from resolver.ingest.pipeline import evaluate_dataset, evaluate_interview, keep_pandas_out
     from resolver.ingest.records import record_problem
     from resolver.ingest.report import Report, problem_lines, stale_grader_warnings, summary_lines
 
 __all__ = [
-    "bounded_lines",
     "evaluate_dataset",
     "evaluate_interview",
     "expand_interview",
     "keep_pandas_out",
-    "long_line_problem",
-    "LongLine",
-    "longlines",
     "problem_lines",
-    "RECORD_LIMIT",
     "record_problem",
+    "records",
     "Report",
     "stale_grader_warnings",
     "summary_lines",
 ]
 
 _HOMES = {
-    "LongLine": "longlines",
-    "RECORD_LIMIT": "longlines",
     "Report": "report",
-    "bounded_lines": "longlines",
     "evaluate_dataset": "pipeline",
     "evaluate_interview": "pipeline",
     "expand_interview": "discovery",
     "keep_pandas_out": "pipeline",
-    "long_line_problem": "longlines",
     "problem_lines": "report",
     "record_problem": "records",
     "stale_grader_warnings": "report",
     "summary_lines": "report",
 }
-_MODULES = {'longlines'}
+_MODULES = {'records'}
 
 
 def __getattr__(name: str):

@@ -41,6 +41,7 @@ __all__ = [
     "points_batch",
     "PointsWriter",
     "SCHEMA_VERSION",
+    "store",
     "validate_dimension",
 ]
 
@@ -61,7 +62,7 @@ _HOMES = {
     "points_batch": "store",
     "validate_dimension": "store",
 }
-_MODULES = {}
+_MODULES = {'store'}
 
 
 def __getattr__(name: str):

@@ -29,6 +29,7 @@ __all__ = [
     "run_folder_name",
     "safe_name",
     "sample_index_of",
+    "schema",
     "step_file",
     "text_size",
     "TEXT_SIZE_METHOD",
@@ -54,7 +55,7 @@ _HOMES = {
     "sample_index_of": "run_folders",
     "step_file": "run_folders",
 }
-_MODULES = {'text_size'}
+_MODULES = {'schema', 'text_size'}
 
 
 def __getattr__(name: str):

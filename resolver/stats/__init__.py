@@ -32,7 +32,9 @@ __all__ = [
     "add_statistics",
     "check_mode",
     "compare_modes",
+    "coverage",
     "DEFAULT_MODE",
+    "estimates",
     "guess_sum_all",
     "is_incomplete",
     "MODE_DESCRIPTIONS",
@@ -67,7 +69,7 @@ _HOMES = {
     "score_per_token": "estimates",
     "skill_interval": "intervals_light",
 }
-_MODULES = {}
+_MODULES = {'coverage', 'estimates'}
 
 
 def __getattr__(name: str):

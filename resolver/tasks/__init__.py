@@ -10,6 +10,7 @@ import pkgutil
 
 from resolver.core import UserError, choices_text
 from resolver.tasks.base import Param, Task, TestCase
+from resolver.tasks.guess import skipped as skipped_guess_rates
 
 _REGISTRY: dict[str, Task] = {}
 _BROKEN: dict[str, str] = {}  # module name -> why it failed to import
@@ -59,4 +60,4 @@ def task_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-__all__ = ["Param", "Task", "TestCase", "register", "get_task", "task_names"]
+__all__ = ["Param", "Task", "TestCase", "register", "get_task", "task_names", "skipped_guess_rates"]

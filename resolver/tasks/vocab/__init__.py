@@ -10,6 +10,9 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+__all__ = ["VOCAB_DIR", "format_options", "load_json", "load_lines", "number_words", "option_label", "option_labels",
+           "ordinal", "pick", "uniform_int"]
+
 VOCAB_DIR = Path(__file__).resolve().parent
 
 
