@@ -20,8 +20,7 @@ SCOPE_HELP = "eval <eval_id> | cohort <data/set/Model> | dataset <data/name.json
 
 
 def build_parser() -> ArgParser:
-    from resolver.share import DEFAULT_PATH
-    from resolver.share import SCOPES
+    from resolver.share import DEFAULT_PATH, SCOPES
 
     parser = ArgParser(prog="data.py", description="Content-addressed blob storage for evaluation data.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -57,11 +56,10 @@ def build_parser() -> ArgParser:
 
 
 def main(argv=None) -> int:
-    from resolver.share import sync as datasync
-    from resolver.share import scopes as scopes
     from resolver.core import UserError
-    from resolver.share import load_manifest
-    from resolver.share import choose_remote_url, open_remote
+    from resolver.share import choose_remote_url, load_manifest, open_remote
+    from resolver.share import scopes as scopes
+    from resolver.share import sync as datasync
 
     args = build_parser().parse_args(argv)
     manifest = load_manifest(args.manifest)
@@ -137,8 +135,7 @@ def print_prune(removed: int, freed: int, dry_run: bool) -> int:
 
 
 def set_or_show_remote(manifest, flag: str | None, url: str | None) -> int:
-    from resolver.share import update_manifest
-    from resolver.share import choose_remote_url, open_remote
+    from resolver.share import choose_remote_url, open_remote, update_manifest
 
     if url is None:
         print(choose_remote_url(flag, manifest.remote))

@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from resolver.core import ArgParser, run_main
-from resolver.core import UserError
+from resolver.core import ArgParser, UserError, run_main
 
 INTERVIEW_DB = "pointsdb-interview.db"
 

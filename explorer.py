@@ -5,9 +5,8 @@ from resolver.core import ArgParser, run_main
 
 def main(argv=None):
     from resolver.probe import eval_tokenizers
-    from resolver.web import open_app_dataset
+    from resolver.web import add_server_args, app_links, check_port, normalize_base_pathname, open_app_dataset, serve
     from resolver.web.explorer import build_app
-    from resolver.web import add_server_args, app_links, check_port, normalize_base_pathname, serve
 
     parser = ArgParser(prog="explorer.py", description="Interactive 3-D accuracy surfaces of a dataset's views.")
     parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db")

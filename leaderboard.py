@@ -4,9 +4,8 @@ from resolver.core import ArgParser, run_main
 
 
 def main(argv=None):
-    from resolver.web import check_group_by, open_app_dataset
+    from resolver.web import add_server_args, app_links, check_group_by, check_port, normalize_base_pathname, open_app_dataset, serve
     from resolver.web.leaderboard import build_app
-    from resolver.web import add_server_args, app_links, check_port, normalize_base_pathname, serve
 
     parser = ArgParser(prog="leaderboard.py", description="Interactive ReasonScore rankings with heat-map cells.")
     parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db")

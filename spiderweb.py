@@ -4,8 +4,7 @@ from resolver.core import ArgParser, run_main
 
 
 def main(argv=None):
-    from resolver.web import check_group_by, open_app_dataset
-    from resolver.web import add_server_args, app_links, check_port, normalize_base_pathname, serve
+    from resolver.web import add_server_args, app_links, check_group_by, check_port, normalize_base_pathname, open_app_dataset, serve
     from resolver.web.spiderweb import build_app
 
     parser = ArgParser(prog="spiderweb.py", description="Per-model radar chart web UI with archetypes.")

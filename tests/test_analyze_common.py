@@ -1,6 +1,5 @@
 """The shared analyze.py plumbing: output writing, tables, JSON safety."""
 import json
-import math
 
 import numpy as np
 import pytest

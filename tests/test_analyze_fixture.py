@@ -24,8 +24,8 @@ import textwrap
 from pathlib import Path
 
 import duckdb
-
 from conftest import evaluate_hand_dataset, write_eval_entry
+
 from resolver.catalog.datasets import eval_id
 
 CONFIG = textwrap.dedent("""\

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import evaluate_hand_dataset, run_script
 from test_analyze_fixture import CONFIG, OUTCOMES, model_eval_id, write_cohort
 

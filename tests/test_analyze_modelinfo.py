@@ -8,7 +8,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlparse
 
 import pytest
-
 from conftest import run_script
 
 SHA = "0123456789abcdef0123456789abcdef01234567"

@@ -6,11 +6,21 @@ import json
 
 import duckdb
 import pytest
-from PIL import Image
-
 from conftest import run_script
-from test_analyze_fixture import (GROUPS, OUTCOMES, PROMPT_TOKENS, TOKENS, build_dataset, cell_counts,
-                                  hand_adjusted_score, hand_reasonscore, model_eval_id, points_of, wilson)
+from PIL import Image
+from test_analyze_fixture import (
+    GROUPS,
+    OUTCOMES,
+    PROMPT_TOKENS,
+    TOKENS,
+    build_dataset,
+    cell_counts,
+    hand_adjusted_score,
+    hand_reasonscore,
+    model_eval_id,
+    points_of,
+    wilson,
+)
 
 MODELS = list(OUTCOMES)
 TIERS = {"easy": 0, "medium": 1}

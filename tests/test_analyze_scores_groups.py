@@ -3,10 +3,10 @@ as the JSON does: checked against the fixture's evals.json groups."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import run_script
-from resolver.analysis.eval_groups import group_keys, models_markdown
 from test_analyze_fixture import GROUPS, OUTCOMES, build_dataset, model_eval_id
+
+from resolver.analysis.eval_groups import group_keys, models_markdown
 
 
 @pytest.fixture(scope="module")

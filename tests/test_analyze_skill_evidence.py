@@ -16,9 +16,9 @@ import re
 
 import pandas as pd
 import pytest
+from conftest import run_script
 from scipy.stats import binomtest
 
-from conftest import run_script
 from resolver.analysis.skill import SKILL_ALPHA, skill_evidence
 from resolver.catalog.datasets import eval_id
 

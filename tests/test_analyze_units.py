@@ -13,7 +13,6 @@ from scipy.stats import norm
 from resolver.analysis import aggregate, cluster, discovery, modelinfo, pairwise, points, rank, scores, tokens
 from resolver.core.errors import UserError
 
-
 # ------------------------------------------------------------------ cluster
 
 def test_interval_cliques_hand_example_with_shared_member():

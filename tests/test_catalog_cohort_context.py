@@ -9,8 +9,8 @@ import shutil
 
 import duckdb
 import pytest
-
 from conftest import REPO, run_script
+
 from resolver.catalog.cohort_context import UsageCounter, clip_record, limit_label, make_context_variant
 from tests.support.cohort_factory import build_complete_cohort, eval_id, tree_bytes
 

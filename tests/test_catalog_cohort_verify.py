@@ -5,10 +5,9 @@ import json
 import re
 
 import pytest
-
 from conftest import REPO, run_script
-from tests.support.cohort_factory import (build_complete_cohort, build_data_dir, eval_entry, eval_id, write_evals,
-                               write_run)
+
+from tests.support.cohort_factory import build_complete_cohort, build_data_dir, eval_entry, eval_id, write_run
 
 
 def table_rows(markdown: str) -> list:

@@ -4,8 +4,7 @@ import json
 
 import pytest
 
-from resolver.catalog.datasets import (eval_files, eval_id, eval_matches, facets_from_groups,
-                               load_dataset, load_evals)
+from resolver.catalog.datasets import eval_files, eval_id, eval_matches, facets_from_groups, load_dataset, load_evals
 from resolver.core.errors import UserError
 
 

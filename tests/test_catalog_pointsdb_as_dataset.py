@@ -18,11 +18,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from conftest import REPO, run_script
-from tests.support.runner import runner_args, simulator
 from test_evaluate_pipeline import check_against_raw
+
 from resolver.catalog.datasets import dataset_from_pointsdb, eval_id, is_duckdb_file
+from tests.support.runner import runner_args, simulator
 
 MODELS = ("sim-mid", "sim-weak")
 DB = "pointsdb-interview.db"

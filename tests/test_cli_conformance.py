@@ -35,8 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port
-from tests.support.r12_study import REPO, TEMPLATE, SAMPLER, env, study_root
+from tests.support.r12_study import REPO, env, study_root
 from tests.test_catalog_identifiers import fetch_app, hex_id
 
 STRONG, MID, WEAK = hex_id("sim-strong"), hex_id("sim-mid"), hex_id("sim-weak")
@@ -154,7 +153,7 @@ ANALYSIS = [
          files=("fft*.png",)),
     # docs/analyze.md (dataset-m12x is the older release's dataset name)
     *[Line("001", quoted, quoted.replace("data/dataset-m12x.json", "data/r12.json"),
-           "seed 001's dataset-m12x.json is an older release's dataset; r12 here", **checks)
+           "the ranking workflow's dataset-m12x.json is an older release's dataset; r12 here", **checks)
       for quoted, checks in [
           ("python analyze.py evals data/dataset-m12x.json --format table", {"stdout": ("eval_id", *LABELS)}),
           ("python analyze.py scores data/dataset-m12x.json --output scores.md", {"files": ("scores.md",)}),
@@ -184,14 +183,14 @@ ANALYSIS = [
          "placeholders filled with the study's eval_ids", files=("comparison.md",)),
     Line("001", """python analyze.py scores data/dataset-m12x.json --filters '{"eval_id": [0, 1, 2, 3]}'""",
          f"python analyze.py scores data/r12.json --filters {filt(eval_id=[STRONG, MID, WEAK])}",
-         "eval_ids are 6-character strings (seed 003), not 0..3; the literal form is checked below",
+         "eval_ids are 6-character strings (docs/configs.md), not 0..3; the literal form is checked below",
          stdout=LABELS),
     # docs/cohort.md
     Line("002", "python analyze.py evals data/r12.json --search qwen", stdout=("Simulated strong model",)),
     Line("002", "python analyze.py evals data/r12.json --groups arch:moe,size:large", stdout=("Simulated strong model",)),
     Line("002", "python analyze.py modelinfo data/r12.json --eval-id <hash>",
          f"python analyze.py modelinfo data/r12.json --eval-id {STRONG} --output-dir metadata-one/",
-         "<hash> is the study's eval; seed 000 makes --output-dir required", files=("metadata-one/MODELINFO.md",)),
+         "<hash> is the study's eval; README.md makes --output-dir required", files=("metadata-one/MODELINFO.md",)),
     # cohort.py read-only lines (seeds 000 and 002)
     Line("000", "python cohort.py list", stdout=(*LABELS,)),
     Line("000", "python cohort.py list data/r12/Qwen3-Next-80B", f"python cohort.py list {COHORT}",
@@ -340,8 +339,8 @@ def test_modelinfo_outputs(root, analysis_results):
 
 def test_scores_png_rows_follow_score_per_token(root, analysis_results):
     """Seed 001: PNG rows sorted by score/token within tiers; checked on the JSON the PNG is drawn from."""
-    from resolver.plots.scores import _layout
     from resolver.analysis.scores import score_table_columns
+    from resolver.plots.scores import _layout
 
     results = json.loads(run_line(root, "python analyze.py scores data/r12.json --format json").stdout)
     rows = _layout(results, score_table_columns(results))

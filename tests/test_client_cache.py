@@ -14,7 +14,6 @@ import pytest
 
 from resolver.client.cache import ResponseCache, request_key, resolve_cache_path
 from resolver.core.errors import UserError
-
 from tests.support.runner import REPO
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "2+2? é"}], "temperature": 0.0,

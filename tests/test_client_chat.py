@@ -14,8 +14,8 @@ from email.utils import formatdate
 import pytest
 from aiohttp import web
 
-from resolver.client.chat import (ChatClient, RequestFailed, completion_from_payload, normalize_apibase,
-                             parse_retry_after)
+from resolver.client.chat import ChatClient, RequestFailed, normalize_apibase, parse_retry_after
+from resolver.client.completions import completion_from_payload
 from resolver.core.errors import UserError
 from tests.support.runner import LoopbackServer
 

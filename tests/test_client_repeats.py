@@ -13,8 +13,8 @@ import json
 from resolver.client.cache import request_key
 from resolver.client.chat import RequestFailed
 from tests.support.runner import read_folder, run_folders
-from tests.test_client_hostile_server import MALFORMED_200, FakeServer, answer_ok, runner, with_message
 from tests.test_client_chat import ScriptedServer, ask, completion
+from tests.test_client_hostile_server import MALFORMED_200, FakeServer, answer_ok, runner, with_message
 
 GOOD = completion("Final Answer: 4")
 # llama.cpp with a small context answers some requests with this, every time.

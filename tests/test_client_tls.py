@@ -14,8 +14,8 @@ import subprocess
 import pytest
 
 from resolver.client.chat import ChatClient
-from resolver.core.errors import UserError
 from resolver.client.tls import ssl_context_for
+from resolver.core.errors import UserError
 from tests.conftest import run_script
 from tests.support.runner import read_folder, run_folders, runner_args
 from tests.test_client_hostile_server import FakeServer, answer_ok

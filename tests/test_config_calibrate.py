@@ -9,10 +9,10 @@ import textwrap
 import pytest
 
 from resolver.config.calibrate import TOLERANCE, count_prompt_tokens, load_tokenizer, resolve_calibration, search_parameter
-from resolver.core.errors import UserError
 from resolver.config.manifold import ManifoldEntry, TaskConfig, expand_steps, load_config
 from resolver.config.point_identity import step_seed
 from resolver.config.prompts import load_template, render_messages
+from resolver.core.errors import UserError
 from resolver.grading import get_task
 
 

@@ -6,11 +6,11 @@ import textwrap
 
 import pytest
 import yaml
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from resolver.config.manifold import expand_steps, expected_points, load_config, step_name, step_seed, thin
 from resolver.core.errors import UserError
-from resolver.config.manifold import (expand_steps, expected_points, load_config, step_name, step_seed,
-                               thin)
 
 
 def write(tmp_path, text, name="exp.yaml"):

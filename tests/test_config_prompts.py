@@ -6,9 +6,8 @@ import random
 
 import pytest
 
+from resolver.config.prompts import build_request, load_sampler, load_template, render_messages, split_sampler
 from resolver.core.errors import UserError
-from resolver.config.prompts import (build_request, load_sampler, load_template, render_messages,
-                              split_sampler)
 from resolver.tasks.base import Param, Task, TestCase
 
 TEMPLATE_NAMES = ["zeroshot", "zeroshot-nosys", "zerocot-nosys", "multishot",

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from conftest import run_script
 from isal import igzip
-from resolver.grading.answers import GRADER_VERSION
+
 from resolver.catalog.datasets import eval_id
+from resolver.grading.answers import GRADER_VERSION
 
 FIELDS = ("task", "version", "base_task", "key", "input", "target", "response_enum", "genresult", "messages",
           "answer", "usage", "timings", "step", "params", "model", "template", "sampler", "guess_chance",

@@ -3,12 +3,12 @@ import json
 import shutil
 
 import duckdb
-
 from conftest import REPO, run_script
-from tests.support.runner import runner_args, simulator
-from test_evaluate_pipeline import check_against_raw, all_ndjson
+from test_evaluate_pipeline import all_ndjson, check_against_raw
+
 from resolver.catalog.datasets import eval_id
 from resolver.config.manifold import expected_points, load_config
+from tests.support.runner import runner_args, simulator
 
 
 def test_runner_output_in_a_cohort_builds_the_dataset_db(tmp_path):

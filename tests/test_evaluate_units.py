@@ -9,7 +9,7 @@ from isal import igzip
 from resolver.core.errors import UserError
 from resolver.ingest import expand_interview
 from resolver.ingest.scan import ScanJob, scan_batch
-from resolver.pointsdb.store import outcome_of
+from resolver.pointsdb.schema import outcome_of
 from resolver.records import gzip_size
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from scipy.stats import binomtest
 
 from resolver.analysis.capacity import fit_logistic, logistic, peak_from_points

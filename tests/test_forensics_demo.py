@@ -12,11 +12,11 @@ from types import SimpleNamespace
 
 import duckdb
 import pytest
+from conftest import REPO
 from PIL import Image
 
 import analyze as analyze_script
 import probe as probe_script
-from conftest import REPO
 from resolver.probe.loops import CLASSES
 
 

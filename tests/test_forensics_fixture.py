@@ -21,8 +21,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from conftest import evaluate_hand_dataset, write_eval_entry
+
 from resolver.catalog.datasets import eval_id
 
 CONFIG = textwrap.dedent("""\

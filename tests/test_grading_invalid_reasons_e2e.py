@@ -14,8 +14,8 @@ import shutil
 from collections import Counter
 
 import duckdb
-
 from conftest import REPO, run_script
+
 from tests.support.runner import read_folder, runner_args, simulator
 
 CLOSED_TASKS = {"boolean", "dates", "movies", "shapes", "shuffle"}      # choice / literal answers

@@ -2,12 +2,11 @@
 overlapping, width as asked, height grown with the labels."""
 from __future__ import annotations
 
-
 import pytest
-from PIL import Image
-
 import test_analyze_fixture as fixture
 from conftest import run_script
+from PIL import Image
+
 from resolver.plots.pairwise import pairwise_figure
 
 LONG = {"Alpha": "Simulated strong model (qwen3 stand-in, r12) with a long descriptive label",

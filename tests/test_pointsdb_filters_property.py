@@ -5,11 +5,11 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_pointsdb_query import EVALS, _rows, _write_db
 
 from resolver.core.errors import UserError
 from resolver.pointsdb.filters import parse_filters
 from resolver.pointsdb.reader import open_pointsdb
-from test_pointsdb_query import EVALS, _rows, _write_db
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),

@@ -6,14 +6,13 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from conftest import run_script
 from PIL import Image
+from test_forensics_fixture import LOOP_KINDS, ROW_CHARS, SAMPLES, correct_count, forensics_dataset, point_id_of  # noqa: F401
 
 import probe as probe_script
-from conftest import run_script
 from resolver.core.errors import UserError
 from resolver.probe.fft import FREQUENCIES
-from test_forensics_fixture import (LOOP_KINDS, ROW_CHARS, SAMPLES, correct_count, forensics_dataset,  # noqa: F401
-                                    point_id_of)
 
 
 @pytest.fixture

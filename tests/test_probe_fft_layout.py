@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from PIL import Image
-
 from conftest import evaluate_hand_dataset, run_script
+from PIL import Image
+from test_forensics_fixture import CONFIG, MIDPOINT, SAMPLES, model_eval_id, write_cohort
+
 from resolver.analysis.surface import TaskView
 from resolver.plots.fft import TITLE_PX, fft_figure
 from resolver.plots.layout import grid_shape, wrap
-from test_forensics_fixture import CONFIG, MIDPOINT, SAMPLES, model_eval_id, write_cohort
 
 FACETED = CONFIG.replace("group_by: [params.length]\n",
                          "group_by: [params.length]\n        facet_by: [params.max_depth]\n")

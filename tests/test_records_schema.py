@@ -13,8 +13,7 @@ import pytest
 
 from resolver.ingest import records as ingest_records
 from resolver.records import schema
-from resolver.run.experiment import (RunOptions, blank_record, build_experiment, cases_for, graded_record,
-                                     messages_for)
+from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, graded_record, messages_for
 
 REPO = Path(__file__).resolve().parent.parent
 # Written out by hand from docs/architecture.md's prose ("fields in this order"), so the

@@ -14,14 +14,26 @@ import sys
 import time
 
 import pytest
-from resolver.grading.answers import grade_record
+
 from resolver.client.cache import request_key
 from resolver.config.manifold import load_config
 from resolver.config.prompts import build_request, load_sampler
+from resolver.grading.answers import grade_record
 from resolver.records.schema import RECORD_FIELDS
-
-from tests.support.runner import (REPO, LoopbackServer, SAMPLER, TINY, cache_keys, comparable, read_folder, run_folders,
-                            runner_args, simulator, skill_by_root, write_json)
+from tests.support.runner import (
+    REPO,
+    SAMPLER,
+    TINY,
+    LoopbackServer,
+    cache_keys,
+    comparable,
+    read_folder,
+    run_folders,
+    runner_args,
+    simulator,
+    skill_by_root,
+    write_json,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 

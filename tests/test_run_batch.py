@@ -13,10 +13,9 @@ import uuid
 
 import pytest
 
-from resolver.run.batch import batch_line, read_batch_output, write_batch_file
 from resolver.client.cache import request_key
 from resolver.core.errors import UserError
-
+from resolver.run.batch import batch_line, read_batch_output, write_batch_file
 from tests.support.runner import TINY, comparable, read_folder, run_folders, runner_args, simulator
 
 pytestmark = pytest.mark.filterwarnings("ignore")

@@ -10,11 +10,9 @@ from pathlib import Path
 import pytest
 
 from resolver.core.errors import UserError
-from resolver.run.experiment import (RunOptions, blank_record, build_experiment, cases_for,
-                                 clear_case_cache, graded_record, messages_for, request_for)
+from resolver.records.run_folders import RecordWriter, iter_records, new_run_folder, run_folder_name
 from resolver.records.schema import RECORD_FIELDS
-from resolver.records.run_folders import (RecordWriter, iter_records, new_run_folder,
-                              run_folder_name)
+from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, clear_case_cache, graded_record, messages_for, request_for
 
 # docs/runner.md: example record, field by field, in order (plus manifold)
 SEED_004_FIELDS = ["task", "version", "base_task", "key", "input", "target", "response_enum",
@@ -173,8 +171,8 @@ def test_graded_record(repo):
     cut = graded_record(blank, "Final Answer: " + case.target, None, usage, "length")
     assert "reasoning" not in cut and cut["is_truncated"] and not cut["is_valid"]
     assert blank["answer"] is None and blank["grader_version"] is None  # the blank is not modified
-    from resolver.grading.answers import GRADER_VERSION
     from resolver.grading import get_task
+    from resolver.grading.answers import GRADER_VERSION
     assert good["grader_version"] == GRADER_VERSION and good["task_version"] == get_task(step.generator).version
 
 

@@ -11,8 +11,8 @@ import time
 import pytest
 import zstandard
 
-from resolver.share import blobs as blobs
 from resolver.core.errors import UserError
+from resolver.share import blobs as blobs
 
 
 def make_tree(root):

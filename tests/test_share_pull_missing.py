@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from conftest import run_script
+
 from tests.support.cohort_factory import build_data_dir, eval_id
 
 

@@ -8,15 +8,14 @@ import subprocess
 import sys
 
 import pytest
+from conftest import REPO, free_port, run_script
 
-from conftest import REPO, run_script
 from resolver.share import blobs as blobs
 from resolver.share import manifest as manifestlib
 from resolver.share.remote_base import RemoteError, part_path
 from resolver.share.remote_http import HttpRemote
 from resolver.share.remote_s3 import S3Remote
 from tests.support.cohort_factory import BlobServer, build_data_dir, tree_bytes, wait_for
-from conftest import free_port
 
 BUCKET = "reasonscape-test"
 

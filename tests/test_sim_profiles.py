@@ -7,14 +7,24 @@ import unicodedata
 
 import pytest
 
-from resolver.probe import loops as loops
-from resolver.grading.answers import grade
-from resolver.sim.profiles import (LOOP_KINDS, PROFILES, Problem, compose_answer, count_tokens,
-                                   cut_to_tokens, format_final, invalid_final, loop_text,
-                                   reasoning_prose, sentence_pool, wrong_answer)
-from resolver.sim.problems import ExperimentProblems
 from resolver.grading import get_task
-
+from resolver.grading.answers import grade
+from resolver.probe import loops as loops
+from resolver.sim.problems import ExperimentProblems
+from resolver.sim.profiles import (
+    LOOP_KINDS,
+    PROFILES,
+    Problem,
+    compose_answer,
+    count_tokens,
+    cut_to_tokens,
+    format_final,
+    invalid_final,
+    loop_text,
+    reasoning_prose,
+    sentence_pool,
+    wrong_answer,
+)
 from tests.support.runner import TINY
 
 WORDS = ["apple", "banana", "cherry", "grape", "lemon", "mango", "melon", "peach"]

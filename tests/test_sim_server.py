@@ -12,10 +12,9 @@ import pytest
 
 from resolver.core.errors import UserError
 from resolver.run.experiment import RunOptions, build_experiment, cases_for, messages_for, request_for
-from resolver.sim.profiles import count_tokens
 from resolver.sim.faults import parse_faults
+from resolver.sim.profiles import count_tokens
 from resolver.sim.simulator import SimulatorServer
-
 from tests.support.runner import REPO, SAMPLER, TEMPLATE, TINY, simulator
 
 

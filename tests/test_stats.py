@@ -8,9 +8,8 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest, norm
 
-from resolver.stats import estimates as stats
 from resolver.core.errors import UserError
-
+from resolver.stats import estimates as stats
 
 # scipy uses the exact 97.5% normal quantile; the toolkit's default is docs/statistics.md: 1.96.
 # Comparisons with scipy pass scipy's z so that they test the formula itself.

@@ -8,14 +8,14 @@ import shutil
 
 import duckdb
 import pytest
-
 from conftest import run_script
 from test_analyze_fixture import build_dataset, cell_counts, model_eval_id
-from resolver.stats import estimates as stats
+
 from resolver.analysis.cell import cell_value, format_value, mode_label
 from resolver.analysis.spiderweb import spiderweb_table
 from resolver.catalog.datasets import load_dataset
 from resolver.pointsdb.reader import open_pointsdb
+from resolver.stats import estimates as stats
 
 CELLS = [("Beta", "boolean", "easy", 0), ("Beta", "arithmetic", "medium", 1), ("Delta", "boolean", "medium", 1)]
 FIELDS = ("center", "margin", "low", "high")

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from resolver.grading.answers import grade
 from resolver.core.errors import UserError
 from resolver.grading import get_task
+from resolver.grading.answers import grade
 
 # A few parameter sets per task, from easy to hard, covering enums and bitmasks.
 CASES = {

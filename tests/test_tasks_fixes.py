@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import itertools
-import json
 import random
 import re
 from collections import Counter

@@ -8,8 +8,8 @@ import statistics
 
 import pytest
 
-from resolver.grading.answers import grade
 from resolver.core.errors import UserError
+from resolver.grading.answers import grade
 from resolver.tasks import get_task, task_names
 
 OURS = ("arithmetic", "boolean", "brackets")

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 import pytest
-
 import test_tasks_fairness as F
 import test_tasks_solvers as S
+
 from resolver.grading import get_task
 
 SAMPLES = 16

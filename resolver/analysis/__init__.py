@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         write_file,
     )
     from resolver.analysis.compression import LOOP_RATIO, PANELS
+    from resolver.analysis.invalid_reasons import count_reasons, describe, reasons_by_point
     from resolver.analysis.scores import (
         BELOW_CHANCE_MARK,
         DEGREE_COLUMN,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
         score_table_columns,
         tier_name,
     )
+    from resolver.analysis.skill import NO_SKILL_MARK, NO_SKILL_NOTE, skilled_first_key
     from resolver.analysis.spiderweb import spiderweb_from_aggregate
     from resolver.analysis.surface import COUNTERS, TaskView, config_views, select_views, surface_table, view_columns, view_points
 
@@ -42,8 +44,10 @@ __all__ = [
     "common",
     "compute_scores",
     "config_views",
+    "count_reasons",
     "COUNTERS",
     "DEGREE_COLUMN",
+    "describe",
     "dimension_not_carried",
     "discovery",
     "eval_labels",
@@ -59,15 +63,19 @@ __all__ = [
     "markdown_table",
     "memberships",
     "modelinfo",
+    "NO_SKILL_MARK",
+    "NO_SKILL_NOTE",
     "open_dataset",
     "pairwise",
     "PANELS",
     "points",
     "position_cli",
     "rank",
+    "reasons_by_point",
     "score_table_columns",
     "scores",
     "select_views",
+    "skilled_first_key",
     "spiderweb_from_aggregate",
     "surface_table",
     "TARGET_DIM",
@@ -85,11 +93,15 @@ _HOMES = {
     "COUNTERS": "surface",
     "DEGREE_COLUMN": "scores",
     "LOOP_RATIO": "compression",
+    "NO_SKILL_MARK": "skill",
+    "NO_SKILL_NOTE": "skill",
     "PANELS": "compression",
     "TARGET_DIM": "capacity",
     "TaskView": "surface",
     "compute_scores": "scores",
     "config_views": "surface",
+    "count_reasons": "invalid_reasons",
+    "describe": "invalid_reasons",
     "dimension_not_carried": "common",
     "eval_labels": "common",
     "evaluate_command": "common",
@@ -102,8 +114,10 @@ _HOMES = {
     "markdown_table": "common",
     "memberships": "cluster",
     "open_dataset": "common",
+    "reasons_by_point": "invalid_reasons",
     "score_table_columns": "scores",
     "select_views": "surface",
+    "skilled_first_key": "skill",
     "spiderweb_from_aggregate": "spiderweb",
     "surface_table": "surface",
     "tier_name": "scores",

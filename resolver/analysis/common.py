@@ -11,7 +11,6 @@ import json
 import math
 import re
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Iterable, Sequence
 

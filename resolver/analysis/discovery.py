@@ -2,8 +2,6 @@
 point counts, base tasks with their config views and point counts."""
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 
 from resolver.core import UserError, compile_search

@@ -358,9 +358,8 @@ def run_pairwise(args) -> int:
     if len(result["names"]) < 2:
         raise UserError("pairwise needs at least two evals in the selection")
     if args.format == "png":
-        from resolver.plots import pairwise_figure
-
         from resolver.analysis.skill import marked
+        from resolver.plots import pairwise_figure
 
         shown = [marked(labels.get(n, n), k) for n, k in zip(result["names"], result["skill_evidence"])]
         content = pairwise_figure(result, shown, args.width, group)

@@ -10,14 +10,16 @@ if TYPE_CHECKING:
     from resolver.audit.cli import register
 
 __all__ = [
+    "film_reader",
     "players",
     "register",
+    "theme_agreement",
 ]
 
 _HOMES = {
     "register": "cli",
 }
-_MODULES = {'players'}
+_MODULES = {'film_reader', 'players', 'theme_agreement'}
 
 
 def __getattr__(name: str):

@@ -5,9 +5,9 @@ import sys
 
 
 def register(subparsers) -> None:
-    from resolver.core import positive_int
     from resolver.audit.shortcuts import MIN_SAMPLES
     from resolver.config import DENSITIES
+    from resolver.core import positive_int
 
     p = subparsers.add_parser(
         "shortcuts", help="shortcut audit: do question-blind rules beat guess_chance on a config's problems?",
@@ -34,8 +34,8 @@ def run_shortcuts(args) -> int:
     from resolver.analysis import to_json, write_file
     from resolver.audit.render import audit_markdown
     from resolver.audit.shortcuts import MIN_SAMPLES, run_audit
-    from resolver.core import UserError
     from resolver.config import load_config
+    from resolver.core import UserError
 
     if args.samples < MIN_SAMPLES:
         raise UserError(f"--samples {args.samples} is too few to judge a point; use at least {MIN_SAMPLES}")

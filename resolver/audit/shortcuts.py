@@ -30,10 +30,10 @@ import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from resolver.grading import grade
 from resolver.audit.film_reader import READERS
 from resolver.audit.players import PLAYERS
 from resolver.config import ExperimentConfig, expand_steps
+from resolver.grading import grade
 
 POINT_ALLOWANCE = 0.05
 POOLED_ALLOWANCE = 0.03

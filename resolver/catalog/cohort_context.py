@@ -34,14 +34,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from resolver.core import write_text_atomic
 from resolver.catalog.cohort_verify import config_name
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
-from resolver.catalog.datasets import eval_files, eval_id as make_eval_id
-from resolver.core import UserError, choices_text, display_path
+from resolver.catalog.datasets import eval_files
+from resolver.catalog.datasets import eval_id as make_eval_id
+from resolver.config import load_hf_tokenizer
+from resolver.core import UserError, choices_text, display_path, write_text_atomic
 from resolver.records import iter_records, run_folder_name, safe_name
 from resolver.records.text_size import text_size
-from resolver.config import load_hf_tokenizer
 
 USAGE = "usage"     # --tokenizer value that forces the records' own counts
 

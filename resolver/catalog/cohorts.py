@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import glob as globlib
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 

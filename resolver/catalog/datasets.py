@@ -25,8 +25,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from resolver.core import UserError, choices_text
-from resolver.core import did_you_mean, read_json_file, refuse_unknown_keys
+from resolver.core import UserError, choices_text, did_you_mean, read_json_file, refuse_unknown_keys
 
 DENSITIES = ("normal", "lowdef", "corner")
 # Fields a cohort-level filter may test (docs/cohort.md shows tags and sampler).

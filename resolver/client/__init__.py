@@ -9,20 +9,14 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from resolver.client.cache import TRANSPORT_ONLY_FIELDS, ResponseCache, canonical_request, request_key
-    from resolver.client.chat import (
-        DEFAULT_LOAD_TIMEOUT,
-        ChatClient,
-        Completion,
-        PromptTooLong,
-        RequestFailed,
-        cached_completion,
-        completion_from_payload,
-        fast_event_loop,
-        normalize_apibase,
-    )
+    from resolver.client.chat import DEFAULT_LOAD_TIMEOUT, ChatClient, RequestFailed, fast_event_loop
+    from resolver.client.completions import Completion, PromptTooLong, cached_completion, completion_from_payload
+    from resolver.client.endpoints import api_key_from_env, parse_endpoint
     from resolver.client.http_policy import classify_error, error_text
+    from resolver.client.tls import ssl_context_for
 
 __all__ = [
+    "api_key_from_env",
     "cached_completion",
     "canonical_request",
     "ChatClient",
@@ -32,30 +26,33 @@ __all__ = [
     "DEFAULT_LOAD_TIMEOUT",
     "error_text",
     "fast_event_loop",
-    "normalize_apibase",
+    "parse_endpoint",
     "PromptTooLong",
     "request_key",
     "RequestFailed",
     "ResponseCache",
+    "ssl_context_for",
     "TRANSPORT_ONLY_FIELDS",
 ]
 
 _HOMES = {
     "ChatClient": "chat",
-    "Completion": "chat",
+    "Completion": "completions",
     "DEFAULT_LOAD_TIMEOUT": "chat",
-    "PromptTooLong": "chat",
+    "PromptTooLong": "completions",
     "RequestFailed": "chat",
     "ResponseCache": "cache",
     "TRANSPORT_ONLY_FIELDS": "cache",
-    "cached_completion": "chat",
+    "api_key_from_env": "endpoints",
+    "cached_completion": "completions",
     "canonical_request": "cache",
     "classify_error": "http_policy",
-    "completion_from_payload": "chat",
+    "completion_from_payload": "completions",
     "error_text": "http_policy",
     "fast_event_loop": "chat",
-    "normalize_apibase": "chat",
+    "parse_endpoint": "endpoints",
     "request_key": "cache",
+    "ssl_context_for": "tls",
 }
 _MODULES = {}
 

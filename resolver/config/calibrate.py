@@ -28,11 +28,11 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from resolver.core import write_text_atomic
+from resolver.config.hf_tokenizers import load_hf_tokenizer
 from resolver.config.point_identity import canonical_params, step_seed
+from resolver.core import write_text_atomic
 from resolver.records import safe_name
 from resolver.tasks import skipped_guess_rates
-from resolver.config.hf_tokenizers import load_hf_tokenizer
 
 SAMPLES = 8             # cases averaged per mean measurement
 CEILING_SAMPLES = 16    # cases per ceiling measurement (what calibration searches on)

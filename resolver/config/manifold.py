@@ -27,10 +27,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-
-from resolver.core import UserError, choices_text, file_not_found
-from resolver.core import did_you_mean, read_yaml_file
-from resolver.config.point_identity import canonical_params, identity_text, step_seed  # noqa: F401 (re-exported)
+from resolver.config.point_identity import canonical_params, identity_text, step_seed
+from resolver.core import UserError, choices_text, did_you_mean, file_not_found, read_yaml_file
 
 DENSITIES = ("normal", "lowdef", "corner")
 MODES = ("grid", "calibrate")

@@ -37,8 +37,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from resolver.core import UserError, choices_text, file_not_found
-from resolver.core import did_you_mean, read_json_file
+from resolver.core import UserError, choices_text, did_you_mean, file_not_found, read_json_file
 
 PLACEHOLDERS = ("task_description", "answer_format", "input", "examples")
 ROLES = ("system", "user", "assistant")

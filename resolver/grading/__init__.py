@@ -9,23 +9,30 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from resolver.grading.answer_kinds import canonical_target, extract_by_kind
+    from resolver.grading.answer_reasons import ALL_REASONS, INVALID_REASONS, UNKNOWN
     from resolver.grading.answers import GRADER_VERSION, grade, grade_record
     from resolver.grading.replies import MalformedReply, split_message
 
 __all__ = [
+    "ALL_REASONS",
     "answers",
     "canonical_target",
     "extract_by_kind",
     "grade",
     "grade_record",
     "GRADER_VERSION",
+    "INVALID_REASONS",
     "MalformedReply",
     "split_message",
+    "UNKNOWN",
 ]
 
 _HOMES = {
+    "ALL_REASONS": "answer_reasons",
     "GRADER_VERSION": "answers",
+    "INVALID_REASONS": "answer_reasons",
     "MalformedReply": "replies",
+    "UNKNOWN": "answer_reasons",
     "canonical_target": "answer_kinds",
     "extract_by_kind": "answer_kinds",
     "grade": "answers",

@@ -30,8 +30,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Mapping, Sequence
 
-from resolver.grading.answer_text import (TRAILING_PUNCT, WRAPPERS, Hedge, clean_line, first_line, later_boxed_lines,
-                                  unbox_spread)
+from resolver.grading.answer_text import TRAILING_PUNCT, WRAPPERS, Hedge, clean_line, first_line, later_boxed_lines, unbox_spread
 
 # A number: optional sign (ASCII or U+2212), thousands commas only in groups of three.
 _NUMBER = re.compile(

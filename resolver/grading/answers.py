@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from resolver.core import UserError
 from resolver.grading.answer_kinds import canonical_target, choice_options, extract_by_kind
 from resolver.grading.answer_reasons import INVALID_REASONS, invalid_reason
 from resolver.grading.answer_text import clean_line, final_answer_text, first_line, strip_reasoning

@@ -28,6 +28,7 @@ __all__ = [
     "evaluate_interview",
     "expand_interview",
     "keep_pandas_out",
+    "longlines",
     "problem_lines",
     "record_problem",
     "records",
@@ -47,7 +48,7 @@ _HOMES = {
     "stale_grader_warnings": "report",
     "summary_lines": "report",
 }
-_MODULES = {'records'}
+_MODULES = {'longlines', 'records'}
 
 
 def __getattr__(name: str):

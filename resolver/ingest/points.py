@@ -18,11 +18,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from resolver import pointsdb
-from resolver.grading import ALL_REASONS, UNKNOWN
 from resolver.catalog import EvalSpec
+from resolver.grading import ALL_REASONS, UNKNOWN
 from resolver.ingest.discovery import relative_names
 from resolver.ingest.report import add_regraded
 from resolver.pointsdb import OUTCOME_INVALID, OUTCOME_TRUNCATED
+
 
 @dataclass
 class EvalStats:

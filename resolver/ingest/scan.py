@@ -23,10 +23,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from resolver.core import UserError
-from resolver.ingest.longlines import (CUT_LIMIT, RECORD_LIMIT, cut_into_pieces, long_line_problem, piece_groups,
-                                       raw_line_problem)
-from resolver.ingest.records import (FIELDS, GZIP_FRAMING, GZIP_LEVEL, NO_PROBLEM, RANK, RECORD_QUERY, TEXT_FIELDS,
-                                     ValueRules, diagnose_line, load_line, outcome_codes, text_problem)
+from resolver.ingest.longlines import CUT_LIMIT, RECORD_LIMIT, cut_into_pieces, long_line_problem, piece_groups, raw_line_problem
+from resolver.ingest.records import (
+    FIELDS,
+    GZIP_FRAMING,
+    GZIP_LEVEL,
+    NO_PROBLEM,
+    RANK,
+    RECORD_QUERY,
+    TEXT_FIELDS,
+    ValueRules,
+    diagnose_line,
+    load_line,
+    outcome_codes,
+    text_problem,
+)
 from resolver.ingest.report import add_regraded
 from resolver.pointsdb import outcome_of
 

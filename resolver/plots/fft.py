@@ -10,13 +10,13 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.colors import Normalize  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import Normalize
 
-from resolver.plots.layout import grid_shape, wrap  # noqa: E402
-from resolver.plots.ticks import tick_text  # noqa: E402
-from resolver.probe import FREQUENCIES  # noqa: E402
+from resolver.plots.layout import grid_shape, wrap
+from resolver.plots.ticks import tick_text
+from resolver.probe import FREQUENCIES
 
 DPI = 100
 TITLE_PX = 70           # the figure title's band above the grid

@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from resolver.plots.layout import wrap  # noqa: E402
+from resolver.plots.layout import wrap
 
 DPI = 100
 LABEL_CHARS = 42        # row labels wrap at this many characters

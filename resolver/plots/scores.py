@@ -14,14 +14,20 @@ import math
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib import colormaps  # noqa: E402
-from matplotlib.colors import Normalize  # noqa: E402
-from matplotlib.patches import Patch, Rectangle  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib import colormaps
+from matplotlib.colors import Normalize
+from matplotlib.patches import Patch, Rectangle
 
-from resolver.analysis import (BELOW_CHANCE_MARK, eval_labels, format_fraction, format_score,  # noqa: E402
-                                      group_order, score_table_columns)
-from resolver.analysis import NO_SKILL_MARK  # noqa: E402
+from resolver.analysis import (
+    BELOW_CHANCE_MARK,
+    NO_SKILL_MARK,
+    eval_labels,
+    format_fraction,
+    format_score,
+    group_order,
+    score_table_columns,
+)
 
 DPI = 100
 ROW_INCHES = 0.34

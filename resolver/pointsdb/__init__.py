@@ -8,7 +8,9 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from resolver.pointsdb.store import (
+    from resolver.pointsdb.filters import parse_filters, validate_dimension
+    from resolver.pointsdb.reader import open_pointsdb
+    from resolver.pointsdb.schema import (
         COUNTER_COLUMNS,
         OUTCOME_CORRECT,
         OUTCOME_INCORRECT,
@@ -16,15 +18,11 @@ if TYPE_CHECKING:
         OUTCOME_NAMES,
         OUTCOME_TRUNCATED,
         SCHEMA_VERSION,
-        PointsWriter,
         canonical_json,
-        open_pointsdb,
         outcome_of,
-        parse_filters,
         point_ids,
-        points_batch,
-        validate_dimension,
     )
+    from resolver.pointsdb.writer import PointsWriter, points_batch
 
 __all__ = [
     "canonical_json",
@@ -40,29 +38,30 @@ __all__ = [
     "point_ids",
     "points_batch",
     "PointsWriter",
+    "schema",
     "SCHEMA_VERSION",
-    "store",
     "validate_dimension",
+    "writer",
 ]
 
 _HOMES = {
-    "COUNTER_COLUMNS": "store",
-    "OUTCOME_CORRECT": "store",
-    "OUTCOME_INCORRECT": "store",
-    "OUTCOME_INVALID": "store",
-    "OUTCOME_NAMES": "store",
-    "OUTCOME_TRUNCATED": "store",
-    "PointsWriter": "store",
-    "SCHEMA_VERSION": "store",
-    "canonical_json": "store",
-    "open_pointsdb": "store",
-    "outcome_of": "store",
-    "parse_filters": "store",
-    "point_ids": "store",
-    "points_batch": "store",
-    "validate_dimension": "store",
+    "COUNTER_COLUMNS": "schema",
+    "OUTCOME_CORRECT": "schema",
+    "OUTCOME_INCORRECT": "schema",
+    "OUTCOME_INVALID": "schema",
+    "OUTCOME_NAMES": "schema",
+    "OUTCOME_TRUNCATED": "schema",
+    "PointsWriter": "writer",
+    "SCHEMA_VERSION": "schema",
+    "canonical_json": "schema",
+    "open_pointsdb": "reader",
+    "outcome_of": "schema",
+    "parse_filters": "filters",
+    "point_ids": "schema",
+    "points_batch": "writer",
+    "validate_dimension": "filters",
 }
-_MODULES = {'store'}
+_MODULES = {'schema', 'writer'}
 
 
 def __getattr__(name: str):

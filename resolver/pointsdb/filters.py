@@ -3,22 +3,12 @@ always compiled to SQL with bound parameters (docs/pointsdb.md).
 """
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
-import os
 import re
-import shutil
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-import duckdb
-import pyarrow as pa
-
-from resolver.core import UserError, choices_text
+from resolver.core import UserError
 from resolver.pointsdb.schema import EVAL_COLUMNS
-
 
 # Dimensions: plain identity columns and dotted paths into the three JSON columns.
 PLAIN_DIMENSIONS = ("eval_id", "model", "template", "sampler", "base_task", "task")

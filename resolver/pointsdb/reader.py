@@ -10,23 +10,15 @@ add intervals with ``resolver.stats``.
 """
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
-import os
-import re
-import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 
 from resolver.core import UserError, choices_text
-from resolver.pointsdb.schema import COUNTER_COLUMNS, POINT_COLUMNS, SUM_COLUMNS, _JSON_COLUMNS
 from resolver.pointsdb.filters import dimension_sql, is_identifier_dimension, parse_filters, validate_dimension
-
+from resolver.pointsdb.schema import _JSON_COLUMNS, COUNTER_COLUMNS, POINT_COLUMNS, SUM_COLUMNS
 
 if TYPE_CHECKING:   # pandas is imported lazily: evaluate.py's writer never needs it
     import pandas as pd

@@ -3,21 +3,12 @@ canonical JSON and point ids (docs/pointsdb.md).
 """
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
-import os
-import re
-import shutil
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-import duckdb
 import pyarrow as pa
 
-from resolver.core import UserError, choices_text
-
+from resolver.core import UserError
 
 # 2: points carry task_version / grader_version / guess_sum_all, evals grader_version.
 # 3: points carry invalid_reasons (invalid samples counted by reason).

@@ -4,22 +4,16 @@ renamed over it atomically, so readers keep a consistent snapshot (docs/pointsdb
 from __future__ import annotations
 
 import fcntl
-import hashlib
-import json
 import os
-import re
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow as pa
 
-from resolver.core import UserError, choices_text
-from resolver.pointsdb.schema import EVAL_COLUMNS, POINT_COLUMNS, SCHEMA_VERSION, _ARROW_POINT_TYPES, create_schema
+from resolver.core import UserError
 from resolver.pointsdb.reader import OPTIONAL_POINT_COLUMNS
-
+from resolver.pointsdb.schema import _ARROW_POINT_TYPES, EVAL_COLUMNS, POINT_COLUMNS, SCHEMA_VERSION, create_schema
 
 # DuckDB's own memory cap while writing, so evaluate.py stays well under 1 GB whatever
 # the dataset size (DuckDB spills to disk beyond it).

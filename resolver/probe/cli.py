@@ -2,7 +2,6 @@
 and shortcuts (the generator audit of resolver.audit)."""
 from __future__ import annotations
 
-
 from resolver.analysis import common
 from resolver.core import UserError
 

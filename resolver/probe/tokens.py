@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from resolver.core import UserError
 from resolver.config import load_hf_tokenizer
+from resolver.core import UserError
 
 BYTES = "bytes"
 

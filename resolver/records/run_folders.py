@@ -1,4 +1,4 @@
-"""Run folders and the NDJSON runner records (seed 004): naming, writing, reading.
+"""Run folders and the NDJSON runner records (docs/runner.md): naming, writing, reading.
 
 Writing appends one JSON object per line and flushes after every record, so a
 crash loses nothing already written; a file whose last line was cut off by a
@@ -46,7 +46,7 @@ def new_run_folder(output, config_name, model, template, sampler, when: datetime
 
 
 def step_file_name(step_name: str, base_task: str | None = None) -> str:
-    """A step's NDJSON file name: the task name first, so seed 000's glob
+    """A step's NDJSON file name: the task name first, so README.md: glob
     `results/2025-*/arithmetic*.ndjson` picks one task's files.
 
     Step `000_arithmetic_length-4` of task `arithmetic` -> `arithmetic_000_length-4.ndjson`;

@@ -43,23 +43,28 @@ import random
 import signal
 import sys
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tqdm import tqdm
 
-from resolver.client import TRANSPORT_ONLY_FIELDS, ResponseCache, canonical_request
-from resolver.client import (DEFAULT_LOAD_TIMEOUT, ChatClient, Completion, PromptTooLong, RequestFailed,
-                             cached_completion, fast_event_loop)
+from resolver.client import (
+    DEFAULT_LOAD_TIMEOUT,
+    TRANSPORT_ONLY_FIELDS,
+    ChatClient,
+    Completion,
+    PromptTooLong,
+    RequestFailed,
+    ResponseCache,
+    cached_completion,
+    canonical_request,
+    fast_event_loop,
+)
 from resolver.core import UserError
-from resolver.run.experiment import (RunOptions, blank_record, build_experiment, cases_for,
-                                 forget_step, graded_record, messages_for, request_for)
 from resolver.records import RecordWriter, new_run_folder, step_file
-from resolver.stats import skill_interval
+from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, forget_step, graded_record, messages_for, request_for
 from resolver.run.rounds import Tally, needs_another_round
 from resolver.run.summary import RunSummary
-
 
 FLUSH_INTERVAL_S = 0.025     # cache commit + record write cadence
 
@@ -438,8 +443,7 @@ async def _interruptible(coro) -> RunSummary:
 
 def run_api(opts: RunOptions) -> int:
     """runner.py --mode api: returns the exit status (0 ok, 1 failed samples, 130 interrupted)."""
-    from resolver.client import parse_endpoint
-    from resolver.client import ssl_context_for
+    from resolver.client import parse_endpoint, ssl_context_for
 
     endpoint = parse_endpoint(opts.apibase)         # bad URL: one-line error before any work
     ssl_context = ssl_context_for(opts.extras.get("ca_bundle"), https=endpoint.base.startswith("https:"))

@@ -28,10 +28,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from resolver.client import TRANSPORT_ONLY_FIELDS, request_key
-from resolver.client import Completion, PromptTooLong, cached_completion, completion_from_payload
+from resolver.client import (
+    TRANSPORT_ONLY_FIELDS,
+    Completion,
+    PromptTooLong,
+    cached_completion,
+    classify_error,
+    completion_from_payload,
+    error_text,
+    request_key,
+)
 from resolver.core import UserError
-from resolver.client import classify_error, error_text
 
 CHAT_URL = "/v1/chat/completions"
 
@@ -188,8 +195,8 @@ def _round_records(experiment, step, start: int, stop: int, cache):
 def plan_batch(experiment, cache) -> BatchPlan:
     """Walk every step's rounds through the cache, as the API loop would, and
     collect the requests of the first round that is not fully answered."""
-    from resolver.run.rounds import Tally, needs_another_round
     from resolver.run.experiment import forget_step
+    from resolver.run.rounds import Tally, needs_another_round
 
     plan = BatchPlan()
     count = experiment.precision.count
@@ -262,10 +269,10 @@ def run_read_batch(opts) -> int:
     a run folder from the cache and say which steps still need rounds."""
     import asyncio
 
-    from resolver.run.api_runner import RunLoop, ordered_steps
     from resolver.client import ResponseCache
-    from resolver.run.experiment import build_experiment
     from resolver.records import new_run_folder
+    from resolver.run.api_runner import RunLoop, ordered_steps
+    from resolver.run.experiment import build_experiment
 
     experiment = build_experiment(opts)
     output = read_batch_output(opts.batch)

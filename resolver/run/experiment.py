@@ -17,10 +17,22 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from resolver.grading import GRADER_VERSION, grade
+from resolver.config import (
+    DENSITIES,
+    ExperimentConfig,
+    Precision,
+    Sampler,
+    Step,
+    Template,
+    build_request,
+    expand_steps,
+    load_config,
+    load_sampler,
+    load_template,
+    render_messages,
+)
 from resolver.core import UserError
-from resolver.config import DENSITIES, ExperimentConfig, Precision, Step, expand_steps, load_config
-from resolver.config import Sampler, Template, build_request, load_sampler, load_template, render_messages
+from resolver.grading import GRADER_VERSION, grade
 from resolver.records import RECORD_VERSION
 from resolver.records.text_size import text_size
 

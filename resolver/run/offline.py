@@ -14,9 +14,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from resolver.run.experiment import (RunOptions, blank_record, build_experiment, cases_for,
-                                 forget_step, messages_for)
 from resolver.records import RecordWriter, new_run_folder, step_file
+from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, forget_step, messages_for
 
 
 def write_offline(experiment, folder: Path, rounds: int, *, quiet: bool = False) -> int:

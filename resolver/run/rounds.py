@@ -3,25 +3,8 @@ another round while its skill interval is too wide (docs/runner.md).
 """
 from __future__ import annotations
 
-import asyncio
-import hashlib
-import random
-import signal
-import sys
-import time
-from collections import Counter
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
-from tqdm import tqdm
-
-from resolver.client import TRANSPORT_ONLY_FIELDS, ResponseCache, canonical_request
-from resolver.client import (DEFAULT_LOAD_TIMEOUT, ChatClient, Completion, PromptTooLong, RequestFailed,
-                             cached_completion, fast_event_loop)
-from resolver.core import UserError
-from resolver.run.experiment import (RunOptions, blank_record, build_experiment, cases_for,
-                                 forget_step, graded_record, messages_for, request_for)
-from resolver.records import RecordWriter, new_run_folder, step_file
 from resolver.stats import skill_interval
 
 

@@ -34,9 +34,9 @@ from pathlib import Path, PurePosixPath
 import zstandard
 from tqdm import tqdm
 
-from resolver.share import tarsafe as tarsafe
 from resolver.core import UserError
-from resolver.share.tarsafe import UnsafeArchive  # noqa: F401 - re-exported for callers
+from resolver.share import tarsafe as tarsafe
+from resolver.share.tarsafe import UnsafeArchive
 
 BLOB_SUFFIX = ".tar.zst"
 ZSTD_LEVEL = 3

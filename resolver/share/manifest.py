@@ -31,10 +31,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from resolver.core import write_text_atomic
+from resolver.core import UserError, did_you_mean, read_json_file, write_text_atomic
 from resolver.share.blobs import is_blob_name
-from resolver.core import UserError
-from resolver.core import did_you_mean, read_json_file
 
 FORMAT = 1
 DEFAULT_PATH = Path("data") / "manifest.json"

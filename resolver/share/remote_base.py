@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlparse
 
 from tqdm import tqdm
 
-from resolver.share.blobs import CHUNK, blob_key, short
 from resolver.core import UserError
-
+from resolver.share.blobs import short
 
 RETRIES = 4
 

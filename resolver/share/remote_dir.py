@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
-import time
 from pathlib import Path
-from urllib.parse import urlparse
 
-from tqdm import tqdm
-
-from resolver.share.blobs import CHUNK, blob_key, short
-from resolver.core import UserError
+from resolver.share.blobs import CHUNK, blob_key
 from resolver.share.remote_base import Remote, RemoteError, _check_announced, _download_bar, _keep, _upload_bar
 
 

@@ -2,17 +2,10 @@
 """
 from __future__ import annotations
 
-import os
-import sys
-import tempfile
-import time
 from pathlib import Path
-from urllib.parse import urlparse
 
-from tqdm import tqdm
-
-from resolver.share.blobs import CHUNK, blob_key, short
 from resolver.core import UserError
+from resolver.share.blobs import blob_key
 from resolver.share.remote_base import Remote, RemoteError, TransientError, _check_announced, _content_length, _download_bar, _keep
 
 

@@ -3,17 +3,11 @@ AWS settings (docs/data.md).
 """
 from __future__ import annotations
 
-import os
-import sys
-import tempfile
-import time
 from pathlib import Path
 from urllib.parse import urlparse
 
-from tqdm import tqdm
-
-from resolver.share.blobs import CHUNK, blob_key, short
 from resolver.core import UserError
+from resolver.share.blobs import CHUNK, blob_key
 from resolver.share.remote_base import Remote, RemoteError, TransientError, _check_announced, _download_bar, _keep, _upload_bar
 
 
@@ -33,9 +27,8 @@ class S3Remote(Remote):
     def client(self):
         if self._client is None:
             import boto3
-            from botocore.config import Config
-
             from botocore import UNSIGNED
+            from botocore.config import Config
 
             session = boto3.session.Session()
             # botocore retries throttling itself; our loop adds resume-aware retries on top.

@@ -20,21 +20,14 @@ and the remote.
 from __future__ import annotations
 
 import os
-import sys
-import tempfile
-import time
 from pathlib import Path
 from urllib.parse import urlparse
 
-from tqdm import tqdm
-
-from resolver.share.blobs import CHUNK, blob_key, short
 from resolver.core import UserError
 from resolver.share.remote_base import BACKOFF, RETRIES
 from resolver.share.remote_dir import DirectoryRemote
-from resolver.share.remote_s3 import S3Remote
 from resolver.share.remote_http import HttpRemote
-
+from resolver.share.remote_s3 import S3Remote
 
 ENV_REMOTE = "REASONSCAPE_REMOTE"
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from resolver.core import UserError
 from resolver.share import blobs as blobs
 from resolver.share.blobs import CorruptBlob
-from resolver.core import UserError
 from resolver.share.manifest import Entry, Manifest, update_manifest, write_json_atomic
 from resolver.share.remote_base import part_path
 from resolver.share.remotes import DEFAULT_REMOTE

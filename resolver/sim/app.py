@@ -6,30 +6,17 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import math
-import os
 import random
-import re
-import socket
-import subprocess
-import sys
-import threading
 import time
 import uuid
-from collections import Counter
-from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 
 from aiohttp import web
 
 from resolver.client import request_key
-from resolver.client import fast_event_loop
-from resolver.core import UserError
-from resolver.sim.profiles import PROFILES, Answer, Problem, compose_answer, count_tokens, unknown_problem
-from resolver.sim.problems import ExperimentProblems
 from resolver.sim.faults import FaultPlan, SimStats
-
+from resolver.sim.problems import ExperimentProblems
+from resolver.sim.profiles import PROFILES, Answer, Problem, compose_answer, count_tokens, unknown_problem
 
 THINK_STYLES = ("inline", "reasoning_content", "reasoning")
 

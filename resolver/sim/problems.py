@@ -3,31 +3,13 @@ last user message's text, with its target and difficulty (docs/simulator.md).
 """
 from __future__ import annotations
 
-import asyncio
-import hashlib
-import json
 import math
-import os
-import random
 import re
-import socket
-import subprocess
 import sys
 import threading
-import time
-import uuid
-from collections import Counter
-from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
-from aiohttp import web
-
-from resolver.client import request_key
-from resolver.client import fast_event_loop
-from resolver.core import UserError
-from resolver.sim.profiles import PROFILES, Answer, Problem, compose_answer, count_tokens, unknown_problem
-
+from resolver.sim.profiles import Problem
 
 _TAIL = 64          # characters of problem text used as the lookup key
 
@@ -157,8 +139,8 @@ class ExperimentProblems:
 
     def deepen(self) -> bool:
         """Index one more round of every step; False when already at full depth."""
-        from resolver.run import cases_for
         from resolver.grading import get_task
+        from resolver.run import cases_for
 
         with self._lock:
             if self.depth >= self.max_depth:

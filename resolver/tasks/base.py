@@ -20,8 +20,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
-from resolver.grading import canonical_target, extract_by_kind
 from resolver.core import UserError, choices_text
+from resolver.grading import canonical_target, extract_by_kind
 
 _REQUIRED = object()
 

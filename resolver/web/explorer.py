@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html, no_update
 
+from resolver.analysis import format_value
 from resolver.core import UserError
 from resolver.pointsdb import OUTCOME_NAMES
-from resolver.analysis import format_value
 from resolver.stats import MODE_DESCRIPTIONS, MODES, SUMMED_COLUMNS
 from resolver.web import explorer_figures as figs
 from resolver.web import layout, urlstate

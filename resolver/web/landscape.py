@@ -12,10 +12,9 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from resolver.analysis import COUNTERS, TaskView, config_views, surface_table, view_columns, view_points
+from resolver.analysis import COUNTERS, TaskView, config_views, eval_labels, surface_table, view_columns, view_points
 from resolver.core import UserError
 from resolver.stats import add_statistics
-from resolver.analysis import eval_labels
 from resolver.web.data import LockedDB, ranked_eval_ids
 
 MODE = "C_P"                # the default mode (analyze.py surface's); the app lets the user switch

@@ -15,8 +15,7 @@ import math
 
 from dash import dash_table
 
-from resolver.analysis import scores
-from resolver.analysis import NO_SKILL_MARK, NO_SKILL_NOTE
+from resolver.analysis import NO_SKILL_MARK, NO_SKILL_NOTE, scores
 from resolver.analysis import describe as describe_reasons
 from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import theme, urlstate

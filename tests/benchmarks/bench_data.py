@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import zstandard  # noqa: E402
+from benchlib import write_result  # noqa: E402
 
 from resolver.share import blobs as blobs  # noqa: E402
-from benchlib import write_result  # noqa: E402
 
 WORDS = ("the value of each term then add carry check again wait so therefore because compute verify sum "
          "list first second third row column total answer step option clue number maybe yes no").split()

@@ -47,9 +47,8 @@ from pathlib import Path
 
 import duckdb
 import psutil
-
-from benchlib import write_result  # noqa: E402
-import r12_tree  # noqa: E402
+import r12_tree
+from benchlib import write_result
 
 WARM_RUNS = 3
 REPO = Path(__file__).resolve().parents[2]
@@ -286,7 +285,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", default="r12,legacy,scale,breakdown",
                         help="comma-separated: r12, legacy, scale, breakdown, synthetic")
-    parser.add_argument("--parallel", type=int, default=2, help="evaluate.py --parallel (default 2, spec 07)")
+    parser.add_argument("--parallel", type=int, default=2, help="evaluate.py --parallel (default 2, docs/performance.md)")
     parser.add_argument("--gb", type=float, default=0.6, help="size of the synthetic tree (default 0.6)")
     args = parser.parse_args()
     parts = set(args.parts.split(","))

@@ -20,13 +20,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
+from benchlib import write_result  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from resolver.config.manifold import expand_steps, load_config  # noqa: E402
 from resolver.config.prompts import load_template, render_messages  # noqa: E402
-from resolver.grading import get_task# noqa: E402
-from resolver.tasks import TestCase
-from benchlib import write_result  # noqa: E402
+from resolver.grading import get_task  # noqa: E402
+from resolver.tasks import TestCase  # noqa: E402
 
 
 def generate_all(steps, samples: int, template) -> tuple[int, dict]:

@@ -20,8 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from resolver.grading.answers import grade_record  # noqa: E402
-from resolver.run.experiment import (RunOptions, blank_record, build_experiment, cases_for,  # noqa: E402
-                                 graded_record, messages_for)
+from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, graded_record, messages_for  # noqa: E402
 
 ROUNDS = 50  # tiny: 14 steps x 4 samples x ROUNDS records
 WORDS = "so the value of this part is then we add carry check again wait yes".split()

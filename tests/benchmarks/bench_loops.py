@@ -17,8 +17,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from resolver.probe import loops as loops  # noqa: E402
 from benchlib import write_result  # noqa: E402
+
+from resolver.probe import loops as loops  # noqa: E402
 
 TARGET_TOKENS = 16_000
 WORDS = ("the table row value column total answer check count step option clue number "

@@ -35,9 +35,10 @@ import aiohttp
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
+from benchlib import write_result  # noqa: E402
+
 from resolver.run.experiment import RunOptions, build_experiment, cases_for, messages_for, request_for  # noqa: E402
 from resolver.sim.simulator import start_simulator_process  # noqa: E402
-from benchlib import write_result  # noqa: E402
 
 TEMPLATE = REPO / "templates" / "zerocot-nosys.json"
 SAMPLER = REPO / "samplers" / "greedy-2k.json"

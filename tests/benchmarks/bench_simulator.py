@@ -32,8 +32,9 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_runner import bench_config, runner_requests  # noqa: E402
-from resolver.sim.simulator import start_simulator_process  # noqa: E402
 from benchlib import free_port, write_result  # noqa: E402
+
+from resolver.sim.simulator import start_simulator_process  # noqa: E402
 
 BARE_SERVER = textwrap.dedent("""
     import sys

@@ -27,8 +27,9 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from resolver.pointsdb import reader as pointsdb  # noqa: E402
 from resolver.catalog.datasets import eval_id, facets_from_groups  # noqa: E402
+from resolver.pointsdb import schema  # noqa: E402
+from resolver.pointsdb import writer as pointsdb_writer  # noqa: E402
 
 TASKS = ("arithmetic", "boolean", "brackets", "cars", "dates", "letters", "movies", "objects",
          "sequence", "shapes", "shuffle", "sort")
@@ -55,8 +56,8 @@ def _identities(tasks, grid):
     for t_index, task in enumerate(tasks):
         for p_index, (length, depth) in enumerate(grid):
             task_list.append(task)
-            params.append(pointsdb.canonical_json({"length": length, "max_depth": depth}))
-            manifolds.append(pointsdb.canonical_json({"id": "grid", "degree": p_index * 3 // len(grid)}))
+            params.append(schema.canonical_json({"length": length, "max_depth": depth}))
+            manifolds.append(schema.canonical_json({"id": "grid", "degree": p_index * 3 // len(grid)}))
             diffs.append(0.04 * length + 0.5 * depth + 0.3 * t_index - 2.0)
     return task_list, params, manifolds, diffs
 
@@ -67,7 +68,7 @@ _SLOTS = {}
 def _slots(task_list, params) -> np.ndarray:
     key = (len(task_list), task_list[0], params[-1])
     if key not in _SLOTS:
-        ids = pointsdb.point_ids("000000", list(zip(task_list, params)))
+        ids = schema.point_ids("000000", list(zip(task_list, params)))
         _SLOTS[key] = np.array(ids, dtype=np.int64)
     return _SLOTS[key]
 
@@ -95,12 +96,12 @@ def _eval_batch(model: str, groups: list, identities, samples: int, rng) -> pa.T
     by_outcome = [np.where(o == k, tok, 0).sum(axis=1) for k in range(4)]
     # Slots depend only on the identity, so every eval shares the first eval's slots.
     slots = _slots(task_list, params)
-    ids = (np.int64(int(eid, 16)) << pointsdb.ID_SLOT_BITS) + slots
+    ids = (np.int64(int(eid, 16)) << schema.ID_SLOT_BITS) + slots
     cols = {
         "id": ids, "eval_id": [eid] * n, "model": [model] * n, "template": ["zeroshot-nosys"] * n,
         "sampler": ["greedy-max"] * n, "base_task": task_list,
         "task": [f"{i:03d}_{t}" for i, t in enumerate(task_list)], "params": params, "manifold": manifolds,
-        "facets": [pointsdb.canonical_json(facets_from_groups(groups))] * n, "groups": [groups] * n,
+        "facets": [schema.canonical_json(facets_from_groups(groups))] * n, "groups": [groups] * n,
         "correct": (o == 0).sum(axis=1), "incorrect": (o == 1).sum(axis=1), "invalid": (o == 2).sum(axis=1),
         "truncated": (o == 3).sum(axis=1),
         "guess_sum": np.where(o != 3, guess_chance.reshape(shape), 0.0).sum(axis=1),
@@ -117,7 +118,7 @@ def _eval_batch(model: str, groups: list, identities, samples: int, rng) -> pa.T
     }
     for name in ("correct", "incorrect", "invalid", "truncated"):
         cols[name] = pa.array(cols[name].astype(np.int32))
-    return pointsdb.points_batch(cols), eid, skill
+    return pointsdb_writer.points_batch(cols), eid, skill
 
 
 def write_synth_db(path, evals: int = 60, tasks: int = 12, points_per_task: int = 1000, samples: int = 32,
@@ -128,7 +129,7 @@ def write_synth_db(path, evals: int = 60, tasks: int = 12, points_per_task: int 
     task_names = TASKS[:tasks] if tasks <= len(TASKS) else [f"task{i:02d}" for i in range(tasks)]
     grid = _grid(points_per_task)
     identities = _identities(task_names, grid)
-    with pointsdb.PointsWriter(path, keep_existing=False) as writer:
+    with pointsdb_writer.PointsWriter(path, keep_existing=False) as writer:
         for i in range(evals):
             groups = [f"arch:{ARCHS[i % 2]}", f"size:{SIZES[i % 3]}", f"family:{FAMILIES[i % 5]}"]
             model = f"synth-model-{i:02d}"
@@ -136,7 +137,7 @@ def write_synth_db(path, evals: int = 60, tasks: int = 12, points_per_task: int 
             writer.write_points(batch)
             writer.put_eval({"eval_id": eid, "model": model, "template": "zeroshot-nosys", "sampler": "greedy-max",
                              "label": f"Synth Model {i:02d}", "groups": groups,
-                             "facets": pointsdb.canonical_json(facets_from_groups(groups)),
+                             "facets": schema.canonical_json(facets_from_groups(groups)),
                              "tags": ["leaderboard"] if i % 4 else [], "hf_id": f"synthetic/model-{i:02d}",
                              "cohort": f"synth/{model}", "fingerprint": "synthetic", "files": len(task_names),
                              "samples": batch.num_rows * samples, "points": batch.num_rows})

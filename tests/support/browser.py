@@ -10,7 +10,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from tests.conftest import free_port  # noqa: F401 (the web tests import it from here)
+
+from tests.conftest import free_port
 
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 CHROMEDRIVER_CANDIDATES = ("/usr/bin/chromedriver",)
