@@ -13,7 +13,7 @@ from resolver.config.manifold import ManifoldEntry, TaskConfig, expand_steps, lo
 from resolver.config.point_identity import step_seed
 from resolver.config.prompts import load_template, render_messages
 from resolver.core.errors import UserError
-from resolver.grading import get_task
+from resolver.tasks import get_task
 
 
 @pytest.fixture(scope="module")

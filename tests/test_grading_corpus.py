@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from resolver.grading import get_task
 from resolver.grading.answers import grade
 from resolver.grading.answers import verdict as verdict_of
 from resolver.grading.replies import split_message
+from resolver.tasks import get_task
 
 HERE = Path(__file__).resolve().parent / "grading_corpus"
 CASES = json.loads((HERE / "cases.json").read_text(encoding="utf-8"))

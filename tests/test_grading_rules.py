@@ -8,9 +8,9 @@ import sys
 import pytest
 
 from resolver.grading import answers as answers
-from resolver.grading import get_task
 from resolver.grading.answer_kinds import choice_options, extract_by_kind
 from resolver.grading.answers import grade, grade_record, verdict
+from resolver.tasks import get_task
 from resolver.tasks.base import Task
 
 MOVIES = ("Which movie belongs with this group: Up, Cars?\n\nOptions:\n(A) A Quiet Place\n"

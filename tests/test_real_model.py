@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.real_model import CountingProxy, needs_llama, start_smollm2
 
 from tests.conftest import REPO, run_script
+from tests.support.real_model import CountingProxy, needs_llama, start_smollm2
 from tests.support.runner import comparable, read_folder, run_folders
 
 pytestmark = needs_llama

@@ -7,7 +7,6 @@ import unicodedata
 
 import pytest
 
-from resolver.grading import get_task
 from resolver.grading.answers import grade
 from resolver.probe import loops as loops
 from resolver.sim.problems import ExperimentProblems
@@ -25,6 +24,7 @@ from resolver.sim.profiles import (
     sentence_pool,
     wrong_answer,
 )
+from resolver.tasks import get_task
 from tests.support.runner import TINY
 
 WORDS = ["apple", "banana", "cherry", "grape", "lemon", "mango", "melon", "peach"]

@@ -182,7 +182,7 @@ def test_index_deepens_for_later_rounds_of_this_config_only():
     assert (problems.depth, problems.max_depth) == (4, 8)          # low: count 4 x maxrounds 2
     step = problems.steps[5]
     [(_, late)] = cases_for(step, 6, 7)
-    from resolver.grading import get_task
+    from resolver.tasks import get_task
     prefix = get_task(step.generator).description_for(step.gen_params) + "\n"
     assert problems.lookup("some other benchmark's question") is None and problems.depth == 4
     found = problems.lookup(prefix + late.input)

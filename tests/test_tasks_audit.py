@@ -11,8 +11,7 @@ import pytest
 from resolver.audit import players
 from resolver.audit.shortcuts import PointAudit, audit_point
 from resolver.config.manifold import expand_steps, load_config
-from resolver.grading import get_task
-from resolver.tasks import Task, TestCase
+from resolver.tasks import Task, TestCase, get_task
 
 DATE_OPTIONS = ("Which date?\n\nOptions:\n(A) 03/15/2021\n(B) 03/14/2021\n(C) 04/14/2021\n"
                 "(D) 03/14/2022\n(E) 02/13/2020")

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from resolver.core.errors import UserError
-from resolver.grading import get_task
 from resolver.grading.answers import grade
+from resolver.tasks import get_task
 
 # A few parameter sets per task, from easy to hard, covering enums and bitmasks.
 CASES = {

@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from resolver.grading import get_task
+from resolver.tasks import get_task
 
 
 def _mean(name, raw, measure, count=48):

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from resolver.grading import get_task
+from resolver.tasks import get_task
 
 EXAMPLES = {
     "cars": {"cars": 4, "people": 3, "moves": 4, "confounders": 1},

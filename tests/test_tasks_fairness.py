@@ -13,7 +13,7 @@ import re
 from collections import Counter
 
 from resolver.config.manifold import expand_steps, load_config
-from resolver.grading import get_task
+from resolver.tasks import get_task
 
 _R12 = load_config("configs/r12.yaml")
 

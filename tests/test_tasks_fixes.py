@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from resolver.config.manifold import expand_steps, load_config
-from resolver.grading import get_task
+from resolver.tasks import get_task
 
 
 def _cases(name, raw, count, seed=7):

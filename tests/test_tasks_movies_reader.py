@@ -13,8 +13,7 @@ import pytest
 
 from resolver.audit import film_reader
 from resolver.config.manifold import expand_steps, load_config
-from resolver.grading import get_task
-from resolver.tasks import TestCase
+from resolver.tasks import TestCase, get_task
 
 TOY = """# title\tyear\tgenres\tthemes
 Alpha\t2000\tCrime,Thriller\theist,police

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from resolver.core.errors import UserError
-from resolver.grading import get_task
 from resolver.grading.answers import grade
+from resolver.tasks import get_task
 
 TASKS = ["cars", "dates", "letters", "movies", "objects", "shapes", "shuffle", "sort", "tables", "sequence"]
 # Keep the sizes that only make prompts longer small enough for a fast test.

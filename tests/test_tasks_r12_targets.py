@@ -14,7 +14,7 @@ import pytest
 import test_tasks_fairness as F
 import test_tasks_solvers as S
 
-from resolver.grading import get_task
+from resolver.tasks import get_task
 
 SAMPLES = 16
 

@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from resolver.grading import get_task
+from resolver.tasks import get_task
 
 WORD_NUMBERS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}

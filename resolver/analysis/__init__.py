@@ -22,7 +22,7 @@ if TYPE_CHECKING:
         write_file,
     )
     from resolver.analysis.compression import LOOP_RATIO, PANELS
-    from resolver.analysis.invalid_reasons import count_reasons, describe, reasons_by_point
+    from resolver.analysis.invalid_reasons import REASON_POINT_FIELDS, count_reasons, describe, reasons_by_point
     from resolver.analysis.scores import (
         BELOW_CHANCE_MARK,
         DEGREE_COLUMN,
@@ -71,6 +71,7 @@ __all__ = [
     "points",
     "position_cli",
     "rank",
+    "REASON_POINT_FIELDS",
     "reasons_by_point",
     "score_table_columns",
     "scores",
@@ -96,6 +97,7 @@ _HOMES = {
     "NO_SKILL_MARK": "skill",
     "NO_SKILL_NOTE": "skill",
     "PANELS": "compression",
+    "REASON_POINT_FIELDS": "invalid_reasons",
     "TARGET_DIM": "capacity",
     "TaskView": "surface",
     "compute_scores": "scores",

@@ -25,7 +25,7 @@ FAMILIES = {
     "unknown": (UNKNOWN,),
 }
 LABELS = {reason: reason.replace("_", " ") for reason in ALL_REASONS}
-POINT_FIELDS = ("invalid", "invalid_reasons")
+REASON_POINT_FIELDS = ("invalid", "invalid_reasons")
 
 
 def _point_reasons(invalid, stored) -> dict:
@@ -79,7 +79,7 @@ def describe(breakdown: dict) -> str:
 
 def reasons_by_eval(db, filters=None) -> dict:
     """{eval_id: {reason: count}} over the points matching `filters` (analyze.py scores)."""
-    points = db.points(filters, columns=["eval_id", *POINT_FIELDS], decode_json=False)
+    points = db.points(filters, columns=["eval_id", *REASON_POINT_FIELDS], decode_json=False)
     return {key[0]: counts for key, counts in count_reasons(points, ["eval_id"]).items()}
 
 

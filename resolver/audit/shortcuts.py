@@ -206,7 +206,7 @@ def run_audit(config: ExperimentConfig, *, samples: int = 256, density: str = "n
               tasks=None, seed: int = 42, tokenizer=None, template=None, cache_dir="cache",
               progress=None) -> AuditReport:
     """Audit every point of `config`; `progress` is called with (done, total) if given."""
-    from resolver.grading import get_task
+    from resolver.tasks import get_task
 
     steps = expand_steps(config, density=density, degree=degree, tasks=tasks, seed=seed,
                          tokenizer=tokenizer, template=template, cache_dir=cache_dir)

@@ -188,7 +188,7 @@ def resolve_calibration(task_config, manifold_entry, tokenizer, template, cache_
     `tokenizer` is a tokenizer id / directory (loaded with load_tokenizer) or an
     already loaded tokenizer object.
     """
-    from resolver.grading import get_task
+    from resolver.tasks import get_task
 
     task = get_task(task_config.generator)
     spec = manifold_entry.calibrate

@@ -71,7 +71,7 @@ def train_table_tokenizer(path, num_rows: int = 20, repeats: int = 6, vocab_size
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
-    from resolver.grading import get_task
+    from resolver.tasks import get_task
 
     task = get_task("tables")
     formats = ["markdown", "csv", "json", "html", "tsv", "jsonl"] * repeats

@@ -216,7 +216,7 @@ def _load_precision(raw, where: _Where) -> dict:
 
 
 def _load_task(raw, where: _Where, check_points: bool = True) -> TaskConfig:
-    from resolver.grading import get_task
+    from resolver.tasks import get_task
 
     raw = _mapping(raw, where, _TASK_KEYS)
     name = _string(raw.get("name"), where / "name")
@@ -414,7 +414,7 @@ def expand_steps(config: ExperimentConfig, *, density: str = "normal", degree: i
                  tasks=None, seed: int = 42, tokenizer=None, template=None,
                  cache_dir="cache") -> list[Step]:
     """The steps of a run, indexed in config order (tasks, entries, grid order)."""
-    from resolver.grading import get_task
+    from resolver.tasks import get_task
 
     _check_choice(density, DENSITIES, "--density", config.path)
     selected = _selected_tasks(config, tasks)

@@ -26,8 +26,6 @@ from resolver.core import UserError
 from resolver.ingest.longlines import CUT_LIMIT, RECORD_LIMIT, cut_into_pieces, long_line_problem, piece_groups, raw_line_problem
 from resolver.ingest.records import (
     FIELDS,
-    GZIP_FRAMING,
-    GZIP_LEVEL,
     NO_PROBLEM,
     RANK,
     RECORD_QUERY,
@@ -40,6 +38,7 @@ from resolver.ingest.records import (
 )
 from resolver.ingest.report import add_regraded
 from resolver.pointsdb import outcome_of
+from resolver.records import GZIP_FRAMING, GZIP_LEVEL
 
 MAX_OBJECT_SIZE = RECORD_LIMIT    # DuckDB's maximum_object_size for the scan (its default, 16 MB)
 ROWS_PER_BATCH = 2048            # Arrow rows held at once while scanning

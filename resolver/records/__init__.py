@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from resolver.records.run_folders import RecordWriter, iter_records, new_run_folder, run_folder_name, safe_name, sample_index_of, step_file
     from resolver.records.schema import OPTIONAL_FIELDS, RECORD_FIELDS, RECORD_SCHEMA, RECORD_VERSION, Field, markdown_table, record_problems
-    from resolver.records.text_size import GZIP_LEVEL, TEXT_SIZE_METHOD, gzip_size
+    from resolver.records.text_size import GZIP_FRAMING, GZIP_LEVEL, TEXT_SIZE_METHOD, gzip_size
 
 __all__ = [
     "Field",
+    "GZIP_FRAMING",
     "GZIP_LEVEL",
     "gzip_size",
     "iter_records",
@@ -36,6 +37,7 @@ __all__ = [
 
 _HOMES = {
     "Field": "schema",
+    "GZIP_FRAMING": "text_size",
     "GZIP_LEVEL": "text_size",
     "OPTIONAL_FIELDS": "schema",
     "RECORD_FIELDS": "schema",

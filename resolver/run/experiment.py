@@ -157,7 +157,7 @@ def build_experiment(opts: RunOptions) -> Experiment:
 
 
 def _task(step: Step):
-    from resolver.grading import get_task
+    from resolver.tasks import get_task
 
     return get_task(step.generator)
 

@@ -139,8 +139,8 @@ class ExperimentProblems:
 
     def deepen(self) -> bool:
         """Index one more round of every step; False when already at full depth."""
-        from resolver.grading import get_task
         from resolver.run import cases_for
+        from resolver.tasks import get_task
 
         with self._lock:
             if self.depth >= self.max_depth:
@@ -175,7 +175,7 @@ class ExperimentProblems:
 
     def _looks_like_ours(self, prompt: str) -> bool:
         if self._task_texts is None:
-            from resolver.grading import get_task
+            from resolver.tasks import get_task
 
             texts = set()
             for step in self.steps:

@@ -15,8 +15,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from resolver.analysis import POINT_FIELDS as REASON_FIELDS
-from resolver.analysis import count_reasons, eval_labels, scores, skilled_first_key
+from resolver.analysis import REASON_POINT_FIELDS, count_reasons, eval_labels, scores, skilled_first_key
 from resolver.stats import add_statistics
 
 MANIFOLD_COLUMN = "manifold.id"
@@ -46,7 +45,7 @@ class Board:
         self.grader_versions = grader_versions(db)
         self.manifold_labels = manifold_labels(db)
         # per point, for the cells' invalid-answer breakdown (resolver.analysis.invalid_reasons)
-        self.reason_points = db.points(None, columns=list(by) + list(REASON_FIELDS), decode_json=False)
+        self.reason_points = db.points(None, columns=list(by) + list(REASON_POINT_FIELDS), decode_json=False)
 
     @lru_cache(maxsize=32)
     def cells(self, manifolds: tuple = ()) -> tuple:

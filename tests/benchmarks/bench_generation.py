@@ -25,8 +25,7 @@ from tqdm import tqdm  # noqa: E402
 
 from resolver.config.manifold import expand_steps, load_config  # noqa: E402
 from resolver.config.prompts import load_template, render_messages  # noqa: E402
-from resolver.grading import get_task  # noqa: E402
-from resolver.tasks import TestCase  # noqa: E402
+from resolver.tasks import TestCase, get_task  # noqa: E402
 
 
 def generate_all(steps, samples: int, template) -> tuple[int, dict]:
