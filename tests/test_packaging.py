@@ -33,6 +33,10 @@ def test_test_extra_is_tests_requirements_txt():
     assert any(pin.startswith("ruff==") for pin in pins(REPO / "tests" / "requirements.txt"))
 
 
+def test_real_extra_is_the_llamacpp_requirements():
+    assert PYPROJECT["project"]["optional-dependencies"]["real"] == pins(REPO / "resolver" / "llamacpp" / "requirements.txt")
+
+
 def test_every_package_is_installed():
     packages = sorted(".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "resolver").rglob("__init__.py"))
     assert sorted(PYPROJECT["tool"]["setuptools"]["packages"]) == sorted(packages + ["reasonscape_scripts"])

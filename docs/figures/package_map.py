@@ -26,7 +26,7 @@ CONCERN = {"core": "errors, inputs, bootstrap", "tasks": "generators", "grading"
            "stats": "intervals, scores", "pointsdb": "DuckDB schema, I/O", "catalog": "datasets, cohorts",
            "run": "runner modes", "ingest": "evaluate.py", "share": "data.py", "analysis": "analyze.py",
            "probe": "probe.py", "audit": "shortcut audit", "plots": "PNG figures", "web": "Dash apps",
-           "sim": "simulator, demo"}
+           "sim": "simulator, demo", "llamacpp": "llama.cpp server"}
 
 
 def layers(graph: nx.DiGraph) -> dict[str, int]:
