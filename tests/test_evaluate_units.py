@@ -264,7 +264,8 @@ def test_deeply_nested_records_are_refused_not_a_crash(tmp_path):
     answer = json.dumps(_record(key="k-3", base_task="arithmetic")).replace('"answer": "h\\u00e9llo"', f'"answer": {deep}').encode() + b"\n"
     assert deep.encode() in answer
     path = tmp_path / "deep.ndjson"
-    path.write_bytes((json.dumps(_record(key="k-1", base_task="arithmetic")) + "\n").encode() + genresult + answer)
+    first = _record(key="k-1", base_task="arithmetic", target="7")     # --offline grades against the target
+    path.write_bytes((json.dumps(first) + "\n").encode() + genresult + answer)
     plain = scan_batch(ScanJob((str(path),)))
     assert plain.samples.column("sample_index").to_pylist() == [1, 2]        # DuckDB reads the deep genresult
     assert [(line, "nested too deeply" in msg) for _, line, msg in plain.problems] == [(3, True)]

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 DOCUMENTED_ORDER = ["task", "version", "base_task", "key", "input", "target", "response_enum", "genresult",
                     "messages", "answer", "usage", "timings", "step", "params", "model", "template", "sampler",
                     "guess_chance", "normalized_answer", "extracted_answer", "is_valid", "is_correct",
-                    "is_truncated", "manifold", "task_version", "grader_version", "text_size"]
+                    "is_truncated", "manifold", "task_version", "grader_version", "text_size", "invalid_reason"]
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def one_case():
 
 def test_schema_matches_the_documented_field_order():
     assert list(schema.RECORD_FIELDS) == DOCUMENTED_ORDER
-    assert set(schema.OPTIONAL_FIELDS) == {"reasoning", "invalid_reason"}
+    assert set(schema.OPTIONAL_FIELDS) == {"reasoning"}
     assert schema.field("invalid_reason").types == ("string", "null")
 
 

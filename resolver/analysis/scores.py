@@ -245,18 +245,19 @@ def _sortable(value) -> float:
 
 
 def _eval_metadata(evals: pd.DataFrame | None) -> dict:
+    """{eval_id: the eval's row}; the label is the stored one (else the model): data, not display.
+
+    Views tell apart evals that share a label with analysis.eval_labels (markdown, PNG, web).
+    """
     if evals is None or evals.empty:
         return {}
-    from resolver.catalog import distinct_labels
-
     meta = {}
-    records = evals.to_dict("records")
-    # evals sharing a label (e.g. one model under two templates) are told apart as everywhere else
-    labels = distinct_labels((r["eval_id"], r.get("label"), r.get("model")) for r in records)
-    for row in records:
+    for row in evals.to_dict("records"):
         groups = row.get("groups")
         row["groups"] = list(groups) if groups is not None else []
-        row["label"] = labels[row["eval_id"]]
+        label, model = row.get("label"), row.get("model")
+        row["label"] = label if isinstance(label, str) and label else (model if isinstance(model, str) and model
+                                                                        else row["eval_id"])
         meta[row["eval_id"]] = row
     return meta
 

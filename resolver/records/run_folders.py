@@ -46,7 +46,7 @@ def new_run_folder(output, config_name, model, template, sampler, when: datetime
 
 
 def step_file_name(step_name: str, base_task: str | None = None) -> str:
-    """A step's NDJSON file name: the task name first, so README.md: glob
+    """A step's NDJSON file name: the task name first, so the README's glob
     `results/2025-*/arithmetic*.ndjson` picks one task's files.
 
     Step `000_arithmetic_length-4` of task `arithmetic` -> `arithmetic_000_length-4.ndjson`;
@@ -106,10 +106,20 @@ def _ends_with_newline(path: Path) -> bool:
 def iter_records(path) -> Iterator[tuple[int, dict | None, str | None]]:
     """(line number, record, None) for good lines; (line number, None, problem) for bad ones.
 
-    Blank lines are skipped. A problem reads "<path>:<line>: <what is wrong>".
+    Blank lines are skipped. A problem reads "<path>:<line>: <what is wrong>". A line
+    over the record limit (docs/evaluate.md, *Lines over 16 MB*) is a problem, as it is
+    for evaluate.py, and is streamed past, never held whole.
     """
-    with open(path, "r", encoding="utf-8", errors="replace") as fh:
-        for line_no, line in enumerate(fh, 1):
+    from resolver.ingest import RECORD_LIMIT, LongLine, bounded_lines, long_line_problem
+
+    with open(path, "rb") as fh:
+        for line_no, raw in enumerate(bounded_lines(fh, RECORD_LIMIT), 1):
+            if isinstance(raw, LongLine):
+                if not raw.blank:
+                    problem = long_line_problem(raw.length, raw.newline, raw.closed)
+                    yield line_no, None, f"{path}:{line_no}: {problem}"
+                continue
+            line = raw.decode("utf-8", errors="replace")
             if not line.strip():
                 continue
             try:

@@ -53,8 +53,9 @@ RECORD_SCHEMA: tuple[Field, ...] = (
     Field("task_version", (_I,), True, "the generator's version"),
     Field("grader_version", (_I, _NULL), True, "the grader's version; null until graded"),
     Field("text_size", (_O, _NULL), True, "`{bytes, gzip, method}` of reasoning + answer"),
+    Field("invalid_reason", (_S, _NULL), True,
+          "why the answer is invalid (docs/grading.md); null when valid; absent before grader 3"),
     Field("reasoning", (_S,), False, "reasoning text, only when the server returned some"),
-    Field("invalid_reason", (_S, _NULL), False, "why the answer was judged invalid"),
 )
 
 RECORD_FIELDS = tuple(f.name for f in RECORD_SCHEMA if f.required)
