@@ -157,4 +157,6 @@ def test_bootstrap_stays_standard_library_only():
     for path in (RESOLVER / "core" / "bootstrap.py", RESOLVER / "core" / "__init__.py", RESOLVER / "__init__.py"):
         for module in import_time_imports(path):
             top = module.split(".")[0]
-            assert top in stdlib or module in ("resolver", "resolver.core"), f"{path.name} imports {module}"
+            # resolver.lazy_exports is a function of the root package, itself checked here
+            assert top in stdlib or module in ("resolver", "resolver.core", "resolver.lazy_exports"), \
+                f"{path.name} imports {module}"
