@@ -1,25 +1,18 @@
 """evaluate.py on what runner.py really writes: simulator -> runner.py into a cohort -> dataset DB."""
 import json
-import shutil
 
 import duckdb
-from conftest import REPO, run_script
+from conftest import run_script
 from test_evaluate_pipeline import all_ndjson, check_against_raw
 
 from resolver.catalog.datasets import eval_id
 from resolver.config.manifold import expected_points, load_config
-from tests.support.runner import runner_args, simulator
+from tests.support.runner import simulated_cohort
 
 
 def test_runner_output_in_a_cohort_builds_the_dataset_db(tmp_path):
     root = tmp_path / "data"
-    cohort = root / "demo" / "sim-mid"
-    cohort.mkdir(parents=True)
-    config = tmp_path / "configs" / "tiny.yaml"
-    config.parent.mkdir()
-    shutil.copy(REPO / "configs" / "tiny.yaml", config)
-    with simulator() as sim:
-        run_script("runner.py", *runner_args(sim.url, tmp_path, output="data/demo/sim-mid"), check=True, timeout=600)
+    cohort = simulated_cohort(tmp_path)
     (cohort / "evals.json").write_text(json.dumps([{
         "evaluate": {"glob": "data/demo/sim-mid/*_sim-mid_*/*"},
         "filters": {"model": "sim-mid", "template": "zerocot-nosys", "sampler": "greedy-2k"},
@@ -38,7 +31,7 @@ def test_runner_output_in_a_cohort_builds_the_dataset_db(tmp_path):
                              FROM points GROUP BY ALL""").fetchall()
     eids = con.execute("SELECT DISTINCT eval_id FROM points").fetchall()
     con.close()
-    want = expected_points(load_config(config))
+    want = expected_points(load_config(tmp_path / "configs" / "tiny.yaml"))
     assert sorted(expected, key=str) == sorted(((t, d, n) for (t, d), n in want.items()), key=str)
     assert {(t, d): n for t, d, n in present} == {(t, d): n for t, d, n in expected}   # a complete run
     assert eids == [(eval_id("sim-mid", "zerocot-nosys", "greedy-2k"),)]

@@ -10,13 +10,12 @@ records say.
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
 
 import duckdb
-from conftest import REPO, run_script
+from conftest import run_script
 
-from tests.support.runner import read_folder, runner_args, simulator
+from tests.support.runner import read_folder, simulated_cohort
 
 CLOSED_TASKS = {"boolean", "dates", "movies", "shapes", "shuffle"}      # choice / literal answers
 
@@ -33,13 +32,7 @@ def _is_invalid(record: dict) -> bool:
 
 def test_reasons_travel_from_runner_records_to_scores_and_failure(tmp_path):
     root = tmp_path / "data"
-    cohort = root / "demo" / "sim-mid"
-    cohort.mkdir(parents=True)
-    config = tmp_path / "configs" / "tiny.yaml"
-    config.parent.mkdir()
-    shutil.copy(REPO / "configs" / "tiny.yaml", config)
-    with simulator() as sim:
-        run_script("runner.py", *runner_args(sim.url, tmp_path, output="data/demo/sim-mid"), check=True, timeout=600)
+    cohort = simulated_cohort(tmp_path)
     records = [r for folder in cohort.iterdir() if folder.is_dir() for r in read_folder(folder)]
     invalid = [r for r in records if _is_invalid(r)]
     assert len(invalid) >= 3, "the simulator profile should produce some invalid answers"

@@ -157,3 +157,20 @@ class LoopbackServer:
     def __exit__(self, *exc):
         self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(10)
+
+
+def simulated_cohort(tmp_path: Path) -> Path:
+    """tmp_path/data/demo/sim-mid holding one runner.py run of configs/tiny.yaml against the
+    simulator (the config copied to tmp_path/configs), as a user's project would."""
+    import shutil
+
+    from tests.conftest import run_script
+
+    cohort = tmp_path / "data" / "demo" / "sim-mid"
+    cohort.mkdir(parents=True)
+    config = tmp_path / "configs" / "tiny.yaml"
+    config.parent.mkdir()
+    shutil.copy(REPO / "configs" / "tiny.yaml", config)
+    with simulator() as sim:
+        run_script("runner.py", *runner_args(sim.url, tmp_path, output="data/demo/sim-mid"), check=True, timeout=600)
+    return cohort
