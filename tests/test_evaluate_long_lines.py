@@ -14,9 +14,9 @@ from conftest import run_script
 from test_evaluate_pipeline import all_ndjson, check_against_raw, independent_counts, make_cohort, make_record, write_dataset, write_evals, write_run
 from test_evaluate_units import _record
 
-from resolver.ingest import longlines
-from resolver.ingest.longlines import LongLine, Piece, bounded_lines, cut_into_pieces, piece_groups
 from resolver.ingest.scan import ScanJob, _scan_in_pieces, scan_batch
+from resolver.records import longlines
+from resolver.records.longlines import LongLine, Piece, bounded_lines, cut_into_pieces, piece_groups
 
 LIMIT = 16 * 2**20          # bytes a record line may have
 BIG = 50_000_000

@@ -20,22 +20,16 @@ from resolver import lazy_exports
 
 if TYPE_CHECKING:
     from resolver.ingest.discovery import expand_interview
-    from resolver.ingest.longlines import RECORD_LIMIT, LongLine, bounded_lines, long_line_problem
     from resolver.ingest.pipeline import evaluate_dataset, evaluate_interview, keep_pandas_out
     from resolver.ingest.records import record_problem
     from resolver.ingest.report import Report, problem_lines, stale_grader_warnings, summary_lines
 
 __all__ = [
-    "bounded_lines",
     "evaluate_dataset",
     "evaluate_interview",
     "expand_interview",
     "keep_pandas_out",
-    "long_line_problem",
-    "LongLine",
-    "longlines",
     "problem_lines",
-    "RECORD_LIMIT",
     "record_problem",
     "records",
     "Report",
@@ -44,19 +38,15 @@ __all__ = [
 ]
 
 _HOMES = {
-    "LongLine": "longlines",
-    "RECORD_LIMIT": "longlines",
     "Report": "report",
-    "bounded_lines": "longlines",
     "evaluate_dataset": "pipeline",
     "evaluate_interview": "pipeline",
     "expand_interview": "discovery",
     "keep_pandas_out": "pipeline",
-    "long_line_problem": "longlines",
     "problem_lines": "report",
     "record_problem": "records",
     "stale_grader_warnings": "report",
     "summary_lines": "report",
 }
-_MODULES = {'longlines', 'records'}
+_MODULES = {'records'}
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, _MODULES, globals())

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import os
 
-from resolver.ingest.longlines import CUT_LIMIT, LongLine, bounded_lines, raw_line_problem
 from resolver.pointsdb import outcome_of
+from resolver.records import CUT_LIMIT, LongLine, bounded_lines, raw_line_problem
 
 GRADED_FIELDS = ("normalized_answer", "extracted_answer", "is_valid", "is_correct", "is_truncated", "invalid_reason")
 

@@ -23,7 +23,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from resolver.core import UserError
-from resolver.ingest.longlines import CUT_LIMIT, RECORD_LIMIT, cut_into_pieces, long_line_problem, piece_groups, raw_line_problem
 from resolver.ingest.records import (
     FIELDS,
     NO_PROBLEM,
@@ -38,7 +37,7 @@ from resolver.ingest.records import (
 )
 from resolver.ingest.report import add_regraded
 from resolver.pointsdb import outcome_of
-from resolver.records import GZIP_FRAMING, GZIP_LEVEL
+from resolver.records import CUT_LIMIT, GZIP_FRAMING, GZIP_LEVEL, RECORD_LIMIT, cut_into_pieces, long_line_problem, piece_groups, raw_line_problem
 
 MAX_OBJECT_SIZE = RECORD_LIMIT    # DuckDB's maximum_object_size for the scan (its default, 16 MB)
 ROWS_PER_BATCH = 2048            # Arrow rows held at once while scanning

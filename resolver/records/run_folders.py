@@ -110,7 +110,7 @@ def iter_records(path) -> Iterator[tuple[int, dict | None, str | None]]:
     over the record limit (docs/evaluate.md, *Lines over 16 MB*) is a problem, as it is
     for evaluate.py, and is streamed past, never held whole.
     """
-    from resolver.ingest import RECORD_LIMIT, LongLine, bounded_lines, long_line_problem
+    from resolver.records.longlines import RECORD_LIMIT, LongLine, bounded_lines, long_line_problem
 
     with open(path, "rb") as fh:
         for line_no, raw in enumerate(bounded_lines(fh, RECORD_LIMIT), 1):
