@@ -91,7 +91,7 @@ def human(size: int) -> str:
 
 
 def print_outcomes(outcomes, command: str, scope, url: str) -> int:
-    from resolver.analysis import markdown_table
+    from resolver.core import markdown_table
 
     rows = [(o.key, o.action, "—" if o.action == "missing" else human(o.size), o.detail) for o in outcomes]
     print(f"## data.py {command}: {scope.label} (remote {url})\n")
@@ -111,7 +111,7 @@ def print_outcomes(outcomes, command: str, scope, url: str) -> int:
 
 
 def print_status(rows, scope, url: str) -> int:
-    from resolver.analysis import markdown_table
+    from resolver.core import markdown_table
 
     print(f"## data.py status: {scope.label} (remote {url})\n")
     if not rows:

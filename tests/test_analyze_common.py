@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from resolver.analysis import common
+from resolver.core import markdown_table, plain_table
 from resolver.core.errors import UserError
 
 
@@ -36,7 +37,7 @@ def test_write_file_unwritable_is_user_error(tmp_path):
 
 
 def test_markdown_table_escapes_and_aligns():
-    text = common.markdown_table([["a|b", 1.5]], ["name", "value"], ["l", "r"])
+    text = markdown_table([["a|b", 1.5]], ["name", "value"], ["l", "r"])
     lines = text.splitlines()
     assert lines[0] == "| name | value |"
     assert lines[1] == "|---|---:|"
@@ -55,7 +56,7 @@ def test_to_json_handles_numpy_and_nan():
 
 
 def test_plain_table_columns_line_up():
-    text = common.plain_table([["abc", "1"], ["d", "22"]], ["name", "n"])
+    text = plain_table([["abc", "1"], ["d", "22"]], ["name", "n"])
     rows = text.splitlines()
     assert rows[0].index("n", 4) == rows[2].index("1")
 

@@ -12,16 +12,7 @@ if TYPE_CHECKING:
     from resolver.analysis.capacity import TARGET_DIM, logistic
     from resolver.analysis.cell import format_value
     from resolver.analysis.cluster import memberships
-    from resolver.analysis.common import (
-        dimension_not_carried,
-        eval_labels,
-        evaluate_command,
-        frame_to_markdown,
-        markdown_table,
-        open_dataset,
-        to_json,
-        write_file,
-    )
+    from resolver.analysis.common import dimension_not_carried, eval_labels, evaluate_command, frame_to_markdown, open_dataset, to_json, write_file
     from resolver.analysis.compression import LOOP_RATIO, PANELS
     from resolver.analysis.invalid_reasons import REASON_POINT_FIELDS, count_reasons, describe, reasons_by_point
     from resolver.analysis.scores import (
@@ -61,7 +52,6 @@ __all__ = [
     "group_order",
     "logistic",
     "LOOP_RATIO",
-    "markdown_table",
     "memberships",
     "modelinfo",
     "NO_SKILL_MARK",
@@ -114,7 +104,6 @@ _HOMES = {
     "frame_to_markdown": "common",
     "group_order": "scores",
     "logistic": "capacity",
-    "markdown_table": "common",
     "memberships": "cluster",
     "open_dataset": "common",
     "reasons_by_point": "invalid_reasons",

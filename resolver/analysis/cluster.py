@@ -128,7 +128,7 @@ def _fmt(value: float) -> str:
 
 def cluster_markdown(sections: list, series: str, facet, title: str, labels: dict) -> str:
     """Per facet: clusters best first, then each series with its clusters."""
-    from resolver.analysis.common import markdown_table
+    from resolver.core import markdown_table
 
     name = namer(series, labels)
     parts = [f"# {title}", "",

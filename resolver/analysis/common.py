@@ -12,9 +12,9 @@ import math
 import re
 import sys
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
-from resolver.core import UserError, choices_text, positive_int
+from resolver.core import UserError, choices_text, markdown_table, positive_int
 
 MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 DEFAULT_MODE = "C_P"
@@ -251,22 +251,6 @@ def _json_safe(value):
 
 # --------------------------------------------------------------------------- markdown
 
-def markdown_escape(value) -> str:
-    """A table cell: pipes escaped, newlines flattened."""
-    return str(value).replace("|", "\\|").replace("\n", " ")
-
-
-def markdown_table(rows: Iterable[Sequence], headers: Sequence[str], align: Sequence[str] | None = None) -> str:
-    """A GitHub markdown table. align items: 'l', 'r' or 'c' per column."""
-    align = list(align or ["l"] * len(headers))
-    marks = {"l": "---", "r": "---:", "c": ":---:"}
-    lines = ["| " + " | ".join(markdown_escape(h) for h in headers) + " |",
-             "|" + "|".join(marks.get(a, "---") for a in align) + "|"]
-    for row in rows:
-        lines.append("| " + " | ".join(markdown_escape(c) for c in row) + " |")
-    return "\n".join(lines)
-
-
 def frame_to_markdown(frame, columns=None, floats: int = 4) -> str:
     """Render a DataFrame as a markdown table; floats rounded for reading only."""
     columns = list(columns or frame.columns)
@@ -283,15 +267,6 @@ def frame_to_markdown(frame, columns=None, floats: int = 4) -> str:
 
     rows = [[cell(v, c) for v, c in zip(rec, columns)] for rec in frame[columns].itertuples(index=False, name=None)]
     return markdown_table(rows, columns, ["r" if c in numeric else "l" for c in columns])
-
-
-def plain_table(rows: Sequence[Sequence], headers: Sequence[str]) -> str:
-    """A fixed-width text table for terminals (evals --format table)."""
-    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 def check_choice(value, valid, what: str):

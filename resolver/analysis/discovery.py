@@ -135,7 +135,8 @@ def list_tasks(counts: pd.DataFrame, config=None, search: str | None = None) -> 
 
 def evals_text(rows: list, fmt: str) -> str:
     """evals as a terminal table, markdown table or JSON."""
-    from resolver.analysis.common import markdown_table, plain_table, to_json
+    from resolver.analysis.common import to_json
+    from resolver.core import markdown_table, plain_table
 
     if fmt == "json":
         return to_json(rows)
@@ -161,7 +162,7 @@ def _view_text(view: dict) -> str:
 
 
 def tasks_markdown(rows: list) -> str:
-    from resolver.analysis.common import markdown_table
+    from resolver.core import markdown_table
 
     cells = [[r["base_task"], r["label"], r["points"], r["evals"],
               "<br>".join(_view_text(v) for v in r["views"]) or "—"] for r in rows]

@@ -34,7 +34,7 @@ def group_cells(groups, keys: list) -> list:
 def models_markdown(results: list) -> str:
     """The '## Models' section of the scores markdown: rank, model, eval_id, template,
     sampler and one column per group key, in the ranking's order (same data as the JSON)."""
-    from resolver.analysis.common import markdown_table
+    from resolver.core import markdown_table
 
     keys = group_keys(entry.get("groups") for entry in results)
     rows = [[entry.get("rank", ""), entry["label"], entry["eval_id"], entry.get("template") or MISSING,

@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from resolver.analysis.common import markdown_table
+from resolver.core import markdown_table
 
 PATTERNS = ["README.md", "*config.json", "recipe.yaml"]
 EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")

@@ -130,7 +130,7 @@ def compute_pairwise(agg: pd.DataFrame, series: str = "eval_id", group: str | No
 
 def pairwise_markdown(result: dict, labels: dict, group) -> str:
     """Ranking (expected wins, Bradley-Terry) and the win-probability matrix."""
-    from resolver.analysis.common import markdown_table
+    from resolver.core import markdown_table
 
     names = result["names"]
     below = result.get("below_chance_cells", [0] * len(names))

@@ -57,7 +57,7 @@ def _display(series: str, labels: dict, name) -> str:
 
 def rank_markdown(result: dict, series: str, facet, mode: str, labels: dict) -> str:
     """Leaderboard: rank, series, best cluster position per facet, total penalty."""
-    from resolver.analysis.common import markdown_table
+    from resolver.core import markdown_table
 
     facets = result["facets"]
     headers = ["Rank", series] + [str(f) if f is not None else "all" for f in facets] + ["Total"]

@@ -393,8 +393,8 @@ def _score_rows(results: list, columns: list, multi_tier: bool, cell, tier_group
 def scores_markdown(results: list, title: str = "ReasonScore", show_token_counts: bool = False) -> str:
     """The docs/analyze.md markdown table, the evals' group/family metadata (## Models), and a
     token table with show_token_counts."""
-    from resolver.analysis.common import markdown_table
     from resolver.analysis.eval_groups import models_markdown
+    from resolver.core import markdown_table
 
     tiers = score_table_columns(results)
     columns = sorted(dict.fromkeys(g for groups in tiers.values() for g in groups), key=group_order)

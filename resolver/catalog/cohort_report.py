@@ -1,7 +1,7 @@
 """Markdown renderings of cohort.py's results (list / info, verify, context)."""
 from __future__ import annotations
 
-from resolver.analysis import markdown_table
+from resolver.core import markdown_table
 
 
 def _size(n: int) -> str:

@@ -1,7 +1,8 @@
 """Markdown renderings of the probe.py reports (JSON goes through common.to_json)."""
 from __future__ import annotations
 
-from resolver.analysis import frame_to_markdown, markdown_table
+from resolver.analysis import frame_to_markdown
+from resolver.core import markdown_table
 from resolver.probe.loops import SEVERE_COVERAGE
 
 #: without --full, answers longer than this show their head and tail only

@@ -72,7 +72,7 @@ def coverage_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 def coverage_markdown(table: pd.DataFrame) -> str:
     """One row per grid cell: coverage (%) of every mode and of the original E_I."""
-    from resolver.analysis import markdown_table
+    from resolver.core import markdown_table
 
     columns = list(stats.MODES) + [ORIGINAL]
     rows = []
