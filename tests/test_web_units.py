@@ -56,3 +56,21 @@ def test_grader_versions_when_the_column_exists():
 
 def test_group_labels_are_integers_when_whole():
     assert [group_label(v) for v in (3.0, 4, 2.5, "add", 12.0)] == ["3", "4", "2.5", "add", "12"]
+
+
+def test_ranking_header_sorts_keep_models_without_skill_last():
+    """Clicking Score or Score/Token (best first) orders by skill evidence first, as every ranking does;
+    other columns, and the reverse direction, sort by value alone."""
+    from resolver.web.lbtable import _sorted
+
+    rows = [
+        {"eval_id": "skilled-long", "rank": 1, "score": 0.80, "ratio": 0.5, "tokens": 1600, "skill": True},
+        {"eval_id": "guesser-short", "rank": 3, "score": 0.28, "ratio": 3.4, "tokens": 34, "skill": False},
+        {"eval_id": "skilled-mid", "rank": 2, "score": 0.55, "ratio": 0.9, "tokens": 600, "skill": True},
+    ]
+    ids = lambda out: [r["eval_id"] for r in out]   # noqa: E731
+    assert ids(_sorted(rows, "_ratio", ascending=False)) == ["skilled-mid", "skilled-long", "guesser-short"]
+    assert ids(_sorted(rows, "_score", ascending=False)) == ["skilled-long", "skilled-mid", "guesser-short"]
+    assert ids(_sorted(rows, "_rank", ascending=True)) == ["skilled-long", "skilled-mid", "guesser-short"]
+    assert ids(_sorted(rows, "_ratio", ascending=True)) == ["skilled-long", "skilled-mid", "guesser-short"]
+    assert ids(_sorted(rows, "_tokens", ascending=True)) == ["guesser-short", "skilled-mid", "skilled-long"]

@@ -30,11 +30,10 @@ REASON_POINT_FIELDS = ("invalid", "invalid_reasons")
 
 def _point_reasons(invalid, stored) -> dict:
     """One point's {reason: count}: its stored counts, the rest of its invalid samples unknown."""
-    counts = {}
-    if isinstance(stored, str) and stored:
-        counts = {k: int(v) for k, v in json.loads(stored).items() if k in ALL_REASONS and k != UNKNOWN}
-    elif isinstance(stored, dict):
-        counts = {k: int(v) for k, v in stored.items() if k in ALL_REASONS and k != UNKNOWN}
+    if isinstance(stored, str):
+        stored = json.loads(stored) if stored else {}
+    known = stored if isinstance(stored, dict) else {}
+    counts = {k: int(v) for k, v in known.items() if k in ALL_REASONS and k != UNKNOWN}
     total = 0 if invalid is None or pd.isna(invalid) else int(invalid)
     rest = total - sum(counts.values())
     if rest > 0:

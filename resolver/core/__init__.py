@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from resolver.core.cli import ArgParser, positive_int, run_main
     from resolver.core.errors import UserError, choices_text, file_not_found
     from resolver.core.inputs import compile_search, did_you_mean, display_path, read_json_file, read_yaml_file, refuse_unknown_keys
-    from resolver.core.text_tables import markdown_escape, markdown_table, plain_table
+    from resolver.core.text_tables import markdown_table, plain_table
 
 __all__ = [
     "ArgParser",
@@ -23,7 +23,6 @@ __all__ = [
     "did_you_mean",
     "display_path",
     "file_not_found",
-    "markdown_escape",
     "markdown_table",
     "plain_table",
     "positive_int",
@@ -46,7 +45,6 @@ _HOMES = {
     "did_you_mean": "inputs",
     "display_path": "inputs",
     "file_not_found": "errors",
-    "markdown_escape": "text_tables",
     "markdown_table": "text_tables",
     "plain_table": "text_tables",
     "positive_int": "cli",

@@ -413,7 +413,7 @@ def _extract_text(text: str) -> str | None:
 _SINGLE_LINE_KINDS = {"choice", "integer", "number", "literal", "brackets", "text"}
 
 
-def _extract_one(kind: str, text: str, response_enum, options) -> str | None:
+def extract_one(kind: str, text: str, response_enum, options) -> str | None:
     if kind == "choice":
         return _extract_choice(text, response_enum, options)
     if kind == "integer":
@@ -442,10 +442,10 @@ def extract_by_kind(kind: str, text: str | None, response_enum: Sequence[str] | 
     """
     if text is None:
         return None
-    found = _extract_one(kind, text, response_enum, options)
+    found = extract_one(kind, text, response_enum, options)
     if found is not None and kind in _SINGLE_LINE_KINDS:
         for line in later_boxed_lines(text):
-            other = _extract_one(kind, line, response_enum, options)
+            other = extract_one(kind, line, response_enum, options)
             if other is not None and other != found:
                 return None
     return found

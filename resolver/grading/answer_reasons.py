@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, Sequence
 
-from resolver.grading.answer_kinds import _extract_one as read_one
+from resolver.grading.answer_kinds import extract_one as read_one
 from resolver.grading.answer_text import Hedge, answer_lines, clean_line, unbox_spread
 
 # In the order the pipeline meets them; a record's `invalid_reason` is one of these.
@@ -58,11 +58,12 @@ def invalid_reason(kind: str, answer: str | None, visible: str | None, normalize
         return "unfinished_reasoning" if reasoned else "empty"
     if normalized is None:
         return "no_marker"
-    if echoed or _ANGLE_PLACEHOLDER.fullmatch(clean_line(answer_lines(normalized)[0]) if answer_lines(normalized) else ""):
+    lines = answer_lines(normalized)
+    if echoed or (lines and _ANGLE_PLACEHOLDER.fullmatch(clean_line(lines[0]))):
         return "placeholder"
     if extracted is not None:
         return "not_an_option"
-    if not answer_lines(normalized):
+    if not lines:
         return "unreadable"
     if names_several(kind, normalized, response_enum, options):
         return "hedge"

@@ -15,7 +15,7 @@ import math
 
 from dash import dash_table
 
-from resolver.analysis import NO_SKILL_MARK, NO_SKILL_NOTE, scores
+from resolver.analysis import NO_SKILL_MARK, NO_SKILL_NOTE, scores, skilled_first_key
 from resolver.analysis import describe as describe_reasons
 from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import theme, urlstate
@@ -100,11 +100,22 @@ def _sort_value(row: dict, column: str):
     return cell["colour_value"] if cell else None
 
 
+RANKING_COLUMNS = ("_rank", "_score", "_ratio")
+
+
 def _sorted(rows: list, column: str, ascending: bool) -> list:
-    """Rows by one column; rows without a value stay at the bottom in either direction."""
+    """Rows by one column; rows without a value stay at the bottom in either direction.
+
+    Sorting a ranking column best-first keeps models without evidence of skill after the
+    others, as every ranking does (docs/statistics.md, "Evidence of skill").
+    """
     present = [r for r in rows if _sort_value(r, column) is not None]
     missing = [r for r in rows if _sort_value(r, column) is None]
-    return sorted(present, key=lambda r: _sort_value(r, column), reverse=not ascending) + missing
+    ranked = sorted(present, key=lambda r: _sort_value(r, column), reverse=not ascending)
+    best_first = not ascending if column != "_rank" else ascending
+    if column in RANKING_COLUMNS and best_first:
+        ranked.sort(key=lambda r: skilled_first_key(r.get("skill", True)))    # stable: keeps the order within
+    return ranked + missing
 
 
 def _md(text: str) -> str:
