@@ -105,7 +105,7 @@ class SimulatorApp:
                 return response
         if self.latency:
             await asyncio.sleep(self.latency)
-        answer, prompt_tokens = self._answer(profile, body)
+        answer, prompt_tokens = self.answer(profile, body)
         self.stats.completions += 1
         self.stats.answered_keys[key] += 1
         self.stats.by_model[profile.name] += 1
@@ -136,7 +136,8 @@ class SimulatorApp:
         await asyncio.sleep(self.faults.stall_seconds)  # "stall": a reply far too late
         return None
 
-    def _answer(self, profile, body: dict) -> tuple[Answer, int]:
+    def answer(self, profile, body: dict) -> tuple[Answer, int]:
+        """(the completion, usage.prompt_tokens) for a chat request body, as served."""
         messages = body["messages"]
         prompt = _last_user_text(messages)
         problem = self.problems.lookup(prompt) if self.problems else None

@@ -9,7 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
-from resolver.sim.profiles import Problem
+from resolver.sim.profiles import Problem, problem_latent
 
 _TAIL = 64          # characters of problem text used as the lookup key
 
@@ -157,7 +157,7 @@ class ExperimentProblems:
                     self.index.add(case.input, Problem(
                         target=str(case.target), response_enum=case.response_enum,
                         difficulty=d, words=_problem_words(case.input), check=_grader(task, case),
-                        input_text=case.input.rstrip()))
+                        input_text=case.input.rstrip(), latent=problem_latent(case.input)))
             self.depth = stop
             return True
 

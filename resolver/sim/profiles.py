@@ -14,6 +14,7 @@ always agrees with the text the simulator returned.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 import re
@@ -21,6 +22,7 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
+from statistics import NormalDist
 from typing import Callable
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -92,6 +94,9 @@ class Problem:
     # used to make sure a wrong answer is wrong and an invalid one is invalid.
     check: Callable[[str], str] | None = None
     input_text: str = ""   # the problem text as generated (prompt token counting)
+    # The problem's shared latent difficulty z ~ N(0, 1), the same for every profile
+    # (problem_latent); None: no shared latent, each answer is drawn on its own.
+    latent: float | None = None
     _pool: list | None = None
     _input_tokens: int | None = None
 
@@ -336,16 +341,57 @@ def completion_length(profile: Profile, d: float, rng: random.Random) -> int:
     return max(12, int(typical * math.exp(rng.gauss(0.0, 0.35))))
 
 
+# Correlation of the normal scores behind two profiles' answers to one problem (a
+# Gaussian copula, docs/simulator.md "Problems are hard for everyone"): with it the
+# phi coefficient of right/wrong between two profiles on the same problems is about
+# 0.3-0.47, the range reported for real models, for all pairs but the most unequal.
+LATENT_CORRELATION = 0.7
+_SHARED = math.sqrt(LATENT_CORRELATION)
+_OWN = math.sqrt(1.0 - LATENT_CORRELATION)
+_NORMAL = NormalDist()
+
+
+def problem_latent(text: str) -> float:
+    """A problem's latent difficulty z ~ N(0, 1), from its own text alone.
+
+    The text is what makes it the same problem for every model (and every template,
+    sampler and seed that generate it), so every profile sees the same z.
+    """
+    digest = hashlib.sha256(b"sim-latent|" + text.rstrip().encode("utf-8")).digest()
+    u = (int.from_bytes(digest[:8], "big") + 0.5) / 2.0 ** 64     # uniform on (0, 1), never 0 or 1
+    return _NORMAL.inv_cdf(u)
+
+
+def p_correct(profile: Profile, d: float) -> float:
+    """P(correct) at difficulty d: neither a loop nor invalid, then accurate."""
+    return max(0.0, 1.0 - profile.loop_rate(d) - profile.invalid_rate) * profile.accuracy(d)
+
+
 def choose_outcome(profile: Profile, problem: Problem, rng: random.Random) -> str:
+    """correct | wrong | invalid | loop:<kind>, with the profile's marginal rates at the point.
+
+    Correct when u < p_correct, where u = Phi(sqrt(rho) z + sqrt(1 - rho) e): z is the
+    problem's shared latent, e this answer's own normal draw, so u is uniform for each
+    profile (its rate unchanged) and two profiles' u are correlated through z. An answer
+    that is not correct is a loop, invalid or wrong in proportion to their rates, which
+    keeps those marginal rates too.
+    """
     d = problem.difficulty
-    roll = rng.random()
-    if roll < profile.loop_rate(d):
+    loop, invalid = profile.loop_rate(d), profile.invalid_rate
+    right = 0.0 if problem.target is None else p_correct(profile, d)
+    own = rng.gauss(0.0, 1.0)
+    if problem.latent is None:
+        u = _NORMAL.cdf(own)
+    else:
+        u = _NORMAL.cdf(_SHARED * problem.latent + _OWN * own)
+    if u < right:
+        return "correct"
+    roll = rng.random() * (1.0 - right)
+    if roll < loop:
         return "loop:" + rng.choices(LOOP_KINDS, weights=profile.loop_weights)[0]
-    if roll < profile.loop_rate(d) + profile.invalid_rate:
+    if roll < loop + invalid:
         return "invalid"
-    if problem.target is None:
-        return "wrong"
-    return "correct" if rng.random() < profile.accuracy(d) else "wrong"
+    return "wrong"
 
 
 def compose_answer(profile: Profile, problem: Problem, rng: random.Random,

@@ -1,0 +1,116 @@
+"""How alike simulated profiles are problem by problem: the phi coefficient of right/wrong
+between every two profiles on the same problems (docs/simulator.md, "Hard for everyone").
+
+    python -m resolver.sim.agreement --config configs/tiny.yaml [--samples 200]
+        [--template templates/zerocot-nosys.json] [--sampler samplers/greedy-4k.json]
+        [--profiles sim-strong,sim-mid,...] [--seed 42]
+
+It renders the prompts the runner would send (every point of the config at normal
+density, samples 0..N-1) and answers each one in process exactly as the server does,
+then prints, per pair of profiles, both accuracies, phi over all problems, and phi
+within points (the pooled within-point correlation: each point's own mean removed,
+which is the part a paired comparison gains from).
+"""
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+__all__ = ["agreement_table", "phi", "simulated_correctness", "within_point_phi"]
+
+
+def phi(a: list[bool], b: list[bool]) -> float:
+    """Pearson correlation of two 0/1 sequences (nan when either is constant)."""
+    return within_point_phi({0: (a, b)})
+
+
+def within_point_phi(groups: dict) -> float:
+    """Correlation of 0/1 outcomes after removing each group's own means.
+
+    `groups` maps a point to (outcomes of A, outcomes of B) on the same problems.
+    """
+    cov = var_a = var_b = 0.0
+    for a, b in groups.values():
+        n = len(a)
+        if n == 0:
+            continue
+        mean_a, mean_b = sum(a) / n, sum(b) / n
+        cov += sum((x - mean_a) * (y - mean_b) for x, y in zip(a, b))
+        var_a += sum((x - mean_a) ** 2 for x in a)
+        var_b += sum((y - mean_b) ** 2 for y in b)
+    return cov / math.sqrt(var_a * var_b) if var_a > 0 and var_b > 0 else math.nan
+
+
+def simulated_correctness(config: str, template: str, sampler: str, profiles, samples: int,
+                          seed: int = 42) -> dict:
+    """{profile: {(point, sample_index): correct}} for samples 0..samples-1 of every point."""
+    from resolver.run.experiment import RunOptions, build_experiment, cases_for, messages_for, request_for
+    from resolver.sim.app import SimulatorApp
+    from resolver.sim.problems import ExperimentProblems
+    from resolver.sim.profiles import PROFILES
+
+    experiment = build_experiment(RunOptions(config=config, template=template, sampler=sampler,
+                                             model="sim", apibase="http://127.0.0.1:1", seed=seed).validate())
+    problems = ExperimentProblems(config, seed=seed)
+    problems.max_depth = max(problems.max_depth, samples)   # index as deep as asked
+    app = SimulatorApp(problems, seed=seed)
+    result: dict = {name: {} for name in profiles}
+    for point, step in enumerate(experiment.steps):
+        for index, case in cases_for(step, 0, samples):
+            body = request_for(experiment, messages_for(experiment, step, case))
+            for name in profiles:
+                answer, _ = app.answer(PROFILES[name], body)
+                result[name][(point, index)] = answer.outcome == "correct"
+    if app.stats.unrecognised:
+        raise RuntimeError(f"{app.stats.unrecognised} prompts were not recognised")
+    return result
+
+
+def agreement_table(correct: dict) -> list[dict]:
+    """Per pair of profiles: n, both accuracies, phi over all problems and within points."""
+    rows = []
+    for name_a, name_b in combinations(correct, 2):
+        keys = sorted(correct[name_a].keys() & correct[name_b].keys())
+        a = [correct[name_a][k] for k in keys]
+        b = [correct[name_b][k] for k in keys]
+        groups: dict = {}
+        for key, x, y in zip(keys, a, b):
+            pair = groups.setdefault(key[0], ([], []))
+            pair[0].append(x)
+            pair[1].append(y)
+        rows.append({"a": name_a, "b": name_b, "n": len(keys),
+                     "accuracy_a": sum(a) / max(1, len(a)), "accuracy_b": sum(b) / max(1, len(b)),
+                     "phi": phi(a, b), "phi_within_points": within_point_phi(groups)})
+    return rows
+
+
+def main(argv=None) -> int:
+    from resolver.core import ArgParser, UserError, positive_int
+    from resolver.sim.profiles import PROFILES
+
+    parser = ArgParser(prog="python -m resolver.sim.agreement", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default="configs/tiny.yaml", help="experiment config (default configs/tiny.yaml)")
+    parser.add_argument("--template", default="templates/zerocot-nosys.json", help="template the prompts use")
+    parser.add_argument("--sampler", default="samplers/greedy-4k.json", help="sampler (its max_tokens applies)")
+    parser.add_argument("--samples", type=positive_int, default=200, help="samples per point (default 200)")
+    parser.add_argument("--profiles", default=",".join(PROFILES),
+                        help="comma-separated profiles (default: all)")
+    parser.add_argument("--seed", type=int, default=42, help="the runner's --seed (default 42)")
+    args = parser.parse_args(argv)
+    names = [n.strip() for n in args.profiles.split(",") if n.strip()]
+    unknown = [n for n in names if n not in PROFILES]
+    if unknown or len(names) < 2:
+        raise UserError(f"--profiles {args.profiles!r}: give two or more of {', '.join(PROFILES)}")
+    correct = simulated_correctness(args.config, args.template, args.sampler, names, args.samples, args.seed)
+    print("| A | B | problems | accuracy A | accuracy B | phi (all) | phi (within points) |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for row in agreement_table(correct):
+        print(f"| {row['a']} | {row['b']} | {row['n']} | {row['accuracy_a']:.3f} | {row['accuracy_b']:.3f} "
+              f"| {row['phi']:.2f} | {row['phi_within_points']:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    from resolver.core import run_main
+
+    run_main(main)
