@@ -115,3 +115,32 @@ def test_bad_profiles_exit_2_with_one_line():
                           cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "sim-mid" in proc.stderr
+
+
+def test_pointsdb_pairs_samples_of_the_same_problem_only(tmp_path, capsys):
+    import duckdb
+
+    from resolver.sim.agreement import collected_correctness, main
+
+    path = tmp_path / "mini.db"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE evals (eval_id VARCHAR)")
+    con.execute("CREATE TABLE points (model VARCHAR, eval_id VARCHAR, task VARCHAR, task_version INTEGER, "
+                "params JSON, outcome UTINYINT[], sample_index INTEGER[])")
+    rows = [  # outcome codes: 0 correct, 1 incorrect, 2 invalid, 3 truncated
+        ("m-a", "aaa", "arithmetic", 1, '{"length": 4}', [0, 0, 1, 1], [0, 1, 2, 3]),
+        ("m-b", "bbb", "arithmetic", 1, '{"length": 4}', [0, 2, 1, 3], [0, 1, 2, 3]),
+        ("m-a", "aaa", "arithmetic", 1, '{"length": 8}', [0, 1, 0], [0, 1, 5]),     # sample 5: A only
+        ("m-b", "bbb", "arithmetic", 1, '{"length": 8}', [1, 0], [1, 0]),
+        ("m-a", "aaa", "boolean", 1, '{"length": 4}', [0], [0]),
+        ("m-b", "bbb", "boolean", 2, '{"length": 4}', [0], [0]),                    # another task version
+    ]
+    con.executemany("INSERT INTO points VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    con.close()
+    (row,) = agreement_table(collected_correctness(path))
+    # by hand: pairs (1,1) (1,0) (0,0) (0,0) at length 4 and (1,1) (0,0) at length 8
+    assert row["n"] == 6 and row["accuracy_a"] == pytest.approx(0.5) and row["accuracy_b"] == pytest.approx(2 / 6)
+    assert row["phi"] == pytest.approx(6 / math.sqrt(3 * 3 * 2 * 4))
+    assert row["phi_within_points"] == pytest.approx(1 / math.sqrt(1.5 * 1.25))
+    assert main(["--pointsdb", str(path)]) == 0
+    assert "| m-a (aaa) | m-b (bbb) | 6 | 0.500 | 0.333 | 0.71 | 0.73 |" in capsys.readouterr().out

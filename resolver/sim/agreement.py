@@ -4,19 +4,22 @@ between every two profiles on the same problems (docs/simulator.md, "Hard for ev
     python -m resolver.sim.agreement --config configs/tiny.yaml [--samples 200]
         [--template templates/zerocot-nosys.json] [--sampler samplers/greedy-4k.json]
         [--profiles sim-strong,sim-mid,...] [--seed 42]
+    python -m resolver.sim.agreement --pointsdb data/pointsdb-demo.db
 
-It renders the prompts the runner would send (every point of the config at normal
-density, samples 0..N-1) and answers each one in process exactly as the server does,
-then prints, per pair of profiles, both accuracies, phi over all problems, and phi
-within points (the pooled within-point correlation: each point's own mean removed,
-which is the part a paired comparison gains from).
+The first form renders the prompts the runner would send (every point of the config at
+normal density, samples 0..N-1) and answers each one in process exactly as the server
+does. The second reads what was actually collected: every model of a PointsDB (simulated
+or real), a sample being the same problem for two evals when its task, task version,
+params and sample index agree. Either prints, per pair, both accuracies, phi over all
+problems, and phi within points (the pooled within-point correlation: each point's own
+mean removed, which is the part a paired comparison gains from).
 """
 from __future__ import annotations
 
 import math
 from itertools import combinations
 
-__all__ = ["agreement_table", "phi", "simulated_correctness", "within_point_phi"]
+__all__ = ["agreement_table", "collected_correctness", "phi", "simulated_correctness", "within_point_phi"]
 
 
 def phi(a: list[bool], b: list[bool]) -> float:
@@ -66,6 +69,22 @@ def simulated_correctness(config: str, template: str, sampler: str, profiles, sa
     return result
 
 
+def collected_correctness(path) -> dict:
+    """{"model (eval_id)": {(point, sample_index): correct}} from a PointsDB's outcome[] arrays."""
+    from resolver.pointsdb import OUTCOME_CORRECT, open_pointsdb
+
+    with open_pointsdb(path) as db:
+        rows = db.query("SELECT model, eval_id, task, task_version, CAST(params AS VARCHAR) AS params, "
+                        "outcome, sample_index FROM points")
+    result: dict = {}
+    for row in rows.itertuples(index=False):
+        point = (row.task, row.task_version, row.params)
+        outcomes = result.setdefault(f"{row.model} ({row.eval_id})", {})
+        for outcome, index in zip(row.outcome, row.sample_index):
+            outcomes[(point, int(index))] = int(outcome) == OUTCOME_CORRECT
+    return result
+
+
 def agreement_table(correct: dict) -> list[dict]:
     """Per pair of profiles: n, both accuracies, phi over all problems and within points."""
     rows = []
@@ -96,18 +115,27 @@ def main(argv=None) -> int:
     parser.add_argument("--profiles", default=",".join(PROFILES),
                         help="comma-separated profiles (default: all)")
     parser.add_argument("--seed", type=int, default=42, help="the runner's --seed (default 42)")
+    parser.add_argument("--pointsdb", metavar="FILE",
+                        help="measure the evals of this PointsDB instead of simulating (other flags ignored)")
     args = parser.parse_args(argv)
+    if args.pointsdb:
+        print_table(agreement_table(collected_correctness(args.pointsdb)))
+        return 0
     names = [n.strip() for n in args.profiles.split(",") if n.strip()]
     unknown = [n for n in names if n not in PROFILES]
     if unknown or len(names) < 2:
         raise UserError(f"--profiles {args.profiles!r}: give two or more of {', '.join(PROFILES)}")
     correct = simulated_correctness(args.config, args.template, args.sampler, names, args.samples, args.seed)
+    print_table(agreement_table(correct))
+    return 0
+
+
+def print_table(rows: list[dict]) -> None:
     print("| A | B | problems | accuracy A | accuracy B | phi (all) | phi (within points) |")
     print("|---|---|---:|---:|---:|---:|---:|")
-    for row in agreement_table(correct):
+    for row in rows:
         print(f"| {row['a']} | {row['b']} | {row['n']} | {row['accuracy_a']:.3f} | {row['accuracy_b']:.3f} "
               f"| {row['phi']:.2f} | {row['phi_within_points']:.2f} |")
-    return 0
 
 
 if __name__ == "__main__":
