@@ -159,18 +159,18 @@ class LoopbackServer:
         self._thread.join(10)
 
 
-def simulated_cohort(tmp_path: Path) -> Path:
-    """tmp_path/data/demo/sim-mid holding one runner.py run of configs/tiny.yaml against the
+def simulated_cohort(tmp_path: Path, model: str = "sim-mid") -> Path:
+    """tmp_path/data/demo/<model> holding one runner.py run of configs/tiny.yaml against the
     simulator (the config copied to tmp_path/configs), as a user's project would."""
     import shutil
 
     from tests.conftest import run_script
 
-    cohort = tmp_path / "data" / "demo" / "sim-mid"
+    cohort = tmp_path / "data" / "demo" / model
     cohort.mkdir(parents=True)
     config = tmp_path / "configs" / "tiny.yaml"
     config.parent.mkdir()
     shutil.copy(REPO / "configs" / "tiny.yaml", config)
     with simulator() as sim:
-        run_script("runner.py", *runner_args(sim.url, tmp_path, output="data/demo/sim-mid"), check=True, timeout=600)
+        run_script("runner.py", *runner_args(sim.url, tmp_path, model=model, output=f"data/demo/{model}"), check=True, timeout=600)
     return cohort
