@@ -60,12 +60,30 @@ def _wait_for(condition, proc: subprocess.Popen, what: str, timeout: float = 120
     pytest.fail(f"no {what} within {timeout} s")
 
 
-def _start_parent(code: str) -> subprocess.Popen:
-    """`python -c code` with this checkout importable; its stdout is read line by line."""
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    env.pop("REASONSCAPE_PARENT_PID", None)
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], cwd=REPO, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+@pytest.fixture
+def start_parent():
+    """start(code): `python -c code` with this checkout importable, stdout read line by line.
+
+    A parent still running at the end (a test that failed before killing it) is killed
+    with its children, so a failure leaves nothing behind.
+    """
+    started = []
+
+    def start(code: str) -> subprocess.Popen:
+        env = dict(os.environ, PYTHONPATH=str(REPO))
+        env.pop("REASONSCAPE_PARENT_PID", None)
+        proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], cwd=REPO, env=env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            family = psutil.Process(proc.pid).children(recursive=True)
+            proc.kill()
+            proc.wait()
+            _still_running_after(family, 0)
 
 
 def _kill_parent(proc: subprocess.Popen) -> None:
@@ -131,10 +149,10 @@ def test_evaluate_workers_end_when_the_main_process_is_killed_mid_build(tmp_path
     check_against_raw(db, all_ndjson(tmp_path / "data"))
 
 
-def test_pool_workers_forked_from_a_thread_outlive_the_thread_but_not_the_process():
+def test_pool_workers_forked_from_a_thread_outlive_the_thread_but_not_the_process(start_parent):
     # The kernel's parent-death signal follows the forking thread: a pool first used from a
     # short-lived thread must keep its workers after that thread ends.
-    proc = _start_parent("""
+    proc = start_parent("""
         import os, threading, time
         from resolver.ingest.pipeline import Workers
         pool = Workers(2, 2)
@@ -154,8 +172,8 @@ def test_pool_workers_forked_from_a_thread_outlive_the_thread_but_not_the_proces
 
 # ------------------------------------------------------------------ the simulator and the demo's scripts
 
-def test_the_simulator_ends_when_its_parent_is_killed():
-    proc = _start_parent("""
+def test_the_simulator_ends_when_its_parent_is_killed(start_parent):
+    proc = start_parent("""
         import time
         from resolver.sim.simulator import start_simulator_process
         sim = start_simulator_process(None)
@@ -169,9 +187,9 @@ def test_the_simulator_ends_when_its_parent_is_killed():
     assert not _still_running_after([simulator])
 
 
-def test_a_simulator_started_from_a_thread_outlives_the_thread_but_not_the_process():
+def test_a_simulator_started_from_a_thread_outlives_the_thread_but_not_the_process(start_parent):
     # The polling fallback (the one other systems use): no death signal is asked for here.
-    proc = _start_parent("""
+    proc = start_parent("""
         import json, threading, time, urllib.request
         from resolver.sim.simulator import start_simulator_process
         box = []
@@ -191,8 +209,8 @@ def test_a_simulator_started_from_a_thread_outlives_the_thread_but_not_the_proce
     assert not _still_running_after([simulator])
 
 
-def test_a_script_run_by_the_demo_ends_with_the_demo():
-    proc = _start_parent("""
+def test_a_script_run_by_the_demo_ends_with_the_demo(start_parent):
+    proc = start_parent("""
         from pathlib import Path
         from resolver.sim.demo import show_and_run
         show_and_run(Path("."), "-c", "import time; time.sleep(600)")
@@ -204,10 +222,10 @@ def test_a_script_run_by_the_demo_ends_with_the_demo():
     assert not _still_running_after(children)
 
 
-def test_a_parent_killed_between_fork_and_exec_is_noticed():
+def test_a_parent_killed_between_fork_and_exec_is_noticed(start_parent):
     # The child checks its parent after asking for the death signal: a parent that died in
     # between (here: while the caller's own preexec step waits for it) is not missed.
-    proc = _start_parent("""
+    proc = start_parent("""
         import os, subprocess, sys, time
         from resolver.core import child_options
         parent = os.getpid()
