@@ -13,12 +13,15 @@ import subprocess
 import sys
 import textwrap
 import time
+import urllib.request
 from pathlib import Path
 
 import psutil
 import pytest
 from conftest import run_script
 from test_evaluate_pipeline import all_ndjson, check_against_raw, make_cohort, make_record, write_dataset, write_evals, write_run
+
+from tests.support.browser import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kill tests use Linux /proc")
@@ -220,6 +223,31 @@ def test_a_script_run_by_the_demo_ends_with_the_demo(start_parent):
     assert proc.stdout.readline() == "\n" and proc.stdout.readline().startswith("$ python -c")
     _kill_parent(proc)
     assert not _still_running_after(children)
+
+
+def test_the_leaderboard_served_by_the_demo_ends_with_the_demo(start_parent, tmp_path_factory):
+    # The web apps start no processes of their own (werkzeug serves with threads); the demo
+    # starts one as its last step, and it must not keep serving once the demo is gone.
+    from tests.support.web_dataset import shared_web_dataset
+
+    dataset = shared_web_dataset(tmp_path_factory)
+    proc = start_parent(f"""
+        from pathlib import Path
+        from resolver.sim.demo import show_and_run
+        show_and_run(Path({str(REPO)!r}), "leaderboard.py", {str(dataset)!r}, "--port", "{free_port()}")
+    """)
+    deadline = time.monotonic() + 120
+    line = ""
+    while "serving on" not in line:
+        line = proc.stdout.readline()
+        assert line or proc.poll() is None, proc.stderr.read()
+        assert time.monotonic() < deadline, "the leaderboard did not start"
+    url = line.split("serving on ", 1)[1].split()[0]
+    with urllib.request.urlopen(url, timeout=30) as response:
+        assert response.status == 200
+    servers = psutil.Process(proc.pid).children(recursive=True)
+    _kill_parent(proc)
+    assert not _still_running_after(servers)
 
 
 def test_a_parent_killed_between_fork_and_exec_is_noticed(start_parent):
