@@ -1,5 +1,6 @@
 """Foundations every package may use: the user-error type, strict input reading,
-atomic writes, the virtualenv bootstrap, entry-script plumbing (imports nothing else).
+atomic writes, the virtualenv bootstrap, entry-script plumbing, child processes that
+end with their parent (imports nothing else).
 """
 # Public names load on first use (resolver.lazy_exports; docs/architecture.md).
 from __future__ import annotations
@@ -14,14 +15,18 @@ if TYPE_CHECKING:
     from resolver.core.cli import ArgParser, positive_int, run_main
     from resolver.core.errors import UserError, choices_text, file_not_found
     from resolver.core.inputs import compile_search, did_you_mean, display_path, read_json_file, read_yaml_file, refuse_unknown_keys
+    from resolver.core.lifeline import ENV_PARENT, child_options, die_with_parent, watch_parent_from_env
     from resolver.core.text_tables import markdown_table, plain_table
 
 __all__ = [
     "ArgParser",
+    "child_options",
     "choices_text",
     "compile_search",
     "did_you_mean",
+    "die_with_parent",
     "display_path",
+    "ENV_PARENT",
     "file_not_found",
     "markdown_table",
     "plain_table",
@@ -33,16 +38,20 @@ __all__ = [
     "REPO",
     "run_main",
     "UserError",
+    "watch_parent_from_env",
     "write_text_atomic",
 ]
 
 _HOMES = {
     "ArgParser": "cli",
     "REPO": "bootstrap",
+    "ENV_PARENT": "lifeline",
     "UserError": "errors",
+    "child_options": "lifeline",
     "choices_text": "errors",
     "compile_search": "inputs",
     "did_you_mean": "inputs",
+    "die_with_parent": "lifeline",
     "display_path": "inputs",
     "file_not_found": "errors",
     "markdown_table": "text_tables",
@@ -53,6 +62,7 @@ _HOMES = {
     "reexec_in_venv": "bootstrap",
     "refuse_unknown_keys": "inputs",
     "run_main": "cli",
+    "watch_parent_from_env": "lifeline",
     "write_text_atomic": "atomic",
 }
 _MODULES = {}

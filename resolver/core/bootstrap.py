@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from resolver.core.lifeline import child_options
+
 REPO = Path(__file__).resolve().parents[2]
 VENV = Path(os.environ.get("REASONSCAPE_VENV", REPO / ".venv"))
 if not VENV.is_absolute():
@@ -37,7 +39,7 @@ def ensure_requirements(requirements: Path) -> None:
     """Create the venv and install `requirements` unless already installed as-is."""
     if not venv_python().exists():
         print(f"creating virtualenv {VENV} ...", flush=True)
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, **child_options())
     files = [requirements]
     if requirements.parent != REPO:  # tests/requirements.txt includes ../requirements.txt
         files.append(REPO / "requirements.txt")
@@ -48,7 +50,7 @@ def ensure_requirements(requirements: Path) -> None:
     print(f"installing {requirements.relative_to(REPO)} into {VENV} (first run takes a few minutes) ...", flush=True)
     subprocess.run(
         [str(venv_python()), "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r", str(requirements)],
-        check=True,
+        check=True, **child_options(),
     )
     stamp.write_text(digest)
 

@@ -7,6 +7,7 @@ import sys
 from typing import Callable, Sequence
 
 from resolver.core.errors import UserError
+from resolver.core.lifeline import watch_parent_from_env
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -34,12 +35,16 @@ class ArgParser(argparse.ArgumentParser):
 def run_main(main: Callable[[Sequence[str] | None], int | None], argv=None, fast_exit: bool = False) -> None:
     """Run an entry point: UserError -> one line + exit 2, Ctrl-C -> exit 130.
 
+    Started by another process of ours, it ends when that one does (docs/architecture.md,
+    *Child processes end with their parent*).
+
     ``fast_exit``: after a successful ``main`` (everything written, closed and flushed),
     leave without the interpreter's teardown. For scripts whose work ends with large
     in-memory tables and native libraries loaded (evaluate.py: ~50 ms of freeing that
     nobody waits for a result of).
     """
     prog = sys.argv[0].rsplit("/", 1)[-1] if sys.argv and sys.argv[0] else "reasonscape"
+    watch_parent_from_env()
     try:
         code = main(argv)
     except UserError as exc:

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_id, load_dataset
-from resolver.core import UserError
+from resolver.core import UserError, die_with_parent
 from resolver.ingest import bookkeeping
 from resolver.ingest.discovery import expand_interview, file_size, plan_batches
 from resolver.ingest.points import EvalStats, eval_points, source_names
@@ -53,9 +53,12 @@ def keep_pandas_out() -> None:
         sys.meta_path.insert(0, _NoPandas())
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the main process, which stops them and removes its temp files."""
+def _start_worker() -> None:
+    """Workers leave Ctrl-C to the main process, which stops them and removes its temp files;
+    they end with the main process however it dies (kill -9, the OOM killer): a forked worker
+    holds both ends of its job pipe and would otherwise wait forever (docs/evaluate.md)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
 
 
 class Workers:
@@ -64,7 +67,8 @@ class Workers:
     All workers are forked when the first job is submitted, so submit before this
     process opens a DuckDB connection (forking a process whose DuckDB threads hold
     locks could deadlock the children). A worker that dies (killed, out of memory)
-    breaks the pool: the main process gets an error instead of waiting forever.
+    breaks the pool: the main process gets an error instead of waiting forever; a
+    main process that dies takes its workers with it.
     """
 
     def __init__(self, parallel: int, jobs: int):
@@ -72,7 +76,7 @@ class Workers:
         self.executor = None
         if self.size > 1:
             self.executor = ProcessPoolExecutor(self.size, mp_context=multiprocessing.get_context("fork"),
-                                                initializer=_ignore_sigint)
+                                                initializer=_start_worker)
 
     def __enter__(self):
         return self

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from resolver.core import REPO, reexec_in_venv
+from resolver.core import REPO, child_options, reexec_in_venv
 
 PROFILES = ("sim-strong", "sim-mid", "sim-weak", "sim-loopy")
 CONFIG = "configs/tiny.yaml"
@@ -60,7 +60,7 @@ def show_and_run(root: Path, *cmd: str, prog: str = "demo") -> None:
     print(f"\n$ python {shlex.join(cmd)}", flush=True)
     script = [str(REPO / cmd[0]), *cmd[1:]] if cmd[0].endswith(".py") else list(cmd)
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, *script], cwd=root, env=env)
+    proc = subprocess.run([sys.executable, *script], cwd=root, **child_options(env=env))  # ends with the demo
     if proc.returncode != 0:
         raise SystemExit(f"{prog}: `{cmd[0]}` failed with exit code {proc.returncode}")
 

@@ -14,8 +14,8 @@ GET /stats (request counters; `?keys=1` adds per-request cache keys),
 POST /stats/reset, GET /health.
 
 Python API: `SimulatorServer` (in-process, background thread) and
-`start_simulator_process` (a subprocess); both wait until the server answers and
-have `.url` and `.stop()`.
+`start_simulator_process` (a subprocess, which ends when the process that started it
+does); both wait until the server answers and have `.url` and `.stop()`.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ import time
 from aiohttp import web
 
 from resolver.client import fast_event_loop
-from resolver.core import UserError
+from resolver.core import UserError, child_options
 from resolver.sim.app import THINK_STYLES, SimulatorApp
 from resolver.sim.faults import FaultPlan, SimStats, parse_faults
 from resolver.sim.problems import REPO_ROOT, ExperimentProblems
@@ -189,8 +189,9 @@ def start_simulator_process(config: str | None, *, port: int = 0, seed: int = 42
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     preexec = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+    # it ends with this process, however this one dies (docs/architecture.md)
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=env, preexec_fn=preexec)
+                            **child_options(env=env, preexec=preexec))
     deadline = time.monotonic() + ready_timeout
     seen = []
     while time.monotonic() < deadline:
