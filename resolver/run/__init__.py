@@ -11,11 +11,14 @@ from resolver import lazy_exports
 if TYPE_CHECKING:
     from resolver.run.api_runner import run_api
     from resolver.run.batch import run_read_batch, run_write_batch
-    from resolver.run.experiment import RunOptions, cases_for
+    from resolver.run.experiment import RunOptions, build_experiment, cases_for, messages_for, request_for
     from resolver.run.offline import run_offline
 
 __all__ = [
+    "build_experiment",
     "cases_for",
+    "messages_for",
+    "request_for",
     "run_api",
     "run_offline",
     "run_read_batch",
@@ -25,7 +28,10 @@ __all__ = [
 
 _HOMES = {
     "RunOptions": "experiment",
+    "build_experiment": "experiment",
     "cases_for": "experiment",
+    "messages_for": "experiment",
+    "request_for": "experiment",
     "run_api": "api_runner",
     "run_offline": "offline",
     "run_read_batch": "batch",

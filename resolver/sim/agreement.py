@@ -47,7 +47,7 @@ def within_point_phi(groups: dict) -> float:
 def simulated_correctness(config: str, template: str, sampler: str, profiles, samples: int,
                           seed: int = 42) -> dict:
     """{profile: {(point, sample_index): correct}} for samples 0..samples-1 of every point."""
-    from resolver.run.experiment import RunOptions, build_experiment, cases_for, messages_for, request_for
+    from resolver.run import RunOptions, build_experiment, cases_for, messages_for, request_for
     from resolver.sim.app import SimulatorApp
     from resolver.sim.problems import ExperimentProblems
     from resolver.sim.profiles import PROFILES
