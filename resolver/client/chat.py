@@ -9,12 +9,13 @@ reasoning, finish_reason, usage) whose every field has been type-checked, or a
 `RequestFailed` with the server's message and a `kind`:
 
 * transient trouble (connection errors, timeouts, malformed or cut-off replies of
-  any shape, HTTP 408 / 409 / 429 / 5xx) is retried with capped exponential backoff
-  and full jitter, waiting at least as long as the server asks (`retry-after-ms`,
-  `Retry-After`, `x-ratelimit-reset-*`); then kind "failed";
+  any shape, HTTP 408 / 409 / 429 / 5xx) is retried by tenacity, with the rules in
+  resolver.client.retries: capped exponential backoff and full jitter, waiting at
+  least as long as the server asks (`retry-after-ms`, `Retry-After`,
+  `x-ratelimit-reset-*`); then kind "failed";
 * except a reply that repeats: the same malformed shape, or the same 5xx body (500,
   501, 505... not the gateway statuses 502 / 503 / 504, and not when the server asks
-  for a wait), SAME_REPLY_ATTEMPTS times in a row is the server's answer to this
+  for a wait), 4 times in a row (retries.SAME_REPLY_ATTEMPTS) is the server's answer to this
   request, not bad luck: kind "failed" at once (llama.cpp's deterministic
   "could not broadcast input array" 500s, a server that never sends chat completions);
 * a 503 "Loading model" is waited for up to `load_timeout` seconds;
@@ -30,43 +31,23 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
-import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 import aiohttp
+from tenacity import AsyncRetrying, RetryCallState, retry_if_result, stop_after_delay
 
 from resolver.client.completions import Completion, _text_or_none, check_usage, completion_from_payload, parse_json_reply, reply_excerpt
 from resolver.client.endpoints import Endpoint, parse_endpoint
 from resolver.client.http_policy import classify_error, error_text, is_socks, parse_retry_after, proxy_for, retry_delay, server_message  # noqa: F401
+from resolver.client.retries import RequestFailed, RequestRetries, Transient
 from resolver.core import UserError
 from resolver.grading import MalformedReply, split_message
 
 DEFAULT_LOAD_TIMEOUT = 600.0   # seconds a server may spend loading its model (--load-timeout)
 
 
-SAME_REPLY_ATTEMPTS = 4        # the same bad reply this many times in a row ends the request
-
-
 GATEWAY_STATUSES = (502, 503, 504)   # a proxy's fixed page while the server restarts: keep retrying
-
-
-class RequestFailed(Exception):
-    """A request that will not succeed by retrying (or ran out of retries).
-
-    `kind`: "failed" (a failed sample), "prompt_too_long" (a finished sample: the
-    prompt does not fit the model's context) or "fatal" (no request can succeed:
-    bad API key, no quota).
-    """
-
-    def __init__(self, message: str, status: int | None = None, retryable: bool = False, kind: str = "failed",
-                 sent: str | None = None):
-        super().__init__(message)
-        self.status = status
-        self.retryable = retryable
-        self.kind = kind
-        self.sent = sent             # the start of a malformed reply, as the server sent it
 
 
 @dataclass
@@ -144,23 +125,6 @@ class _StreamState:
     def completion(self) -> Completion:
         return Completion("".join(self.content) if self.content or self.finish_reason else None,
                           "".join(self.reasoning) or None, self.finish_reason, self.usage)
-
-
-class _Transient(Exception):
-    """Internal: an attempt failed in a way worth retrying.
-
-    `signature`: what makes two failed attempts "the same reply" (None: never the
-    same, e.g. a timeout); `sent`: the start of a malformed reply.
-    """
-
-    def __init__(self, reason: str, message: str, retry_after: float | None = None, *,
-                 signature=None, sent: str | None = None, status: int | None = None):
-        super().__init__(message)
-        self.reason = reason
-        self.retry_after = retry_after
-        self.signature = signature
-        self.sent = sent
-        self.status = status
 
 
 class ChatClient:
@@ -284,22 +248,33 @@ class ChatClient:
         before any run folder exists. A loading model is waited for (load_timeout).
         """
         body = {"model": model, "messages": [{"role": "user", "content": "Reply with OK."}], "max_tokens": 1}
-        started = time.monotonic()
-        while True:
+
+        async def probe():
             try:
                 async with self._request("POST", self.chat_url, json=body,
                                          timeout=aiohttp.ClientTimeout(total=min(self.timeout, 120))) as resp:
-                    status, raw = resp.status, await resp.read()
+                    return resp.status, await resp.read(), resp.headers
             except aiohttp.ClientConnectorError as exc:
                 raise self._cannot_connect(exc) from None
             except (aiohttp.ClientError, asyncio.TimeoutError):
-                return          # the run's own retries deal with a flaky connection
-            kind = classify_error(status, raw.decode("utf-8", "replace")) if status != 200 else "ok"
-            if kind == "loading" and time.monotonic() - started < self.load_timeout:
-                asked = retry_delay(resp.headers)
-                await asyncio.sleep(min(5.0, max(0.5, 2.0 if asked is None else asked)))
-                continue
-            break
+                return None          # the run's own retries deal with a flaky connection
+
+        def kind_of(reply) -> str:
+            status, raw, _ = reply
+            return classify_error(status, raw.decode("utf-8", "replace")) if status != 200 else "ok"
+
+        def pause(state: RetryCallState) -> float:
+            asked = retry_delay(state.outcome.result()[2])
+            return min(5.0, max(0.5, 2.0 if asked is None else asked))
+
+        # Wait while the server says it is loading, up to load_timeout; then judge the last reply.
+        reply = await AsyncRetrying(retry=retry_if_result(lambda r: r is not None and kind_of(r) == "loading"),
+                                    stop=stop_after_delay(self.load_timeout), wait=pause,
+                                    retry_error_callback=lambda state: state.outcome.result())(probe)
+        if reply is None:
+            return
+        status, raw, _ = reply
+        kind = kind_of(reply)
         where = self.chat_url
         if kind == "fatal":
             raise UserError(f"{where} refused the request (HTTP {status}: {server_message(raw)}); "
@@ -322,51 +297,26 @@ class ChatClient:
             body, payload = {**body, "stream_options": {"include_usage": True}}, None
         if payload is None:
             payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        attempt = 0
-        loading_since = None
-        last_signature, same_replies = None, 0     # the same bad reply, attempts in a row
-        while True:
+        try:
             try:
                 self.stats.sent += 1
                 return await self._attempt(body, payload)
-            except _Transient as exc:
-                if exc.reason == "loading":
-                    loading_since = loading_since or time.monotonic()
-                    waited = time.monotonic() - loading_since
-                    if waited < self.load_timeout:
-                        self.stats.note_retry(exc.reason)
-                        if self.on_retry:
-                            self.on_retry(exc.reason)
-                        asked = exc.retry_after if exc.retry_after is not None else 2.0
-                        await asyncio.sleep(min(self.load_timeout - waited, max(0.5, min(asked, 10.0))))
-                        continue
-                same = exc.signature is not None and exc.signature == last_signature
-                last_signature, same_replies = exc.signature, (same_replies + 1 if same else 1)
-                if same_replies >= SAME_REPLY_ATTEMPTS:
-                    # The server's answer to this request, not bad luck: the backoff budget would not change it.
-                    self.stats.failed += 1
-                    raise RequestFailed(f"gave up after {attempt + 1} attempts, the same reply each time: {exc}",
-                                        status=exc.status, sent=exc.sent) from None
-                if attempt >= self.max_retries or exc.reason == "loading":
-                    self.stats.failed += 1
-                    raise RequestFailed(f"gave up after {attempt + 1} attempts: {exc}",
-                                        retryable=True, status=exc.status, sent=exc.sent) from None
-                self.stats.note_retry(exc.reason)
-                if self.on_retry:
-                    self.on_retry(exc.reason)
-                await asyncio.sleep(self._delay(attempt, exc.retry_after))
-                attempt += 1
-            except RequestFailed as exc:
-                if exc.kind != "prompt_too_long":
-                    self.stats.failed += 1
-                raise
+            except Transient as first:
+                # Only a request that failed once pays for the retry machinery (resolver.client.retries).
+                return await self._retries().run(lambda: self._counted_attempt(body, payload), first)
+        except RequestFailed as exc:
+            if exc.kind != "prompt_too_long":
+                self.stats.failed += 1
+            raise
 
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        """Full-jitter exponential backoff, never shorter than what the server asked."""
-        backoff = random.uniform(0, min(self.backoff_cap, self.backoff_base * 2 ** attempt))
-        if retry_after is not None:
-            return retry_after + random.uniform(0, 0.1 * retry_after + 0.05)
-        return backoff
+    def _retries(self) -> RequestRetries:
+        return RequestRetries(max_retries=self.max_retries, backoff_base=self.backoff_base,
+                              backoff_cap=self.backoff_cap, load_timeout=self.load_timeout,
+                              stats=self.stats, on_retry=self.on_retry)
+
+    async def _counted_attempt(self, body: dict, payload: bytes) -> Completion:
+        self.stats.sent += 1
+        return await self._attempt(body, payload)
 
     async def _attempt(self, body: dict, payload: bytes) -> Completion:
         try:
@@ -377,14 +327,14 @@ class ChatClient:
                     return await self._read_stream(resp)
                 raw = await resp.read()
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
-            raise _Transient("connection", f"{type(exc).__name__}: {exc}") from None
+            raise Transient("connection", f"{type(exc).__name__}: {exc}") from None
         except asyncio.TimeoutError:
-            raise _Transient("timeout", f"no complete reply within --timeout {self.timeout:g} s") from None
+            raise Transient("timeout", f"no complete reply within --timeout {self.timeout:g} s") from None
         try:
             return completion_from_payload(parse_json_reply(raw))
         except MalformedReply as exc:
             message = f"malformed reply: {exc}"
-            raise _Transient("malformed", message, signature=message, sent=reply_excerpt(raw)) from None
+            raise Transient("malformed", message, signature=message, sent=reply_excerpt(raw)) from None
 
     async def _raise_for_status(self, resp: aiohttp.ClientResponse) -> None:
         raw = await resp.read()
@@ -396,7 +346,7 @@ class ChatClient:
             # A server error that would repeat for this request: the whole body is its identity.
             # Gateways and servers that ask for a wait expect the retry to work: no signature.
             repeatable = status >= 500 and status not in GATEWAY_STATUSES and asked is None and kind == "retry"
-            raise _Transient("loading" if kind == "loading" else str(status), message, asked,
+            raise Transient("loading" if kind == "loading" else str(status), message, asked,
                              signature=(status, raw) if repeatable else None, status=status)
         raise RequestFailed(message, status=status, kind=kind)
 
@@ -418,7 +368,7 @@ class ChatClient:
                 state.feed(chunk)
             except MalformedReply as exc:
                 message = f"malformed stream: {exc}"
-                raise _Transient("malformed", message, signature=message, sent=reply_excerpt(data)) from None
+                raise Transient("malformed", message, signature=message, sent=reply_excerpt(data)) from None
         if not state.done and state.finish_reason is None:
-            raise _Transient("connection", "stream ended before the completion finished")
+            raise Transient("connection", "stream ended before the completion finished")
         return state.completion()

@@ -16,15 +16,14 @@ Kept apart from the client so each rule can be read (and tested) on its own:
 * `retry_delay(headers)`: ``retry-after-ms``, then ``Retry-After`` (seconds or an
   HTTP date), then OpenAI's ``x-ratelimit-reset-requests`` / ``-tokens``
   (durations such as ``6m0s``, ``20ms``) for the limit that is exhausted.
-* `proxy_for(url)`: the standard proxy variables (``https_proxy`` / ``http_proxy``,
-  then ``all_proxy``, upper or lower case; ``no_proxy`` respected), ``socks4://``,
-  ``socks5://`` and ``socks5h://`` included.
+* `proxy_for(url)`: the standard proxy variables as the standard library reads them
+  (``https_proxy`` / ``http_proxy``, then ``all_proxy``, upper or lower case; ``no_proxy``
+  respected), ``socks4://``, ``socks5://`` and ``socks5h://`` included.
 """
 from __future__ import annotations
 
 import email.utils
 import json
-import os
 import re
 import time
 import urllib.request
@@ -143,24 +142,18 @@ def server_message(raw: bytes) -> str:
 SOCKS_SCHEMES = ("socks4", "socks4a", "socks5", "socks5h")
 
 
-def _env(*names: str) -> str | None:
-    for name in names:
-        for variant in (name.lower(), name.upper()):
-            value = os.environ.get(variant)
-            if value:
-                return value.strip()
-    return None
-
-
 def proxy_for(url: str) -> str | None:
-    """The proxy URL the standard environment variables choose for `url`, or None."""
+    """The proxy URL the standard environment variables choose for `url`, or None.
+
+    The standard library reads the variables (lower case wins over upper case, an empty
+    one unsets it) and applies ``no_proxy``; a scheme's own proxy wins over ``all_proxy``.
+    """
     parts = urlsplit(url)
-    host = parts.hostname or ""
-    no_proxy = _env("no_proxy")
-    if no_proxy and (no_proxy == "*" or urllib.request.proxy_bypass_environment(
-            host, {"no": no_proxy})):
+    proxies = urllib.request.getproxies_environment()
+    if urllib.request.proxy_bypass_environment(parts.hostname or "", proxies):
         return None
-    return _env(f"{parts.scheme}_proxy", "all_proxy")
+    chosen = (proxies.get(parts.scheme) or proxies.get("all") or "").strip()
+    return chosen or None
 
 
 def is_socks(proxy: str | None) -> bool:

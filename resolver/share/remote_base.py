@@ -1,11 +1,10 @@
-"""What every data.py remote shares: its errors, retries with back-off, resumable `.part`
+"""What every data.py remote shares: its errors, retries with back-off (tenacity), resumable `.part`
 downloads with progress bars, and the Remote interface (docs/data.md).
 """
 from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 from tqdm import tqdm
@@ -13,7 +12,7 @@ from tqdm import tqdm
 from resolver.core import UserError
 from resolver.share.blobs import short
 
-RETRIES = 4
+RETRIES = 4                          # attempts per remote operation, the first included
 
 
 BACKOFF = 0.5                        # seconds; doubles after every failed attempt
@@ -28,17 +27,24 @@ class TransientError(Exception):
 
 
 def _retrying(action, what: str, retries: int, backoff: float):
-    """Run `action` until it succeeds, retrying TransientError; then raise RemoteError."""
-    delay = backoff
-    for attempt in range(1, retries + 1):
-        try:
-            return action()
-        except TransientError as exc:
-            if attempt == retries:
-                raise RemoteError(f"{what}: {exc} (gave up after {retries} attempts)") from None
-            tqdm.write(f"warning: {what}: {exc}; retrying in {delay:.1f} s ({attempt}/{retries})", file=sys.stderr)
-            time.sleep(delay)
-            delay *= 2
+    """Run `action` up to `retries` times while it raises TransientError (tenacity), then RemoteError.
+
+    This is the only retry layer for a remote call: S3Remote turns botocore's own retries
+    off, and httpx's module-level calls do not retry (docs/data.md). Each attempt is
+    a whole operation, so a download that broke off resumes from its .part file.
+    """
+    # Imported here, not at the top: `data.py --help` and local-only commands never retry.
+    from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+    def warn(state) -> None:
+        tqdm.write(f"warning: {what}: {state.outcome.exception()}; retrying in {state.upcoming_sleep:.1f} s "
+                   f"({state.attempt_number}/{retries})", file=sys.stderr)
+
+    def give_up(state):
+        raise RemoteError(f"{what}: {state.outcome.exception()} (gave up after {retries} attempts)") from None
+
+    return Retrying(retry=retry_if_exception_type(TransientError), stop=stop_after_attempt(retries),
+                    wait=wait_exponential(multiplier=backoff), before_sleep=warn, retry_error_callback=give_up)(action)
 
 
 def _download_bar(total, blob: str, quiet: bool, initial: int = 0):

@@ -31,8 +31,9 @@ class S3Remote(Remote):
             from botocore.config import Config
 
             session = boto3.session.Session()
-            # botocore retries throttling itself; our loop adds resume-aware retries on top.
-            config = Config(retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=10, read_timeout=60)
+            # One retry layer per call: remote_base's (it resumes a broken download from
+            # its .part), so botocore makes each request once (docs/data.md).
+            config = Config(retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=10, read_timeout=60)
             if session.get_credentials() is None:
                 # No credentials anywhere: read a public bucket anonymously (pushes will be refused).
                 config = config.merge(Config(signature_version=UNSIGNED))
