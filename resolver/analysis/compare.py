@@ -222,3 +222,44 @@ def compare_evals(db, a: str, b: str, mode: str = stats.DEFAULT_MODE, filters=No
                              "only_a_points": point_count(only_a, "a"), "only_b_points": point_count(only_b, "b")},
         "version_mismatch": mismatch,
     }
+
+
+def sampling_plan(result: dict, evals: pd.DataFrame, config_path=None, levels: dict | None = None) -> dict:
+    """What would decide the undecided cells: the samples per point to aim for, the
+    config's precision level that reaches it, and the runner command for each eval.
+
+    ``evals``: the PointsDB evals frame (model, template, sampler per eval_id);
+    ``levels``: the config's precision levels {name: (count, maxrounds)}. Sample i of a
+    step is the same problem on every run, so a rerun at a larger level through the same
+    cache only adds the new rounds (docs/runner.md).
+    """
+    rows = [c for c in result["cells"] + [result["overall"]] if c["verdict"] == "none" and c["samples_needed"]]
+    if not rows:
+        return {"target_per_point": None, "level": None, "commands": [], "tasks": [], "note": ""}
+    target = max(int(np.ceil(c["pairs"] / max(c["points"], 1))) + c["samples_needed"] for c in rows)
+    tasks = sorted({c["group"] for c in rows if c["tier"] != ALL}) if result["group_by"] == "base_task" else []
+    level, note = None, ""
+    if levels:
+        fitting = [(count * rounds, name) for name, (count, rounds) in levels.items() if count * rounds >= target]
+        if fitting:
+            level = min(fitting)[1]
+        else:
+            level = max((count * rounds, name) for name, (count, rounds) in levels.items())[1]
+            note = (f"the config's largest precision level ({level}) samples at most "
+                    f"{max(c * r for c, r in levels.values())} per point, below the {target} wanted: "
+                    "add a level with more rounds to the config")
+    config = str(config_path) if config_path else "<config.yaml>"
+    commands = []
+    for eid in (result["a"], result["b"]):
+        row = evals[evals["eval_id"] == eid]
+        if not len(row):
+            continue
+        r = row.iloc[0]
+        parts = ["python runner.py", f"--config {config}", f"--template templates/{r['template']}.json",
+                 f"--sampler samplers/{r['sampler']}.json", f"--model {r['model']}"]
+        parts += [f"--precision {level}"] if level else []
+        parts += [f"--task {t}" for t in tasks] + ["--apibase <URL>"]
+        commands.append(" ".join(parts))
+    return {"target_per_point": target, "level": level, "commands": commands, "tasks": tasks,
+            "note": note or "a step stops early once its own interval reaches the level's target_margin, so some "
+                            "points may get fewer samples than the target"}

@@ -73,27 +73,37 @@ def _success(mode: str) -> np.ndarray:
 
 
 def success_phi(joint: np.ndarray, mode: str) -> np.ndarray:
-    """Continuity-corrected phi of the mode's raw success indicators of A and B per group.
+    """Correlation of the two models' estimates per group, continuity-corrected.
 
-    The I modes use the pairs both models answered (their counts leave truncations out).
-    Newcombe (1998b, method 10): with a = both succeed, b = A only, c = B only, d =
-    neither, phi = (ad - bc) / sqrt((a+b)(c+d)(a+c)(b+d)), the numerator shrunk to
-    max(ad - bc - N/2, 0) when positive; 0 when a margin is empty.
+    Each model's raw proportion is sum(a S) / sum(a) over the pairs (S the mode's raw
+    success, a = 1 where the sample counts: every sample in the P and O modes, the
+    answered ones in the I modes), so one pair moves it by e = a (S - p) / mean(a).
+    phi is the correlation of e_A and e_B over the pairs, its positive covariance shrunk by
+    1 / (2N). For the P and O modes (a = 1) this is exactly Newcombe's (1998b, method 10)
+    continuity-corrected phi of the 2 x 2 table: with a' = both succeed, b' = A only,
+    c' = B only, d' = neither, (a'd' - b'c' - N/2) / sqrt((a'+b')(c'+d')(a'+c')(b'+d')).
+    In the I modes a pair one model truncated moves only the other's estimate, which
+    the correlation over all pairs accounts for (the both-answered pairs alone would
+    overstate it). 0 when either model's e has no variance.
     """
-    success = _success(mode)
     table = np.asarray(joint, dtype=float)
-    if mode[2] == "I":
-        table = table[:, :TRUNCATED, :TRUNCATED]
-        success = success[:TRUNCATED]
-    a = table[:, success][:, :, success].sum(axis=(1, 2))
-    b = table[:, success][:, :, ~success].sum(axis=(1, 2))
-    c = table[:, ~success][:, :, success].sum(axis=(1, 2))
-    d = table[:, ~success][:, :, ~success].sum(axis=(1, 2))
-    total = a + b + c + d
-    cross = a * d - b * c
-    cross = np.where(cross > 0, np.maximum(cross - total / 2.0, 0.0), cross)
-    denominator = np.sqrt((a + b) * (c + d) * (a + c) * (b + d))
-    return np.divide(cross, denominator, out=np.zeros_like(cross), where=denominator > 0)
+    success = _success(mode).astype(float)
+    counts = np.ones(OUTCOMES) if mode[2] != "I" else np.array([1.0, 1.0, 1.0, 0.0])
+    total = table.sum(axis=(1, 2))
+    effects = []
+    for axis in (2, 1):                       # axis 2 summed away: A's margin; axis 1: B's
+        margin = table.sum(axis=axis)
+        used = (margin * counts).sum(axis=1)
+        rate = np.divide((margin * counts * success).sum(axis=1), used, out=np.zeros_like(total), where=used > 0)
+        effects.append(counts[None, :] * (success[None, :] - rate[:, None]))
+    e_a, e_b = effects
+    safe = np.where(total > 0, total, 1.0)
+    cov = (table * e_a[:, :, None] * e_b[:, None, :]).sum(axis=(1, 2)) / safe
+    var_a = (table.sum(axis=2) * e_a ** 2).sum(axis=1) / safe
+    var_b = (table.sum(axis=1) * e_b ** 2).sum(axis=1) / safe
+    cov = np.where(cov > 0, np.maximum(cov - 1.0 / (2.0 * safe), 0.0), cov)
+    denominator = np.sqrt(var_a * var_b)
+    return np.divide(cov, denominator, out=np.zeros_like(cov), where=denominator > 1e-15)
 
 
 def _estimate_and_bounds(counts: pd.DataFrame, mode: str, z):
