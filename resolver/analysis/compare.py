@@ -150,8 +150,13 @@ def _decide(table: pd.DataFrame, overall: pd.DataFrame, delta: float, alpha: flo
     both["p_holm"] = adjusted
     both["verdict"] = np.where(rejected, np.where(both["diff"] > 0, "b", "a"), "none")
     more = paired.samples_needed(both["pair_sd"], both["pairs"], both["points"], delta, len(both), alpha=alpha)
-    both["samples_needed"] = [None if v != "none" else int(m) for v, m in zip(both["verdict"], more)]
+    both["samples_needed"] = pd.Series([None if v != "none" else int(m) for v, m in zip(both["verdict"], more)],
+                                       dtype=object)
     return both.iloc[:len(table)], both.iloc[len(table):]
+
+
+def _count_or_none(value):
+    return None if value is None or (isinstance(value, float) and np.isnan(value)) else int(value)
 
 
 def _row(record: dict) -> dict:
@@ -163,7 +168,7 @@ def _row(record: dict) -> dict:
             "unpaired": _interval(record["unpaired_low"], record["unpaired_high"]), "phi": float(record["phi"]),
             "discordant": int(record["discordant"]), "p_value": float(record["p_value"]),
             "p_holm": float(record["p_holm"]), "verdict": record["verdict"],
-            "samples_needed": record["samples_needed"], "only_a": int(record["only_a"]),
+            "samples_needed": _count_or_none(record["samples_needed"]), "only_a": int(record["only_a"]),
             "only_b": int(record["only_b"])}
 
 

@@ -62,5 +62,5 @@ def compare_figure(result: dict, label_a: str, label_b: str, width: int = 1200):
     title = (f"B = {label_b} minus A = {label_a} (mode {result['mode']}): overall {overall['diff']:+.3f} "
              f"[{overall['paired'][0]:+.3f}, {overall['paired'][1]:+.3f}], {verdict}. "
              f"Framed cells are decided (Holm, family of {result['family']}).")
-    fig.suptitle(wrap(title, max(40, int(width / 8))), fontsize=10, fontweight="bold")
+    fig.suptitle(wrap(title, max(40, int(width / 11))), fontsize=10, fontweight="bold")
     return fig
