@@ -52,6 +52,7 @@ __all__ = [
     "MODES",
     "original_excess_interval",
     "paired",
+    "paired_coverage",
     "reasonscore",
     "samples_needed",
     "SCORE_FLOOR",
@@ -86,5 +87,5 @@ _HOMES = {
     "joint_table": "paired",
     "samples_needed": "paired",
 }
-_MODULES = {'coverage', 'estimates', 'paired'}
+_MODULES = {'coverage', 'estimates', 'paired', 'paired_coverage'}
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, _MODULES, globals())

@@ -182,18 +182,20 @@ def pair_sd(joint: np.ndarray, guess_all, mode: str) -> np.ndarray:
 
 
 def compare_joint(joint, guess_a, guess_b, guess_all, mode: str, z: float = Z95,
-                  with_p: bool = True) -> pd.DataFrame:
+                  with_p: bool = True, phi=None) -> pd.DataFrame:
     """Per group: pairs, a, b (the two mode estimates), diff = b - a, paired_low/high,
     unpaired_low/high, phi, discordant (pairs whose success differs), pair_sd and p_value.
 
     a and b are each model's point estimate (S - offset) / scale on the paired samples,
-    clipped into its own mode interval (so a below-chance cell counts as 0).
+    clipped into its own mode interval (so a below-chance cell counts as 0). ``phi``
+    overrides the estimated correlation (the coverage study uses it to show that an
+    overstated correlation breaks coverage).
     """
     check_mode(mode)
     joint = np.asarray(joint, dtype=float)
     counts_a = counters_from_joint(joint.sum(axis=2), guess_a, guess_all)
     counts_b = counters_from_joint(joint.sum(axis=1), guess_b, guess_all)
-    phi = success_phi(joint, mode)
+    phi = success_phi(joint, mode) if phi is None else np.broadcast_to(np.asarray(phi, dtype=float), len(joint))
     est_a, est_b, (low, high) = _intervals(counts_a, counts_b, mode, phi, z)
     _, _, (u_low, u_high) = _intervals(counts_a, counts_b, mode, 0.0, z)
     success = _success(mode)
