@@ -55,7 +55,10 @@ def register(subparsers) -> None:
 def choose_evals(evals, filters, search) -> tuple:
     """(A, B) from the filter's eval_id list (in order) and/or --search; exactly two or a UserError."""
     known = evals["eval_id"].tolist()
-    listed = list(dict.fromkeys(str(e) for e in filters.items.get("eval_id", [])))
+    raw = [str(e) for e in filters.items.get("eval_id", [])]
+    listed = list(dict.fromkeys(raw))
+    if len(raw) == 2 and len(listed) == 1:
+        raise UserError(f"compare needs two different evals (A first, then B); got {raw[0]} twice")
     unknown = [e for e in listed if e not in known]
     if unknown:
         raise UserError(f"unknown eval {unknown[0]}; valid: {', '.join(known)} (see analyze.py evals)")
@@ -65,8 +68,9 @@ def choose_evals(evals, filters, search) -> tuple:
             pattern = re.compile(search, re.IGNORECASE)
         except re.error as exc:
             raise UserError(f"--search {search!r} is not a valid regular expression ({exc})") from None
-        names = {r["eval_id"]: f"{r.get('model') or ''}\n{r.get('label') or ''}" for r in evals.to_dict("records")}
-        chosen = [e for e in chosen if pattern.search(names.get(e, ""))]
+        names = {r["eval_id"]: (str(r.get("model") or ""), str(r.get("label") or ""))
+                 for r in evals.to_dict("records")}
+        chosen = [e for e in chosen if any(pattern.search(n) for n in names.get(e, ()))]
     if len(chosen) != 2:
         how = "--filters '{\"eval_id\": [\"<A>\", \"<B>\"]}'" + (" and --search" if search else "")
         raise UserError(f"compare needs exactly two evals (A first, then B); {how} selected {len(chosen)}"
