@@ -42,7 +42,10 @@ def point_frame(db, a: str, b: str, filters=None, group_by: str = "base_task") -
     items = dict(parse_filters(filters or {}).items)
     items["eval_id"] = [a, b]
     columns = list(dict.fromkeys(_POINT_COLUMNS + [group_by]))
-    return db.points(items, columns=columns, decode_json=False)
+    from resolver.analysis.common import label_missing
+
+    # points without the group dimension form a "(none)" group; a dimension no point has is an error
+    return label_missing(db.points(items, columns=columns, decode_json=False), [group_by])
 
 
 def _guess_chance(points: pd.DataFrame) -> np.ndarray:
@@ -126,8 +129,8 @@ def _cells(pairs, only_a, only_b, mode):
     keys = pairs[["tier_a", "tier_order_a", "group_a"]].drop_duplicates()
     keys = keys.sort_values("tier_order_a", kind="stable")
     ordered = sorted(keys.itertuples(index=False, name=None), key=lambda r: (r[1], group_order(r[2])))
-    index = {(t, g): i for i, (t, _, g) in enumerate(ordered)}
-    codes = np.array([index[(t, g)] for t, g in zip(pairs["tier_a"], pairs["group_a"])], dtype=np.int64)
+    lookup = pd.MultiIndex.from_tuples([(t, g) for t, _, g in ordered])
+    codes = lookup.get_indexer(pd.MultiIndex.from_arrays([pairs["tier_a"], pairs["group_a"]])).astype(np.int64)
     k = len(ordered)
     table = _table(pairs, codes, k, mode)
     table["tier"] = [t for t, _, _ in ordered]

@@ -106,9 +106,10 @@ def success_phi(joint: np.ndarray, mode: str) -> np.ndarray:
     return np.divide(cov, denominator, out=np.zeros_like(cov), where=denominator > 1e-15)
 
 
-def _estimate_and_bounds(counts: pd.DataFrame, mode: str, z):
-    """(estimate clipped into its interval, low, high): the single-model mode interval."""
-    successes, trials, offset, scale = mode_map(counts, mode)
+def _estimate_and_bounds(mapped, z):
+    """(estimate clipped into its interval, low, high): the single-model mode interval of
+    mapped = mode_map(counts, mode)."""
+    successes, trials, offset, scale = mapped
     low, high, _ = mapped_interval(successes, trials, offset, scale, z)
     raw = np.divide(successes - offset, scale, out=np.zeros_like(np.asarray(trials, dtype=float)),
                     where=np.asarray(scale) > 1e-12)
@@ -129,19 +130,19 @@ def mover_bounds(est_a, low_a, high_a, est_b, low_b, high_b, phi):
     return diff - lower, diff + upper
 
 
-def _intervals(counts_a, counts_b, mode, phi, z):
-    est_a, low_a, high_a = _estimate_and_bounds(counts_a, mode, z)
-    est_b, low_b, high_b = _estimate_and_bounds(counts_b, mode, z)
+def _intervals(map_a, map_b, phi, z):
+    est_a, low_a, high_a = _estimate_and_bounds(map_a, z)
+    est_b, low_b, high_b = _estimate_and_bounds(map_b, z)
     return est_a, est_b, mover_bounds(est_a, low_a, high_a, est_b, low_b, high_b, phi)
 
 
-def _p_values(counts_a, counts_b, mode, phi, diff) -> np.ndarray:
+def _p_values(map_a, map_b, phi, diff) -> np.ndarray:
     """Two-sided p-value: 2 (1 - Phi(z*)) with z* the z at which the paired interval touches 0."""
     lo = np.zeros(len(diff))
     hi = np.full(len(diff), _Z_MAX)
     for _ in range(_BISECTIONS):
         mid = (lo + hi) / 2.0
-        _, _, (low, high) = _intervals(counts_a, counts_b, mode, phi, mid)
+        _, _, (low, high) = _intervals(map_a, map_b, phi, mid)
         excludes = np.where(diff > 0, low > 0, high < 0)
         lo, hi = np.where(excludes, mid, lo), np.where(excludes, hi, mid)
     return np.where(diff == 0, 1.0, np.minimum(2.0 * norm.sf(lo), 1.0))
@@ -196,8 +197,9 @@ def compare_joint(joint, guess_a, guess_b, guess_all, mode: str, z: float = Z95,
     counts_a = counters_from_joint(joint.sum(axis=2), guess_a, guess_all)
     counts_b = counters_from_joint(joint.sum(axis=1), guess_b, guess_all)
     phi = success_phi(joint, mode) if phi is None else np.broadcast_to(np.asarray(phi, dtype=float), len(joint))
-    est_a, est_b, (low, high) = _intervals(counts_a, counts_b, mode, phi, z)
-    _, _, (u_low, u_high) = _intervals(counts_a, counts_b, mode, 0.0, z)
+    map_a, map_b = mode_map(counts_a, mode), mode_map(counts_b, mode)
+    est_a, est_b, (low, high) = _intervals(map_a, map_b, phi, z)
+    _, _, (u_low, u_high) = _intervals(map_a, map_b, 0.0, z)
     success = _success(mode)
     discordant = joint[:, success][:, :, ~success].sum(axis=(1, 2)) + joint[:, ~success][:, :, success].sum(axis=(1, 2))
     diff = est_b - est_a
@@ -205,7 +207,7 @@ def compare_joint(joint, guess_a, guess_b, guess_all, mode: str, z: float = Z95,
                           "paired_low": low, "paired_high": high, "unpaired_low": u_low, "unpaired_high": u_high,
                           "phi": phi, "discordant": discordant, "pair_sd": pair_sd(joint, guess_all, mode)})
     if with_p:
-        frame["p_value"] = _p_values(counts_a, counts_b, mode, phi, diff)
+        frame["p_value"] = _p_values(map_a, map_b, phi, diff)
     return frame
 
 
