@@ -219,3 +219,12 @@ def test_bad_input_is_one_line_and_exit_2(db):
     assert "not a valid regular expression" in one_line_error(path, "--search", "(")
     assert "share no problem" in one_line_error(path, "--filters", json.dumps(
         {"eval_id": [ids["alpha"], ids["gamma"]], "base_task": "arithmetic"}))
+
+
+def test_cells_follow_group_by(db):
+    path, ids = db
+    result = compare_json(path, ids["alpha"], ids["beta"], "--group-by", "params.length")
+    groups = {(c["tier"], c["group"]): c["pairs"] for c in result["cells"]}
+    # easy length 4: arithmetic (20 paired of B's 24) + boolean (20); easy 8: 20; medium 12: 20
+    assert groups == {("easy", 4): 40, ("easy", 8): 20, ("medium", 12): 20}
+    assert result["group_by"] == "params.length" and result["overall"]["pairs"] == 80
