@@ -4,12 +4,13 @@ from resolver.core import ArgParser, run_main
 
 
 def main(argv=None):
-    from resolver.analysis import forensics_cli, position_cli
+    from resolver.analysis import compare_cli, forensics_cli, position_cli
 
     parser = ArgParser(prog="analyze.py", description="Unified analysis CLI: analyze.py <subcommand> <dataset> [options]")
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
     position_cli.register(sub)
     forensics_cli.register(sub)
+    compare_cli.register(sub)
     args = parser.parse_args(argv)
     return args.handler(args)
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from resolver.analysis.cell import format_value
     from resolver.analysis.cluster import memberships
     from resolver.analysis.common import dimension_not_carried, eval_labels, evaluate_command, frame_to_markdown, open_dataset, to_json, write_file
+    from resolver.analysis.compare import compare_evals
     from resolver.analysis.compression import LOOP_RATIO, PANELS
     from resolver.analysis.invalid_reasons import REASON_POINT_FIELDS, count_reasons, describe, reasons_by_point
     from resolver.analysis.scores import (
@@ -34,6 +35,10 @@ __all__ = [
     "BELOW_CHANCE_MARK",
     "cluster",
     "common",
+    "compare",
+    "compare_cli",
+    "compare_evals",
+    "compare_text",
     "compute_scores",
     "config_views",
     "count_reasons",
@@ -91,6 +96,7 @@ _HOMES = {
     "REASON_POINT_FIELDS": "invalid_reasons",
     "TARGET_DIM": "capacity",
     "TaskView": "surface",
+    "compare_evals": "compare",
     "compute_scores": "scores",
     "config_views": "surface",
     "count_reasons": "invalid_reasons",
@@ -122,6 +128,9 @@ _MODULES = {
     'aggregate',
     'cluster',
     'common',
+    'compare',
+    'compare_cli',
+    'compare_text',
     'discovery',
     'forensics_cli',
     'modelinfo',

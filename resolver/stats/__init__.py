@@ -1,5 +1,5 @@
 """Statistics on evaluation counts: Wilson intervals, estimator modes, ReasonScore,
-the runner's light interval, and interval coverage (docs/statistics.md).
+the runner's light interval, paired differences of two models, and interval coverage (docs/statistics.md).
 """
 # Public names load on first use (resolver.lazy_exports; docs/architecture.md).
 from __future__ import annotations
@@ -30,16 +30,20 @@ if TYPE_CHECKING:
         score_per_token,
     )
     from resolver.stats.intervals_light import skill_interval
+    from resolver.stats.paired import compare_joint, holm, joint_table, samples_needed
 
 __all__ = [
     "add_statistics",
     "check_mode",
+    "compare_joint",
     "compare_modes",
     "coverage",
     "DEFAULT_MODE",
     "estimates",
     "guess_sum_all",
+    "holm",
     "is_incomplete",
+    "joint_table",
     "mapped_interval",
     "MODE_DESCRIPTIONS",
     "MODE_ESTIMANDS",
@@ -47,7 +51,10 @@ __all__ = [
     "mode_map",
     "MODES",
     "original_excess_interval",
+    "paired",
+    "paired_coverage",
     "reasonscore",
+    "samples_needed",
     "SCORE_FLOOR",
     "score_per_token",
     "skill_interval",
@@ -75,6 +82,10 @@ _HOMES = {
     "reasonscore": "estimates",
     "score_per_token": "estimates",
     "skill_interval": "intervals_light",
+    "compare_joint": "paired",
+    "holm": "paired",
+    "joint_table": "paired",
+    "samples_needed": "paired",
 }
-_MODULES = {'coverage', 'estimates'}
+_MODULES = {'coverage', 'estimates', 'paired', 'paired_coverage'}
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, _MODULES, globals())
