@@ -117,7 +117,12 @@ def _joint(pairs: pd.DataFrame, codes: np.ndarray, k: int):
 
 def _table(pairs: pd.DataFrame, codes: np.ndarray, k: int, mode: str, with_p: bool = True) -> pd.DataFrame:
     joint, guess_a, guess_b, guess_all = _joint(pairs, codes, k)
-    return paired.compare_joint(joint, guess_a, guess_b, guess_all, mode, with_p=with_p)
+    table = paired.compare_joint(joint, guess_a, guess_b, guess_all, mode, with_p=with_p)
+    if with_p:
+        # the same test with no correlation: what the unpaired intervals alone would decide
+        unpaired = paired.compare_joint(joint, guess_a, guess_b, guess_all, mode, phi=0.0)
+        table["p_unpaired"] = unpaired["p_value"].to_numpy()
+    return table
 
 
 def _interval(low, high) -> list:
@@ -152,6 +157,8 @@ def _decide(table: pd.DataFrame, overall: pd.DataFrame, delta: float, alpha: flo
     rejected, adjusted = paired.holm(both["p_value"].to_numpy(), alpha)
     both["p_holm"] = adjusted
     both["verdict"] = np.where(rejected, np.where(both["diff"] > 0, "b", "a"), "none")
+    rejected_unpaired, _ = paired.holm(both["p_unpaired"].to_numpy(), alpha)
+    both["unpaired_verdict"] = np.where(rejected_unpaired, np.where(both["diff"] > 0, "b", "a"), "none")
     more = paired.samples_needed(both["pair_sd"], both["pairs"], both["points"], delta, len(both), alpha=alpha)
     both["samples_needed"] = pd.Series([None if v != "none" else int(m) for v, m in zip(both["verdict"], more)],
                                        dtype=object)
@@ -171,6 +178,7 @@ def _row(record: dict) -> dict:
             "unpaired": _interval(record["unpaired_low"], record["unpaired_high"]), "phi": float(record["phi"]),
             "discordant": int(record["discordant"]), "p_value": float(record["p_value"]),
             "p_holm": float(record["p_holm"]), "verdict": record["verdict"],
+            "unpaired_verdict": record["unpaired_verdict"],
             "samples_needed": _count_or_none(record["samples_needed"]), "only_a": int(record["only_a"]),
             "only_b": int(record["only_b"])}
 

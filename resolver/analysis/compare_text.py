@@ -36,11 +36,10 @@ def compare_markdown(result: dict, labels: dict, plan: dict | None = None) -> st
     rows = [_cell_row(c) for c in result["cells"]] + [_cell_row(result["overall"])]
     parts += ["", markdown_table(rows, headers, align)]
     decided = {k: sum(c["verdict"] == k for c in result["cells"]) for k in ("b", "a")}
-    unpaired_decided = sum(c["unpaired"][0] > 0 or c["unpaired"][1] < 0 for c in result["cells"])
-    paired_decided = sum(c["paired"][0] > 0 or c["paired"][1] < 0 for c in result["cells"])
+    unpaired_decided = sum(c["unpaired_verdict"] != "none" for c in result["cells"])
     parts += ["", f"Cells decided (Holm): B better in {decided['b']}, A better in {decided['a']} of "
-                  f"{len(result['cells'])}. Before correction the paired interval excludes 0 in {paired_decided} "
-                  f"cells, the unpaired one in {unpaired_decided}."]
+                  f"{len(result['cells'])}; the unpaired intervals, under the same Holm correction, would "
+                  f"decide {unpaired_decided}."]
     unpaired = result["unpaired_samples"]
     if unpaired["only_a"] or unpaired["only_b"]:
         parts += ["", f"Not paired (one eval only): {unpaired['only_a']} samples of A on "
