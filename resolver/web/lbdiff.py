@@ -197,7 +197,7 @@ def _legend(limit: float, family: int):
                    f"framed, bold, marked B / A: decided after Holm's correction (family of {family}: the cells and "
                    "the overall row, 5% family-wise)"]),
         html.Span("cell: B − A and its paired 95% interval · hover a cell for both intervals, the p-value and the "
-                  "samples that would decide it"),
+                  "samples that would decide it · the Cells mode, manifold and group choices above apply here too"),
     ], className="rs-legend")
 
 
@@ -242,7 +242,7 @@ def panel(differ: Differences, state: dict, group_order: list, links: dict):
         children += [html.Div("Largest differences, point by point (the explorer opens at B's point, A beside it):",
                               className="rs-note"), html.Ol(points, id="lb-diff-points")]
     children += _notes(result)
-    return html.Div(children, className="rs-panel", id="lb-diff-view")
+    return html.Div(children, className="rs-panel", id="lb-diff-view", style={"marginTop": "8px"})
 
 
 def _notes(result: dict) -> list:
