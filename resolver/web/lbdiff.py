@@ -181,8 +181,8 @@ def _table(content: dict):
         id="lb-diff-table", columns=content["columns"], data=content["data"],
         style_data_conditional=content["styles"], tooltip_data=content["tooltips"], tooltip_delay=300,
         tooltip_duration=None, cell_selectable=False, style_table={"overflowX": "auto", "minWidth": "100%"},
-        style_cell={"fontFamily": "inherit", "fontSize": "13px", "padding": "4px 6px", "whiteSpace": "pre-line",
-                    "textAlign": "center", "minWidth": "96px"},
+        style_cell={"fontFamily": "inherit", "fontSize": "12px", "padding": "3px 4px", "whiteSpace": "pre",
+                    "textAlign": "center", "minWidth": "84px"},
         style_cell_conditional=[{"if": {"column_id": "_tier"}, "fontWeight": "600", "minWidth": "64px"}],
         style_header={"fontWeight": "600"})
 
@@ -240,7 +240,7 @@ def panel(differ: Differences, state: dict, group_order: list, links: dict):
     children = [heading, summary, _legend(content["limit"], result["family"]), _table(content)]
     if points:
         children += [html.Div("Largest differences, point by point (the explorer opens at B's point, A beside it):",
-                              className="rs-note"), html.Ol(points, id="lb-diff-points")]
+                              className="rs-note", style={"marginTop": "8px"}), html.Ol(points, id="lb-diff-points")]
     children += _notes(result)
     return html.Div(children, className="rs-panel", id="lb-diff-view", style={"marginTop": "8px"})
 
