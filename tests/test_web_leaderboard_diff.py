@@ -118,8 +118,22 @@ def test_shared_link_shows_the_difference_view(apps, ids, compared):
     overall = compared["overall"]
     assert b.find("#lb-diff-overall").get_attribute("data-verdict") == overall["verdict"]
     assert f"B − A = {_signed(overall['diff'])}" in b.text("#lb-diff-overall")
+    # hovering the decided cell gives both intervals and the Holm-adjusted p-value of the CLI
+    cell = next(c for c in compared["cells"] if c["verdict"] != "none")
+    hover = _hover_text(b, cells[(cell["tier"], cell["group"])])
+    lo, hi = cell["unpaired"]
+    assert f"unpaired 95%: [{_signed(lo)}, {_signed(hi)}]" in hover and f"p {cell['p_holm']:.3g}" in hover
     b.screenshot(apps["shots"] / "leaderboard-diff.png")
     assert b.console_errors() == []
+
+
+def _hover_text(b, element):
+    """Rest the real mouse on a cell and read the tooltip the table shows."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(b.driver).move_to_element(element).pause(0.2).move_by_offset(1, 1).perform()
+    return b.wait_until(lambda d: (d.find_elements("css selector", ".dash-table-tooltip") or [None])[0]
+                        and d.find_element("css selector", ".dash-table-tooltip").text, message="tooltip")
 
 
 def test_explorer_link_opens_the_largest_difference(apps, ids, compared):
@@ -157,6 +171,10 @@ def test_choosing_two_evals_with_the_mouse_puts_them_in_the_url(apps, ids):
     b.wait_until(lambda d: f"b={ids[B_MODEL]}" in d.current_url, message="B in the URL")
     b.wait_for("#lb-diff-table td")
     assert f"{B_MODEL} (test) (B) minus {A_MODEL} (test) (A)" in b.text("#lb-diff-heading")
+    b.select_dropdown("lb-mode", "C_P")               # the cells mode is the comparison's mode too
+    b.wait_until(lambda d: "mode C_P" in d.find_element("css selector", "#lb-diff-overall").text,
+                 message="the difference recomputed in C_P")
+    assert f"a={ids[A_MODEL]}" in b.driver.current_url and "mode=C_P" in b.driver.current_url
     b.mouse_click("#lb-reset")
     b.wait_until(lambda d: not d.find_elements("css selector", "#lb-diff-table"), message="view gone after reset")
     assert "a=" not in b.driver.current_url
