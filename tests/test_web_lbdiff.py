@@ -62,12 +62,19 @@ def served(tmp_path_factory):
 
 def _diff_view(client, search: str) -> dict:
     """The difference callback as the browser calls it: POST /_dash-update-component."""
-    body = {"output": "lb-diff.children", "outputs": {"id": "lb-diff", "property": "children"},
+    return _diff_reply(client, search)["lb-diff"]["children"]
+
+
+def _diff_reply(client, search: str, shown=None) -> dict:
+    body = {"output": "..lb-diff.children...lb-diff-key.data..",
+            "outputs": [{"id": "lb-diff", "property": "children"}, {"id": "lb-diff-key", "property": "data"}],
             "inputs": [{"id": "lb-url", "property": "search", "value": search}],
-            "changedPropIds": ["lb-url.search"], "state": []}
+            "changedPropIds": ["lb-url.search"], "state": [{"id": "lb-diff-key", "property": "data", "value": shown}]}
     reply = client.post("/_dash-update-component", json=body)
+    if reply.status_code == 204:             # Dash's answer when every output is no_update
+        return {}
     assert reply.status_code == 200, reply.data[:300]
-    return json.loads(reply.data)["response"]["lb-diff"]["children"]
+    return json.loads(reply.data)["response"]
 
 
 def _find(node, ident):
@@ -151,6 +158,15 @@ def test_url_carries_the_two_evals_and_drops_unknown_ones(served):
     assert _diff_view(client, f"?b={b}") is None                         # one eval: no difference view
     same = _text(_diff_view(client, f"?a={a}&b={a}"))
     assert "choose two different ones" in same
+
+
+def test_paging_does_not_redraw_the_view(served):
+    client, a, b, _ = served
+    first = _diff_reply(client, f"?a={a}&b={b}")
+    key = first["lb-diff-key"]["data"]
+    assert _diff_reply(client, f"?a={a}&b={b}&page=2&q=model", key) == {}            # nothing resent
+    again = _diff_reply(client, f"?a={a}&b={b}&mode=C_P", key)                       # a new mode: redrawn
+    assert "mode C_P" in _text(_find(again["lb-diff"]["children"], "lb-diff-overall"))
 
 
 def test_signed_two_decimal_text():

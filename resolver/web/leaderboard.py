@@ -3,10 +3,10 @@
 Controls: model search, tier (overall / easy / medium / hard), sort (score or score/token,
 and a click on any column header), statistics mode of the cells, facet checklists (family,
 arch, size, quant ...), manifold entries and groups (ReasonScore is recomputed over the
-chosen ones), previous / next pages of 10 evals, reset, CSV / JSON download, and two evals A and B whose
-paired difference B - A is shown cell by cell above the ranking (resolver/web/lbdiff.py).
-The whole view state lives in the URL, so a link reproduces what is on screen. Each row
-links to the model's surfaces (explorer.py) and radar (spiderweb.py).
+chosen ones), previous / next pages of 10 evals, reset, CSV / JSON download, and two
+evals A and B whose paired difference B - A is shown cell by cell above the ranking
+(resolver/web/lbdiff.py). The whole view state lives in the URL, so a link reproduces what
+is on screen. Each row links to the model's surfaces (explorer.py) and radar (spiderweb.py).
 """
 from __future__ import annotations
 
@@ -89,6 +89,7 @@ def _layout(dataset, board: Board, facets: dict, labels: dict):
             html.Div(controls, className="rs-controls"),
             _legend(),
             html.Div(id="lb-tier-note", className="rs-note"),
+            dcc.Store(id="lb-diff-key"),
             dcc.Loading(html.Div(id="lb-diff"), id="lb-diff-loading", type="dot", delay_show=150),
             html.Div([
                 html.Button("← previous", id="lb-prev", n_clicks=0, className="rs-button"),
@@ -161,9 +162,14 @@ def _register(app, board: Board, differ: lbdiff.Differences, links: dict):
                 out["data"], out["columns"], out["styles"], out["tooltips"], out["header_tips"],
                 out["label"], out["page"] == 0, out["page"] >= out["pages"] - 1, out["empty"], out["note"])
 
-    @app.callback(Output("lb-diff", "children"), Input("lb-url", "search"))
-    def difference(search):
-        return diff_update(board, differ, search, links)
+    @app.callback(Output("lb-diff", "children"), Output("lb-diff-key", "data"), Input("lb-url", "search"),
+                  State("lb-diff-key", "data"))
+    def difference(search, shown):
+        # paging, sorting, search ... change the URL too; the view is redrawn only when its own inputs change
+        key = diff_key(board, search)
+        if shown is not None and key == shown:
+            return no_update, no_update
+        return diff_update(board, differ, search, links), key
 
     @app.callback(Output("lb-download", "data"), Input("lb-csv", "n_clicks"), Input("lb-json", "n_clicks"),
                   State("lb-url", "search"), State({"type": "lb-facet", "key": ALL}, "id"),
@@ -174,6 +180,12 @@ def _register(app, board: Board, differ: lbdiff.Differences, links: dict):
         if ctx.triggered_id == "lb-json":
             return {"content": lbtable.export_json(board, rows, state), "filename": "leaderboard.json"}
         return {"content": lbtable.export_csv(board, rows, state), "filename": "leaderboard.csv"}
+
+
+def diff_key(board: Board, search: str) -> list:
+    """What the difference view depends on: the two evals, the cells mode, manifold entries and groups."""
+    state = state_from_url(board, search, [])
+    return [state["a"], state["b"], state["mode"], sorted(state["manifolds"]), sorted(state["groups"])]
 
 
 def diff_update(board: Board, differ: lbdiff.Differences, search: str, links: dict):
