@@ -127,7 +127,7 @@ def test_cells_are_coloured_by_the_difference_and_decided_ones_framed(served):
     assert overall["props"]["data-verdict"] in ("a", "b", "none") and "mode C_P" in _text(overall)
     # A's extra boolean point is counted and left out, never paired
     notes = _text(view)
-    assert f"A {SAMPLES} samples on 1 points, B 0 samples on 0 points" in notes
+    assert f"A {SAMPLES} samples on 1 point, B 0 samples on 0 points" in notes
 
 
 def test_explorer_link_opens_the_point_of_largest_difference(served):

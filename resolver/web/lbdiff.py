@@ -249,10 +249,14 @@ def _notes(result: dict) -> list:
     notes = []
     unpaired = result["unpaired_samples"]
     if unpaired["only_a"] or unpaired["only_b"]:
-        notes.append(f"Not paired (one eval only, left out): A {unpaired['only_a']} samples on "
-                     f"{unpaired['only_a_points']} points, B {unpaired['only_b']} samples on "
-                     f"{unpaired['only_b_points']} points.")
+        notes.append(f"Not paired (one eval only, left out): A {_count(unpaired['only_a'], 'sample')} on "
+                     f"{_count(unpaired['only_a_points'], 'point')}, B {_count(unpaired['only_b'], 'sample')} on "
+                     f"{_count(unpaired['only_b_points'], 'point')}.")
     for clash in result["version_mismatch"]:
         notes.append(f"{clash['base_task']}: {clash['points']} points ran at different task versions "
                      f"(A {clash['a_versions']}, B {clash['b_versions']}): different problems, not paired.")
     return [html.Div(n, className="rs-note lb-diff-note") for n in notes]
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
