@@ -20,6 +20,7 @@ __all__ = [
     "check_port",
     "explorer",
     "explorer_figures",
+    "lbdiff",
     "lbtable",
     "leaderboard",
     "normalize_base_pathname",
@@ -39,5 +40,5 @@ _HOMES = {
     "open_app_dataset": "data",
     "serve": "server",
 }
-_MODULES = {'archetypes', 'explorer', 'explorer_figures', 'lbtable', 'leaderboard', 'spiderweb', 'theme', 'urlstate'}
+_MODULES = {'archetypes', 'explorer', 'explorer_figures', 'lbdiff', 'lbtable', 'leaderboard', 'spiderweb', 'theme', 'urlstate'}
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, _MODULES, globals())

@@ -3,9 +3,10 @@
 Controls: model search, tier (overall / easy / medium / hard), sort (score or score/token,
 and a click on any column header), statistics mode of the cells, facet checklists (family,
 arch, size, quant ...), manifold entries and groups (ReasonScore is recomputed over the
-chosen ones), previous / next pages of 10 evals, reset, CSV / JSON download. The whole view
-state lives in the URL, so a link reproduces what is on screen. Each row links to the
-model's surfaces (explorer.py) and radar (spiderweb.py).
+chosen ones), previous / next pages of 10 evals, reset, CSV / JSON download, and two
+evals A and B whose paired difference B - A is shown cell by cell above the ranking
+(resolver/web/lbdiff.py). The whole view state lives in the URL, so a link reproduces what
+is on screen. Each row links to the model's surfaces (explorer.py) and radar (spiderweb.py).
 """
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import math
 
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 
-from resolver.analysis import NO_SKILL_MARK
+from resolver.analysis import NO_SKILL_MARK, eval_labels
 from resolver.stats import MODE_DESCRIPTIONS, MODES
-from resolver.web import layout, lbtable, theme, urlstate
+from resolver.web import layout, lbdiff, lbtable, theme, urlstate
 from resolver.web.board import OVERALL, Board
 from resolver.web.data import eval_facets
 
@@ -31,9 +32,11 @@ def build_app(dataset, db, group_by: str = "base_task", url_base_pathname: str =
     board = Board(db, group_by)
     board.view((), ())  # warm the cache for the default selection at start-up (same key as the callback)
     facets = eval_facets(board.evals)
+    differ = lbdiff.Differences(dataset, db, group_by, board.groups, eval_labels(board.evals))
+    differ.warm()
     app = make_app(f"ReasonScape leaderboard — {dataset.name}", url_base_pathname)
-    app.layout = _layout(dataset, board, facets)
-    _register(app, board, links or {})
+    app.layout = _layout(dataset, board, facets, differ.labels)
+    _register(app, board, differ, links or {})
     return app
 
 
@@ -42,7 +45,7 @@ def _mode_options():
     return [{"label": label[m], "value": m, "title": MODE_DESCRIPTIONS[m]} for m in MODES]
 
 
-def _layout(dataset, board: Board, facets: dict):
+def _layout(dataset, board: Board, facets: dict, labels: dict):
     tier_options = [{"label": "overall", "value": OVERALL}] + [{"label": t, "value": t} for t in board.tiers]
     controls = [
         layout.control("Find a model", dcc.Input(id="lb-search", type="search", placeholder="name, id or tag",
@@ -66,6 +69,13 @@ def _layout(dataset, board: Board, facets: dict):
     controls.append(layout.control(board.group_by, dcc.Dropdown(
         id="lb-groups", options=[str(g) for g in board.groups], value=[], multi=True,
         placeholder=f"all {board.group_by} values"), wide=True))
+    evals = [{"label": labels.get(e, e), "value": e} for e in sorted(labels, key=lambda e: labels[e].lower())]
+    controls.append(layout.control("Compare: A", dcc.Dropdown(id="lb-a", options=evals, value=None,
+                                                              placeholder="baseline eval"), wide=True))
+    controls.append(layout.control("B (B − A)", dcc.Dropdown(id="lb-b", options=evals, value=None,
+                                                             placeholder="eval compared with A"), wide=True,
+                                   help="Choose two evals to see their paired difference B − A in every (tier, "
+                                        "group) cell, decided cells framed (analyze.py compare's numbers)."))
     controls.append(html.Div([
         html.Button("Reset filters", id="lb-reset", n_clicks=0, className="rs-button rs-secondary"),
         html.Button("CSV", id="lb-csv", n_clicks=0, className="rs-button", title="download every row of this view"),
@@ -79,6 +89,8 @@ def _layout(dataset, board: Board, facets: dict):
             html.Div(controls, className="rs-controls"),
             _legend(),
             html.Div(id="lb-tier-note", className="rs-note"),
+            dcc.Store(id="lb-diff-key"),
+            dcc.Loading(html.Div(id="lb-diff"), id="lb-diff-loading", type="dot", delay_show=150),
             html.Div([
                 html.Button("← previous", id="lb-prev", n_clicks=0, className="rs-button"),
                 html.Span(id="lb-page-label"),
@@ -107,10 +119,11 @@ def _legend():
     ], className="rs-legend")
 
 
-def _register(app, board: Board, links: dict):
+def _register(app, board: Board, differ: lbdiff.Differences, links: dict):
     controls = [Output("lb-search", "value"), Output("lb-tier", "value"), Output("lb-sort", "value"),
                 Output("lb-mode", "value"), Output({"type": "lb-facet", "key": ALL}, "value"),
-                Output("lb-manifold", "value"), Output("lb-groups", "value"), Output("lb-table", "sort_by")]
+                Output("lb-manifold", "value"), Output("lb-groups", "value"), Output("lb-table", "sort_by"),
+                Output("lb-a", "value"), Output("lb-b", "value")]
 
     @app.callback(
         *controls, Output("lb-page", "data"), Output("lb-url", "search"),
@@ -122,9 +135,11 @@ def _register(app, board: Board, links: dict):
         Input("lb-mode", "value"), Input({"type": "lb-facet", "key": ALL}, "value"),
         Input("lb-manifold", "value"), Input("lb-groups", "value"), Input("lb-table", "sort_by"),
         Input("lb-prev", "n_clicks"), Input("lb-next", "n_clicks"), Input("lb-reset", "n_clicks"),
+        Input("lb-a", "value"), Input("lb-b", "value"),
         State({"type": "lb-facet", "key": ALL}, "id"), State("lb-page", "data"),
     )
-    def update(search, query, tier, sort, mode, facet_values, manifolds, groups, sort_by, _p, _n, _r, facet_ids, page):
+    def update(search, query, tier, sort, mode, facet_values, manifolds, groups, sort_by, _p, _n, _r, a, b,
+               facet_ids, page):
         trigger = ctx.triggered_id
         keys = [i["key"] for i in facet_ids]
         if trigger in (None, "lb-url", "lb-reset"):
@@ -132,19 +147,29 @@ def _register(app, board: Board, links: dict):
         else:
             state = {"q": query or "", "tier": tier, "sort": sort, "mode": mode,
                      "facets": dict(zip(keys, facet_values)), "manifolds": manifolds or [], "groups": groups or [],
-                     "sort_by": [] if trigger == "lb-sort" else (sort_by or []), "page": page or 0}
+                     "sort_by": [] if trigger == "lb-sort" else (sort_by or []), "page": page or 0,
+                     "a": a or None, "b": b or None}
             state["page"] = _next_page(trigger, state["page"])
         out = table_update(board, state, links)
         state["page"] = out["page"]
         url_changed = trigger != "lb-url"
         control_values = ([state["q"], state["tier"], state["sort"], state["mode"],
                            [state["facets"].get(k, []) for k in keys], state["manifolds"], state["groups"],
-                           state["sort_by"]] if trigger in (None, "lb-url", "lb-reset")
+                           state["sort_by"], state["a"], state["b"]] if trigger in (None, "lb-url", "lb-reset")
                           else [no_update] * 4 + [[no_update] * len(keys)] + [no_update] * 2
-                          + [state["sort_by"] if trigger == "lb-sort" else no_update])
+                          + [state["sort_by"] if trigger == "lb-sort" else no_update] + [no_update] * 2)
         return (*control_values, state["page"], state_to_url(state) if url_changed else no_update,
                 out["data"], out["columns"], out["styles"], out["tooltips"], out["header_tips"],
                 out["label"], out["page"] == 0, out["page"] >= out["pages"] - 1, out["empty"], out["note"])
+
+    @app.callback(Output("lb-diff", "children"), Output("lb-diff-key", "data"), Input("lb-url", "search"),
+                  State("lb-diff-key", "data"))
+    def difference(search, shown):
+        # paging, sorting, search ... change the URL too; the view is redrawn only when its own inputs change
+        key = diff_key(board, search)
+        if shown is not None and key == shown:
+            return no_update, no_update
+        return diff_update(board, differ, search, links), key
 
     @app.callback(Output("lb-download", "data"), Input("lb-csv", "n_clicks"), Input("lb-json", "n_clicks"),
                   State("lb-url", "search"), State({"type": "lb-facet", "key": ALL}, "id"),
@@ -157,9 +182,22 @@ def _register(app, board: Board, links: dict):
         return {"content": lbtable.export_csv(board, rows, state), "filename": "leaderboard.csv"}
 
 
+def diff_key(board: Board, search: str) -> list:
+    """What the difference view depends on: the two evals, the cells mode, manifold entries and groups."""
+    state = state_from_url(board, search, [])
+    return [state["a"], state["b"], state["mode"], sorted(state["manifolds"]), sorted(state["groups"])]
+
+
+def diff_update(board: Board, differ: lbdiff.Differences, search: str, links: dict):
+    """The difference view for a URL (the A / B evals, cells mode, manifold and group choice in it)."""
+    state = state_from_url(board, search, [])
+    return lbdiff.panel(differ, state, board.groups, links)
+
+
 def state_from_url(board: Board, search: str, facet_keys) -> dict:
     """The view state a URL asks for; unknown values fall back to the defaults."""
     url = urlstate.parse(search)
+    known = set(board.evals["eval_id"])
     tiers = {OVERALL, *board.tiers}
     groups = {str(g) for g in board.groups}
     column = urlstate.first(url, "col")
@@ -175,6 +213,7 @@ def state_from_url(board: Board, search: str, facet_keys) -> dict:
         "facets": {k: urlstate.many(url, f"f.{k}") for k in facet_keys},
         "manifolds": urlstate.many(url, "manifold", set(board.manifolds)),
         "groups": urlstate.many(url, "group", groups), "sort_by": sort_by, "page": page,
+        "a": urlstate.first(url, "a", None, known), "b": urlstate.first(url, "b", None, known),
     }
 
 
@@ -183,7 +222,8 @@ def state_to_url(state: dict) -> str:
     flat = {"q": state["q"], "tier": state["tier"], "sort": state["sort"], "mode": state["mode"],
             "manifold": state["manifolds"], "group": state["groups"],
             "col": sort_by[0]["column_id"] if sort_by else None,
-            "dir": sort_by[0]["direction"] if sort_by else None, "page": str(state["page"] + 1)}
+            "dir": sort_by[0]["direction"] if sort_by else None, "page": str(state["page"] + 1),
+            "a": state.get("a"), "b": state.get("b")}
     for key, values in sorted(state["facets"].items()):
         flat[f"f.{key}"] = values
     return urlstate.encode(flat, DEFAULTS)
@@ -194,6 +234,8 @@ def _next_page(trigger, page: int) -> int:
         return max(page - 1, 0)
     if trigger == "lb-next":
         return page + 1
+    if trigger in ("lb-a", "lb-b"):
+        return page       # choosing evals to compare leaves the ranking as it is
     return 0   # any filter or sort change starts over
 
 

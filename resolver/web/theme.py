@@ -35,6 +35,27 @@ def score_colour(value) -> str:
     return _SCORE_LUT[int(round(clipped * _SCORE_STEPS))]
 
 
+# Differences B - A (the leaderboard's difference view): ColorBrewer RdBu, red = A better, blue = B
+# better, white at 0, as analyze.py compare's PNG heat map draws them.
+DIFF_SCALE = "RdBu"
+DIFF_MIN_LIMIT = 0.05           # the scale spans at least +-0.05, so noise-sized differences stay pale
+_DIFF_LUT = sample_colorscale(DIFF_SCALE, [i / _SCORE_STEPS for i in range(_SCORE_STEPS + 1)], colortype="rgb")
+
+
+def diff_limit(diffs) -> float:
+    """The symmetric colour range +-limit of a difference map: the largest |B - A|, at least DIFF_MIN_LIMIT."""
+    sizes = [abs(float(d)) for d in diffs if d is not None and not math.isnan(float(d))]
+    return max([DIFF_MIN_LIMIT, *sizes])
+
+
+def diff_colour(value, limit: float) -> str:
+    """Background colour for a difference in [-limit, +limit] (clipped); grey for missing / NaN."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING_COLOUR
+    share = (min(max(float(value) / limit, -1.0), 1.0) + 1.0) / 2.0
+    return _DIFF_LUT[int(round(share * _SCORE_STEPS))]
+
+
 def text_colour_on(background: str) -> str:
     """Black or white text, whichever reads better on the given rgb()/hex background."""
     r, g, b = _rgb(background)

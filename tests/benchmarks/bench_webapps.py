@@ -101,7 +101,29 @@ def bench_leaderboard(dataset_path, repeats):
     results["mode C_P (new)"] = timed(lambda: update(mode="C_P"), repeats, [board.mode_cells.cache_clear])
     results["3 manifolds (new)"] = timed(lambda: update(manifolds=board.manifolds[:3]), repeats,
                                          [board.view.cache_clear, board.cells.cache_clear, lambda: board.view((), ())])
+    results.update(bench_difference_view(dataset_path, board, repeats))
     return start_s, results
+
+
+def bench_difference_view(dataset_path, board, repeats):
+    """The difference view of the two best evals (resolver.web.lbdiff): a pair seen for the first time
+    (analyze.py compare's computation), the same pair again (cached), and a new cells mode."""
+    from resolver.analysis import eval_labels
+    from resolver.web import leaderboard as lb
+    from resolver.web.data import open_app_dataset
+    from resolver.web.lbdiff import Differences
+
+    ds, db = open_app_dataset(dataset_path)
+    differ = Differences(ds, db, board.group_by, board.groups, eval_labels(board.evals))
+    differ.warm()                   # as build_app does at start-up
+    ranked = [r["eval_id"] for r in board.view().results]
+    pair = f"?a={ranked[1]}&b={ranked[0]}"
+    show = lambda search: lb.diff_update(board, differ, search, {})     # noqa: E731
+    return {
+        "diff: new pair": timed(lambda: show(pair), repeats, [differ.result.cache_clear]),
+        "diff: same pair again": timed(lambda: show(pair), repeats),
+        "diff: mode C_P (new)": timed(lambda: show(pair + "&mode=C_P"), repeats, [differ.result.cache_clear]),
+    }
 
 
 def bench_spiderweb(dataset_path, repeats):

@@ -4,7 +4,8 @@
 
 Serves each app on a free loopback port in this process, drives it with headless Chromium
 (tests/support/browser.py: Debian's chromium + chromedriver, Selenium) the way a person would, and
-writes leaderboard.png, explorer.png and spiderweb.png. The demo dataset comes from
+writes leaderboard.png, leaderboard-diff.png (the difference view of the two best evals, opened from
+a shared link), explorer.png and spiderweb.png. The demo dataset comes from
 `python3 -m resolver.demo --no-serve` (README quick start).
 """
 from __future__ import annotations
@@ -41,6 +42,22 @@ def leaderboard(browser, dataset, db, out: Path):
         _fit_height(browser)
         _settle(browser, 0.5)
         browser.screenshot(out / "leaderboard.png")
+
+
+def leaderboard_diff(browser, dataset, db, out: Path):
+    """The difference view from a shared link: B = the best eval by ReasonScore, A = the second."""
+    from resolver.web.board import Board
+    from resolver.web.leaderboard import build_app
+
+    ranked = [r["eval_id"] for r in Board(db).view().results]
+    with DashServer(build_app(dataset, db)) as server:
+        browser.open(server.url(f"/?a={ranked[1]}&b={ranked[0]}"), ready_selector="#lb-diff-table td")
+        _settle(browser)
+        bottom = browser.driver.execute_script(
+            "return document.querySelector('#lb-diff-view').getBoundingClientRect().bottom + window.scrollY")
+        browser.driver.set_window_size(WIDTH, int(bottom) + 150)      # the page down to the view's end
+        _settle(browser, 0.5)
+        browser.screenshot(out / "leaderboard-diff.png")
 
 
 def explorer(browser, dataset, db, out: Path):
@@ -91,11 +108,11 @@ def main(argv=None) -> None:
     dataset, db = open_app_dataset(args.dataset)
     browser = Browser(WIDTH, 1000)
     try:
-        for shoot in (leaderboard, explorer, spiderweb):
+        for shoot in (leaderboard, leaderboard_diff, explorer, spiderweb):
             browser.driver.set_window_size(WIDTH, 1000)
             shoot(browser, dataset, db, out)
             errors = browser.console_errors()
-            print(f"wrote {out / (shoot.__name__ + '.png')}" + (f" (console errors: {errors})" if errors else ""))
+            print(f"wrote {out / (shoot.__name__.replace('_', '-') + '.png')}" + (f" (console errors: {errors})" if errors else ""))
     finally:
         browser.close()
         db.close()
