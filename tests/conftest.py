@@ -88,6 +88,7 @@ MARKERS = {
 # exit code to when done, and that job's output.
 LLAMA_BUILD_STATUS = "REASONSCAPE_LLAMA_BUILD_STATUS"
 LLAMA_BUILD_LOG = "REASONSCAPE_LLAMA_BUILD_LOG"
+LLAMA_BUILD_PID = "REASONSCAPE_LLAMA_BUILD_PID"
 LLAMA_BUILD_WAIT = 40 * 60     # seconds; a cold portable build takes ~4 min of two idle cores
 
 
@@ -120,8 +121,8 @@ def llama_cpp_ready():
     if status:
         deadline = time.monotonic() + LLAMA_BUILD_WAIT
         while not Path(status).exists():
-            if time.monotonic() > deadline:
-                pytest.skip(f"the llama.cpp build started by tests/run.sh did not end within "
+            if time.monotonic() > deadline or not _builder_alive():
+                pytest.skip(f"the llama.cpp build started by tests/run.sh ended without a result or took over "
                             f"{LLAMA_BUILD_WAIT // 60} min (its output: {os.environ.get(LLAMA_BUILD_LOG)})")
             time.sleep(2)
         importlib.invalidate_caches()           # the packages appeared after this process started
@@ -130,3 +131,16 @@ def llama_cpp_ready():
     reason = unavailable_reason()
     if reason:
         pytest.skip(reason)
+
+
+def _builder_alive() -> bool:
+    """Is tests/run.sh's background build still running (a zombie is not)? True when unknown."""
+    import psutil
+
+    pid = os.environ.get(LLAMA_BUILD_PID)
+    if not pid:
+        return True
+    try:
+        return psutil.Process(int(pid)).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False

@@ -30,11 +30,14 @@ fi
 # When it fails they skip with its one-line reason.
 BUILD="$(mktemp -d "${TMPDIR:-/tmp}/reasonscape-llamacpp.XXXXXX")"
 export REASONSCAPE_LLAMA_BUILD_STATUS="$BUILD/status" REASONSCAPE_LLAMA_BUILD_LOG="$BUILD/output"
-# setsid: the build is its own process group, so an interrupted run can end all of it.
-setsid bash -c '"$1" -m resolver.llamacpp install >"$2/output" 2>&1
-                echo $? >"$2/status.part" && mv "$2/status.part" "$2/status"' build "$VENV/bin/python" "$BUILD" &
+# setsid (when there): the build is its own process group, so an interrupted run ends all of it.
+SETSID=()
+if command -v setsid >/dev/null 2>&1; then SETSID=(setsid); fi
+${SETSID[@]+"${SETSID[@]}"} bash -c '"$1" -m resolver.llamacpp install >"$2/output" 2>&1
+  echo $? >"$2/status.part" && mv "$2/status.part" "$2/status"' build "$VENV/bin/python" "$BUILD" &
 BUILDER=$!
-trap 'kill -TERM -- "-$BUILDER" 2>/dev/null; rm -rf "$BUILD"; exit 130' INT TERM
+export REASONSCAPE_LLAMA_BUILD_PID="$BUILDER"
+trap 'kill -TERM -- "-$BUILDER" "$BUILDER" 2>/dev/null; rm -rf "$BUILD"; exit 130' INT TERM
 # Browser tests drive Debian's Chromium; install it when absent (root on CI machines).
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
