@@ -18,9 +18,10 @@ if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r tests/requirements.txt
-PYTEST=("$VENV/bin/python" -m pytest -q -p no:dash -n "${REASONSCAPE_TEST_WORKERS:-2}" --dist loadfile
+# -p no:dash: dash ships a pytest plugin we do not use (it only adds a deprecation warning);
+# -rs: each skipped test's one-line reason (a failed llama.cpp build, no Chromium) above the last line
+PYTEST=("$VENV/bin/python" -m pytest -q -rs -p no:dash -n "${REASONSCAPE_TEST_WORKERS:-2}" --dist loadfile
         --no-loadscope-reorder)
-# -p no:dash: dash ships a pytest plugin we do not use (it only adds a deprecation warning)
 if [ "$FAST" = 1 ]; then
   exec "${PYTEST[@]}" -m "not slow and not browser and not real_model" tests ${ARGS[@]+"${ARGS[@]}"}
 fi
