@@ -75,3 +75,72 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+# ---------------------------------------------------------------- tiers and scheduling
+# Markers (docs/performance.md, "The test suite"): `bash tests/run.sh --fast` leaves these out.
+MARKERS = {
+    "slow": "end-to-end tests that take long (simulated studies, demos, runner against the simulator)",
+    "browser": "drives headless Chromium (tests/support/browser.py)",
+    "real_model": "a real model behind llama.cpp's server; waits for tests/run.sh's background build",
+}
+# Set by tests/run.sh: the file its background `python -m resolver.llamacpp install` writes its
+# exit code to when done, and that job's output.
+LLAMA_BUILD_STATUS = "REASONSCAPE_LLAMA_BUILD_STATUS"
+LLAMA_BUILD_LOG = "REASONSCAPE_LLAMA_BUILD_LOG"
+LLAMA_BUILD_PID = "REASONSCAPE_LLAMA_BUILD_PID"
+LLAMA_BUILD_WAIT = 40 * 60     # seconds; a cold portable build takes ~4 min of two idle cores
+
+
+def pytest_configure(config):
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+
+
+def _order(item) -> int:
+    """Slow tests first (the long ones start early, so two workers end together), real-model last."""
+    if item.get_closest_marker("real_model"):
+        return 2
+    return 0 if item.get_closest_marker("slow") else 1
+
+
+def pytest_collection_modifyitems(config, items):
+    # stable: file order within each rank; tests/run.sh hands files to its two workers in
+    # this order (--dist loadfile --no-loadscope-reorder: a module's fixtures are built once)
+    items.sort(key=_order)
+
+
+@pytest.fixture(scope="session")
+def llama_cpp_ready():
+    """Skip (with the one-line reason) unless llama.cpp's server and SmolLM2 can be used here;
+    under tests/run.sh, first wait for its background build to end."""
+    import importlib
+    import time
+
+    status = os.environ.get(LLAMA_BUILD_STATUS)
+    if status:
+        deadline = time.monotonic() + LLAMA_BUILD_WAIT
+        while not Path(status).exists():
+            if time.monotonic() > deadline or not _builder_alive():
+                pytest.skip(f"the llama.cpp build started by tests/run.sh ended without a result or took over "
+                            f"{LLAMA_BUILD_WAIT // 60} min (its output: {os.environ.get(LLAMA_BUILD_LOG)})")
+            time.sleep(2)
+        importlib.invalidate_caches()           # the packages appeared after this process started
+    from resolver.llamacpp import unavailable_reason
+
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+
+
+def _builder_alive() -> bool:
+    """Is tests/run.sh's background build still running (a zombie is not)? True when unknown."""
+    import psutil
+
+    pid = os.environ.get(LLAMA_BUILD_PID)
+    if not pid:
+        return True
+    try:
+        return psutil.Process(int(pid)).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False

@@ -22,6 +22,8 @@ from test_analyze_fixture import (
     wilson,
 )
 
+pytestmark = pytest.mark.slow
+
 MODELS = list(OUTCOMES)
 TIERS = {"easy": 0, "medium": 1}
 ALL_TASKS = ["arithmetic", "boolean"]

@@ -22,6 +22,8 @@ from scipy.stats import binomtest
 from resolver.analysis.skill import SKILL_ALPHA, skill_evidence
 from resolver.catalog.datasets import eval_id
 
+pytestmark = pytest.mark.slow
+
 COUNTERS = ("correct", "incorrect", "invalid", "truncated", "guess_sum")
 
 

@@ -24,6 +24,8 @@ from test_evaluate_pipeline import check_against_raw
 from resolver.catalog.datasets import dataset_from_pointsdb, eval_id, is_duckdb_file
 from tests.support.runner import runner_args, simulator
 
+pytestmark = pytest.mark.slow
+
 MODELS = ("sim-mid", "sim-weak")
 DB = "pointsdb-interview.db"
 

@@ -38,6 +38,8 @@ import pytest
 from tests.support.r12_study import REPO, env, study_root
 from tests.test_catalog_identifiers import fetch_app, hex_id
 
+pytestmark = pytest.mark.slow
+
 STRONG, MID, WEAK = hex_id("sim-strong"), hex_id("sim-mid"), hex_id("sim-weak")
 COHORT = "data/r12/sim-strong"
 R12_LABELS = ("Simulated strong model", "Simulated mid-size model", "Simulated weak small model")

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from resolver.config.manifold import expand_steps, expected_points, load_config, step_name, step_seed, thin
@@ -211,6 +211,7 @@ def test_property_grid_expansion(tmp_path_factory, lengths, depths, density):
 
 
 @settings(max_examples=60, deadline=None)
+@example(doc=[{"\n": None}])                 # found by hypothesis: a key with a newline in its message
 @given(doc=st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
                         lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=8), kids, max_size=3),
                         max_leaves=12))

@@ -6,7 +6,10 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO
+
+pytestmark = pytest.mark.slow
 
 
 def test_demo_runs_the_whole_pipeline(tmp_path):

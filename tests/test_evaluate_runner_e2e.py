@@ -2,12 +2,15 @@
 import json
 
 import duckdb
+import pytest
 from conftest import run_script
 from test_evaluate_pipeline import all_ndjson, check_against_raw
 
 from resolver.catalog.datasets import eval_id
 from resolver.config.manifold import expected_points, load_config
 from tests.support.runner import simulated_cohort
+
+pytestmark = pytest.mark.slow
 
 
 def test_runner_output_in_a_cohort_builds_the_dataset_db(tmp_path):

@@ -19,6 +19,8 @@ import analyze as analyze_script
 import probe as probe_script
 from resolver.probe.loops import CLASSES
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):

@@ -13,9 +13,12 @@ import json
 from collections import Counter
 
 import duckdb
+import pytest
 from conftest import run_script
 
 from tests.support.runner import read_folder, simulated_cohort
+
+pytestmark = pytest.mark.slow
 
 CLOSED_TASKS = {"boolean", "dates", "movies", "shapes", "shuffle"}      # choice / literal answers
 

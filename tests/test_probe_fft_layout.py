@@ -16,6 +16,8 @@ from resolver.analysis.surface import TaskView
 from resolver.plots.fft import TITLE_PX, fft_figure
 from resolver.plots.layout import grid_shape, wrap
 
+pytestmark = pytest.mark.slow
+
 FACETED = CONFIG.replace("group_by: [params.length]\n",
                          "group_by: [params.length]\n        facet_by: [params.max_depth]\n")
 

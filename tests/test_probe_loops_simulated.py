@@ -11,6 +11,8 @@ import pytest
 from resolver.probe.loops import detect_loop
 from resolver.sim.profiles import LOOP_KINDS, loop_text, reasoning_prose, sentence_pool
 
+pytestmark = pytest.mark.slow
+
 WORDS = ["the value", "the item", "the list", "row four", "the total", "column two"]
 
 

@@ -35,7 +35,7 @@ from tests.support.runner import (
     write_json,
 )
 
-pytestmark = pytest.mark.filterwarnings("ignore")
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore")]
 
 
 @pytest.fixture(scope="module")

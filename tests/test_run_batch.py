@@ -18,7 +18,7 @@ from resolver.core.errors import UserError
 from resolver.run.batch import batch_line, read_batch_output, write_batch_file
 from tests.support.runner import TINY, comparable, read_folder, run_folders, runner_args, simulator
 
-pytestmark = pytest.mark.filterwarnings("ignore")
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore")]
 INPUT_KEYS = {"custom_id", "method", "url", "body"}
 
 

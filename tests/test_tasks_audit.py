@@ -115,6 +115,7 @@ def test_bad_input_is_one_line_and_exit_2(script, tmp_path):
     assert proc.returncode == 2 and "not found" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_r12_passes_the_shortcut_audit(script, tmp_path):
     """Every r12 point at lowdef density, 64 samples: no question-blind rule beats guess_chance
     (the allowance is 0.05 + 3 SE per point, 0.03 + 3 SE per pooled (task, tier))."""

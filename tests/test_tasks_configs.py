@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from resolver.config.manifold import expand_steps, expected_points, load_config
 
 R12 = {"arithmetic", "boolean", "brackets", "cars", "dates", "letters", "movies", "objects",
@@ -34,6 +36,7 @@ def test_r12_degrees_split_every_task_into_three_tiers(repo):
     assert [s.manifold for s in expand_steps(cfg, degree=1)] == [s.manifold for s in steps]
 
 
+@pytest.mark.slow
 def test_runner_offline_over_r12_corner_writes_every_task(repo, script, tmp_path):
     proc = script("runner.py", "--config", "configs/r12.yaml", "--template", "templates/zerocot-nosys.json",
                   "--sampler", "samplers/greedy-4k.json", "--model", "m", "--offline", "1",

@@ -12,6 +12,8 @@ import random
 import re
 from collections import Counter
 
+import pytest
+
 from resolver.config.manifold import expand_steps, load_config
 from resolver.tasks import get_task
 
@@ -319,6 +321,7 @@ def _films():
     return films
 
 
+@pytest.mark.slow
 def test_movies_options_alone_do_not_reveal_the_answer():
     """Rules that know every film's genres but skip the liked films (the odd one out,
     the most common genres, the only drama) score chance pooled per r12 tier."""

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import Browser, DashServer, browser_missing_reason
+from tests.support.browser import Browser, DashServer, browser_marks
 
-pytestmark = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
+pytestmark = browser_marks()
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import Browser, DashServer, browser_missing_reason, free_port
+from tests.support.browser import Browser, DashServer, browser_marks, free_port
 from tests.support.web_dataset import shared_web_dataset
 
-pytestmark = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
+pytestmark = browser_marks()
 WIDTHS = (390, 1280, 1600)
 READY = {"leaderboard": "#lb-table td[data-dash-column='_model']", "explorer": "#ex-main .js-plotly-plot",
          "spiderweb": "#sw-chart .js-plotly-plot"}

@@ -14,10 +14,9 @@ from collections import Counter
 import pytest
 
 from tests.conftest import run_script
-from tests.support.browser import Browser, browser_missing_reason, free_port, serve_in_browser
+from tests.support.browser import Browser, free_port, needs_browser, serve_in_browser
 from tests.support.web_dataset import EVALS, shared_web_dataset
 
-needs_browser = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
 READY = "#lb-table td[data-dash-column='_model']"
 
 

@@ -15,10 +15,8 @@ import urllib.request
 import pytest
 
 from tests.conftest import REPO
-from tests.support.browser import Browser, browser_missing_reason, free_port
+from tests.support.browser import Browser, free_port, needs_browser
 from tests.support.web_dataset import shared_web_dataset
-
-needs_browser = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
 
 
 @pytest.fixture(scope="module")

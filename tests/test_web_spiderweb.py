@@ -4,10 +4,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import run_script
-from tests.support.browser import DashServer, browser_missing_reason, free_port, serve_in_browser
+from tests.support.browser import DashServer, free_port, needs_browser, serve_in_browser
 from tests.support.web_dataset import shared_web_dataset
-
-needs_browser = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
 
 
 @pytest.fixture(scope="module")

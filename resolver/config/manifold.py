@@ -126,6 +126,8 @@ class _Where:
         self.path, self.key = path, key
 
     def __truediv__(self, part) -> "_Where":
+        if not isinstance(part, int) and not str(part).isprintable():
+            part = repr(str(part))        # a key like "\n" must not break the one-line message
         part = f"[{part}]" if isinstance(part, int) else (f".{part}" if self.key else str(part))
         return _Where(self.path, self.key + part)
 

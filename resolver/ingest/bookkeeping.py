@@ -1,7 +1,7 @@
 """Incremental builds: what each eval's points depend on, and what a run must redo.
 
 Every eval row stores a fingerprint of its input files (path, size, mtime) and of
-the pipeline (ingest version, compression level, re-grading). A run compares the
+the pipeline (ingest version, compressor and level, re-grading). A run compares the
 dataset with the live DB's evals rows and plans: build (new or changed files),
 relabel (metadata only), drop (no longer in the dataset), unchanged.
 """
@@ -17,7 +17,7 @@ from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_file_paths
 from resolver.core import UserError
 from resolver.ingest.discovery import relative_names
-from resolver.records import GZIP_LEVEL
+from resolver.records import TEXT_SIZE_METHOD
 
 # Bump when the meaning of stored numbers changes, so every eval is rebuilt once.
 INGEST_VERSION = 2
@@ -32,7 +32,7 @@ def files_fingerprint(spec: EvalSpec, files, base: Path, regrade_version: int | 
     size (the scan plans its batches with them: one ``stat`` per file in all).
     """
     regrade = "" if regrade_version is None else f"|regrade{regrade_version}"
-    h = hashlib.sha256(f"v{INGEST_VERSION}|gz{GZIP_LEVEL}{regrade}|{spec.model}|{spec.template}|{spec.sampler}".encode())
+    h = hashlib.sha256(f"v{INGEST_VERSION}|{TEXT_SIZE_METHOD}{regrade}|{spec.model}|{spec.template}|{spec.sampler}".encode())
     for path, name in zip(files, relative_names(files, base)):
         st = os.stat(path)
         h.update(f"\n{name}|{st.st_size}|{st.st_mtime_ns}".encode())

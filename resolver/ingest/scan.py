@@ -223,9 +223,7 @@ def _as_whole_files(job: ScanJob, pieces: list, result: ScanResult) -> ScanResul
 
 def _scan_files(job: ScanJob, raw: str = _RAW, long_lines: list | None = None) -> ScanResult:
     """The scan proper; ``long_lines``: per file, {line number: LongLine} cut out of it."""
-    from isal import isal_zlib
-
-    compress = isal_zlib.compress
+    from deflate import deflate_compress as compress
     records, unanswered = np.zeros(len(job.files), np.int64), np.zeros(len(job.files), np.int64)
     counts, tables, problems, unreadable = {}, [], [], []
     rules = ValueRules()

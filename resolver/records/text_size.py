@@ -1,10 +1,11 @@
 """The size of a completion's text, plain and deflated: what the compression analysis reads.
 
 A sample's text is its reasoning followed by its answer, as UTF-8. Its compressed size
-is the size of a gzip file of that text, deflated by ISA-L (python-isal) at level 1.
-Level 0 is 2.7x faster but leaves growing and degenerate loops above the compression
-analysis' loop threshold (measurements and the choice: docs/evaluate.md, "Compressed
-size").
+is the size of a gzip file of that text, deflated by libdeflate (the pinned `deflate`
+package, which bundles it) at level 1: its output depends on the bytes and the level
+only, so the same text has the same size in every process on every machine. ISA-L,
+used before, does not promise that (docs/evaluate.md, "Compressed size", has the
+measurements and the rule).
 
 The runner records both sizes in each record it writes (``text_size``), while the text
 is in memory and the process mostly waits for the model; evaluate.py uses them when
@@ -14,16 +15,19 @@ nothing heavy: the runner loads it at start-up.
 """
 from __future__ import annotations
 
-from isal import isal_zlib
+from deflate import __version__ as _DEFLATE_VERSION
+from deflate import deflate_compress
 
 GZIP_LEVEL = 1
-GZIP_FRAMING = 18 - 6      # gzip header+trailer minus zlib header+trailer
-TEXT_SIZE_METHOD = f"gzip-isal-{GZIP_LEVEL}"
+GZIP_FRAMING = 18          # gzip's 10-byte header (no file name) and 8-byte trailer around the deflate stream
+# The package version pins the libdeflate it bundles, hence the exact output: a record
+# sized by another version is deflated again, and a PointsDB built with it is rebuilt.
+TEXT_SIZE_METHOD = f"gzip-libdeflate{_DEFLATE_VERSION}-{GZIP_LEVEL}"
 
 
 def gzip_size(data) -> int:
     """Size in bytes of ``gzip`` output for ``data`` (level GZIP_LEVEL, no file name)."""
-    return len(isal_zlib.compress(data, GZIP_LEVEL)) + GZIP_FRAMING
+    return len(deflate_compress(data, GZIP_LEVEL)) + GZIP_FRAMING
 
 
 def completion_text(reasoning: str | None, answer: str | None) -> bytes:

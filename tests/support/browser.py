@@ -44,6 +44,21 @@ def browser_missing_reason() -> str | None:
     return None
 
 
+def browser_marks() -> list:
+    """The marks of a browser test: ``browser`` (left out by ``tests/run.sh --fast``) and a skip,
+    with the reason, where Chromium cannot run. For a module: ``pytestmark = browser_marks()``."""
+    import pytest
+
+    reason = browser_missing_reason()
+    return [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
+
+
+def needs_browser(test):
+    """Decorator form of ``browser_marks`` for one test."""
+    for mark in browser_marks():
+        test = mark(test)
+    return test
+
 
 class DashServer:
     """Serve a Dash app's Flask server on 127.0.0.1 in a background thread (werkzeug, threaded)."""

@@ -47,9 +47,25 @@ def env() -> dict:
 
 
 def study_root(tmp_path_factory) -> Path:
-    """The sandbox holding the simulated study (built on first use in a session)."""
+    """The sandbox holding the simulated study (built on first use in a test run).
+
+    Under pytest-xdist (tests/run.sh) the workers share it: it lives beside their own
+    temporary folders, and a lock makes the second worker wait for the first's build.
+    """
+    import fcntl
+
     reuse = os.environ.get("REASONSCAPE_SEED_STUDY")   # a sandbox built earlier (test development)
-    root = Path(reuse) if reuse else tmp_path_factory.getbasetemp() / "seed-study"
+    if reuse:
+        return _built(Path(reuse))
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    with open(base / "seed-study.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _built(base / "seed-study")
+
+
+def _built(root: Path) -> Path:
     if (root / _DONE).exists():
         return root
     if root.exists():

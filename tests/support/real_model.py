@@ -13,10 +13,12 @@ from collections import Counter
 
 import pytest
 
-from resolver.llamacpp import SMOLLM2_MODEL, LlamaServer, smollm2_gguf, unavailable_reason
+from resolver.llamacpp import SMOLLM2_MODEL, LlamaServer, smollm2_gguf
 
-UNAVAILABLE = unavailable_reason()
-needs_llama = pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "")
+# The marks of a real-model test module: left out by `tests/run.sh --fast`, run last, skipped
+# with the one-line reason when llama.cpp is not usable (the `llama_cpp_ready` fixture of
+# tests/conftest.py waits for tests/run.sh's background build first).
+needs_llama = [pytest.mark.real_model, pytest.mark.usefixtures("llama_cpp_ready")]
 
 
 def start_smollm2(n_ctx: int) -> LlamaServer:
