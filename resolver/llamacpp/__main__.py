@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from resolver.llamacpp.server import SMOLLM2_MODEL, LlamaServer, install, smollm2_gguf, unavailable_reason
+from resolver.llamacpp import SMOLLM2_MODEL, LlamaServer, install, smollm2_gguf, unavailable_reason
 
 
 def main(argv=None) -> int:
