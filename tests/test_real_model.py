@@ -109,6 +109,7 @@ def first_run(work, server, proxy):
     proc = run_watched(server, "runner.py", *runner_cmd(work, proxy.url, output="results", cache="cache"),
                        timeout=900)
     folders = run_folders(work / "results")
+    assert folders, f"runner.py wrote no run folder (exit {proc.returncode}): {proc.stderr[-2000:]}"
     return {"proc": proc, "folder": folders[0], "records": read_folder(folders[0]),
             "asked": proxy.total_asked(), "peak": proxy.peak_in_flight}
 

@@ -10,7 +10,6 @@ generic target elsewhere; RESOLVER_LLAMACPP_NATIVE=1 builds for this machine ins
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import platform
@@ -58,10 +57,15 @@ def unavailable_reason() -> str | None:
             f"(install with: python -m resolver.llamacpp install)")
 
 
+def _pins() -> list[str]:
+    """The requirement lines of requirements.txt (its comments may change without a rebuild)."""
+    lines = (line.split("#", 1)[0].strip() for line in REQUIREMENTS.read_text(encoding="utf-8").splitlines())
+    return [line for line in lines if line]
+
+
 def _stamp_text(flags: str) -> str:
-    """What the stamp holds: the pins' digest and the build flags, so either change rebuilds."""
-    digest = hashlib.sha256(REQUIREMENTS.read_bytes() + b"\0" + flags.encode()).hexdigest()
-    return f"{digest}\nCMAKE_ARGS={flags}\n"
+    """What the stamp holds: the pins and the build flags, so a change of either rebuilds."""
+    return "".join(f"{pin}\n" for pin in _pins()) + f"CMAKE_ARGS={flags}\n"
 
 
 def install(python: str = sys.executable, *, quiet: bool = False) -> str | None:
@@ -82,6 +86,7 @@ def install(python: str = sys.executable, *, quiet: bool = False) -> str | None:
     env = dict(os.environ, CMAKE_ARGS=flags, FORCE_CMAKE="1")
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
     pip = [python, "-m", "pip", "--disable-pip-version-check"]
+    stamp.unlink(missing_ok=True)      # an install cut short must not look finished
     with tempfile.TemporaryFile(mode="w+") as log:
         # A build made with other flags (or none: llama.cpp's -march=native) may be installed,
         # and pip's wheel cache is keyed by the source, not by CMAKE_ARGS: remove it, never reuse it.
@@ -94,7 +99,6 @@ def install(python: str = sys.executable, *, quiet: bool = False) -> str | None:
         stamp.write_text(_stamp_text(flags))
         (venv / _FAILED).unlink(missing_ok=True)
         return None
-    stamp.unlink(missing_ok=True)
     reason = _one_line_pip_failure(output, proc.returncode)
     (venv / _FAILED).write_text(reason + "\n", encoding="utf-8")
     return reason
