@@ -116,6 +116,9 @@ def test_a_comment_in_the_pins_file_does_not_rebuild(fake_venv, monkeypatch, tmp
 
 def test_install_failure_is_one_line_kept_beside_the_venv(fake_venv, monkeypatch):
     python, _ = fake_venv
+    assert install(str(python), quiet=True) is None
+    assert (python.parent.parent / ".installed-llamacpp").exists()
+    monkeypatch.setenv(NATIVE_ENV, "1")     # other flags: the build is redone, and fails
 
     def failing(cmd, **kwargs):
         kwargs["stdout"].write("Building wheel...\nCMake Error at CMakeLists.txt:1: no compiler\nmore\n")
