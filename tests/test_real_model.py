@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_script
-from tests.support.real_model import CountingProxy, needs_llama, start_smollm2
+from tests.support.real_model import CountingProxy, needs_llama, run_watched, start_smollm2
 from tests.support.runner import comparable, read_folder, run_folders
 
 pytestmark = needs_llama
@@ -68,6 +68,18 @@ def server():
         yield srv
 
 
+@pytest.fixture(autouse=True)
+def server_alive(request):
+    """A test that finds the module's server dead fails with the server's one line, not with
+    whatever the dead server made go wrong further on (docs/runner.md, "A real model on the CPU")."""
+    server = request.getfixturevalue("server") if "server" in request.fixturenames else None
+    if server is not None:
+        server.check()
+    yield
+    if server is not None:
+        server.check()
+
+
 @pytest.fixture(scope="module")
 def proxy(server):
     counting = CountingProxy(server.url)
@@ -91,11 +103,13 @@ def expected_keys(work: Path) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def first_run(work, proxy):
+def first_run(work, server, proxy):
     """One api-mode run through the counting proxy, two requests in flight."""
     proxy.reset()
-    proc = run_script("runner.py", *runner_cmd(work, proxy.url, output="results", cache="cache"), timeout=900)
+    proc = run_watched(server, "runner.py", *runner_cmd(work, proxy.url, output="results", cache="cache"),
+                       timeout=900)
     folders = run_folders(work / "results")
+    assert folders, f"runner.py wrote no run folder (exit {proc.returncode}): {proc.stderr[-2000:]}"
     return {"proc": proc, "folder": folders[0], "records": read_folder(folders[0]),
             "asked": proxy.total_asked(), "peak": proxy.peak_in_flight}
 
@@ -132,9 +146,9 @@ def test_correct_answers_name_the_target(first_run):
             assert not r["is_correct"]
 
 
-def test_same_command_again_asks_the_server_nothing(work, proxy, first_run):
+def test_same_command_again_asks_the_server_nothing(work, server, proxy, first_run):
     proxy.reset()
-    proc = run_script("runner.py", *runner_cmd(work, proxy.url, output="results", cache="cache"), timeout=600)
+    proc = run_watched(server, "runner.py", *runner_cmd(work, proxy.url, output="results", cache="cache"))
     assert proc.returncode == 0, proc.stderr
     assert proxy.total_asked() == 0
     again = read_folder(run_folders(work / "results")[-1])
@@ -149,7 +163,7 @@ def _records_written(output: Path) -> int:
     return total
 
 
-def test_kill_9_and_resume_asks_no_answered_request_again(work, proxy):
+def test_kill_9_and_resume_asks_no_answered_request_again(work, server, proxy):
     args = runner_cmd(work, proxy.url, output="killed", cache="cache-killed", parallel=1)
     proxy.reset()
     env = dict(os.environ, PYTHONPATH=str(REPO), TQDM_DISABLE="1")
@@ -157,13 +171,14 @@ def test_kill_9_and_resume_asks_no_answered_request_again(work, proxy):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while _records_written(work / "killed") < 4 and time.monotonic() < deadline and proc.poll() is None:
+        server.check()
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     written = _records_written(work / "killed")
     assert 4 <= written < SAMPLES, "killed mid-run"
     proxy.reset()
-    resumed = run_script("runner.py", *args, timeout=600)
+    resumed = run_watched(server, "runner.py", *args)
     assert resumed.returncode == 0, resumed.stderr
     assert proxy.total_asked() <= SAMPLES - written, "a request already answered and recorded was asked again"
     final = read_folder(run_folders(work / "killed")[-1])
@@ -184,8 +199,12 @@ def test_batch_round_trip_through_the_real_server(work, server):
         request = json.loads(line)
         body = json.dumps(dict(request["body"], model=MODEL)).encode()
         http = urllib.request.Request(server.url + request["url"], body, {"Content-Type": "application/json"})
-        with urllib.request.urlopen(http, timeout=300) as reply:
-            completion = json.load(reply)
+        try:
+            with urllib.request.urlopen(http, timeout=300) as reply:
+                completion = json.load(reply)
+        except OSError:
+            server.check()      # a dead server is named, not a connection error
+            raise
         lines_out.append({"id": f"batch-{len(lines_out)}", "custom_id": request["custom_id"],
                           "response": {"status_code": 200, "request_id": request["custom_id"], "body": completion},
                           "error": None})
@@ -207,9 +226,9 @@ def test_small_context_prompt_too_long_and_deterministic_500(work, tmp_path):
     with start_smollm2(n_ctx=128) as small:
         counting = CountingProxy(small.url)
         try:
-            proc = run_script("runner.py", *runner_cmd(work, counting.url, output="small", cache="cache-small",
-                                                       config="long.yaml", sampler="long-sampler.json"),
-                              timeout=600)
+            proc = run_watched(small, "runner.py", *runner_cmd(work, counting.url, output="small",
+                                                               cache="cache-small", config="long.yaml",
+                                                               sampler="long-sampler.json"))
             asked = dict(counting.asked)
             answered = dict(counting.answered)
         finally:

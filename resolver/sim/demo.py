@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from resolver.core import REPO, child_options, reexec_in_venv
+from resolver.llamacpp import ServerDied  # standard library only, like this module
 
 PROFILES = ("sim-strong", "sim-mid", "sim-weak", "sim-loopy")
 CONFIG = "configs/tiny.yaml"
@@ -42,7 +43,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="folder holding configs/, templates/, samplers/ and data/ (default: this checkout)")
     parser.add_argument("--real", action="store_true",
                         help="also run a real model (SmolLM2-135M-Instruct) through llama.cpp's server on the CPU; "
-                             "installs llama-cpp-python the first time (6-9 minute build)")
+                             "installs llama-cpp-python the first time (a 4-5 minute build)")
     parser.add_argument("--gguf", type=Path, metavar="FILE",
                         help="with --real: run this GGUF model file instead of SmolLM2")
     parser.add_argument("--n-ctx", type=int, default=2048, metavar="TOKENS",
@@ -55,14 +56,29 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
-def show_and_run(root: Path, *cmd: str, prog: str = "demo") -> None:
-    """Print a command the way a user would type it, then run it in `root`; stop on failure."""
+def show_and_run(root: Path, *cmd: str, prog: str = "demo", server=None) -> None:
+    """Print a command the way a user would type it, then run it in `root`; stop on failure.
+
+    With `server` (a resolver.llamacpp.LlamaServer) the command is stopped as soon as
+    the server dies, and the demo ends with the server's one line (how it died, its log).
+    """
     print(f"\n$ python {shlex.join(cmd)}", flush=True)
     script = [str(REPO / cmd[0]), *cmd[1:]] if cmd[0].endswith(".py") else list(cmd)
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, *script], cwd=root, **child_options(env=env))  # ends with the demo
-    if proc.returncode != 0:
-        raise SystemExit(f"{prog}: `{cmd[0]}` failed with exit code {proc.returncode}")
+    proc = subprocess.Popen([sys.executable, *script], cwd=root, **child_options(env=env))  # ends with the demo
+    try:
+        code = proc.wait() if server is None else server.wait_for(proc)
+    except ServerDied as exc:
+        raise SystemExit(f"{prog}: {exc}") from None
+    except BaseException:
+        try:                    # Ctrl-C reached the child too: let it say how to resume
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        raise
+    if code != 0:
+        raise SystemExit(f"{prog}: `{cmd[0]}` failed with exit code {code}")
 
 
 def start_simulator(root: Path, port: int):
@@ -128,7 +144,7 @@ def run_real_model(root: Path, gguf: Path | None, n_ctx: int) -> None:
             root,
             "runner.py", "--config", CONFIG, "--template", TEMPLATE, "--sampler", REAL_SAMPLER,
             "--model", model, "--apibase", server.url, "--precision", REAL_PRECISION,
-            "--parallel", "2", "--output", REAL_COHORT,
+            "--parallel", "2", "--output", REAL_COHORT, server=server,
         )
 
 

@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
+import subprocess
+import sys
+import tempfile
 import threading
 from collections import Counter
 
 import pytest
 
-from resolver.llamacpp import SMOLLM2_MODEL, LlamaServer, smollm2_gguf
+from resolver.llamacpp import SMOLLM2_MODEL, LlamaServer, ServerDied, smollm2_gguf
+from tests.conftest import REPO
 
 # The marks of a real-model test module: left out by `tests/run.sh --fast`, run last, skipped
 # with the one-line reason when llama.cpp is not usable (the `llama_cpp_ready` fixture of
@@ -22,7 +27,28 @@ needs_llama = [pytest.mark.real_model, pytest.mark.usefixtures("llama_cpp_ready"
 
 
 def start_smollm2(n_ctx: int) -> LlamaServer:
-    return LlamaServer(smollm2_gguf(), alias=SMOLLM2_MODEL, n_ctx=n_ctx)
+    """SmolLM2 on llama.cpp; a server that dies while starting fails the test with its one line."""
+    try:
+        return LlamaServer(smollm2_gguf(), alias=SMOLLM2_MODEL, n_ctx=n_ctx)
+    except ServerDied as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+def run_watched(server: LlamaServer, script: str, *args, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run a top-level script against `server` like tests.conftest.run_script, but fail the
+    test at once with the server's one line if the server dies meanwhile."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.setdefault("TQDM_DISABLE", "1")
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([sys.executable, str(REPO / script), *map(str, args)], cwd=REPO, env=env,
+                                stdout=out, stderr=err, text=True)
+        try:
+            code = server.wait_for(proc, timeout=timeout)
+        except ServerDied as exc:
+            pytest.fail(str(exc), pytrace=False)
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(proc.args, code, out.read(), err.read())
 
 
 class CountingProxy:
