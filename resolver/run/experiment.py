@@ -33,10 +33,9 @@ from resolver.config import (
     load_template,
     render_messages,
 )
-from resolver.core import UserError
-from resolver.core.typed import first_problem
+from resolver.core import UserError, first_problem
 from resolver.grading import GRADER_VERSION, grade
-from resolver.records import RECORD_VERSION
+from resolver.records import RECORD_VERSION, new_record
 from resolver.records.text_size import text_size
 
 MODES = ("api", "write-batch", "read-batch")
@@ -228,36 +227,36 @@ def blank_record(experiment: Experiment, step: Step, sample_index: int, case, me
     resolver.grading.answers.GRADER_VERSION and the text's sizes); ``invalid_reason`` stays
     null unless the graded answer is not valid (docs/grading.md, *Invalid reasons*).
     """
-    return {
-        "task": step.name,
-        "version": RECORD_VERSION,
-        "base_task": step.base_task,
-        "key": f"{step.name}-{sample_index}",
-        "input": case.input,
-        "target": case.target,
-        "response_enum": case.response_enum,
-        "genresult": case.genresult,
-        "messages": messages,
-        "answer": None,
-        "usage": None,
-        "timings": {"termination_reason": None, "finish_reason": None},
-        "step": step.index,
-        "params": {**step.params, "count": count},
-        "model": experiment.model,
-        "template": experiment.template.name,
-        "sampler": experiment.sampler.name,
-        "guess_chance": case.guess_chance,
-        "normalized_answer": None,
-        "extracted_answer": None,
-        "is_valid": False,
-        "is_correct": False,
-        "is_truncated": False,
-        "manifold": step.manifold,
-        "task_version": _task(step).version,
-        "grader_version": None,
-        "text_size": None,
-        "invalid_reason": None,
-    }
+    return new_record(
+        task=step.name,
+        version=RECORD_VERSION,
+        base_task=step.base_task,
+        key=f"{step.name}-{sample_index}",
+        input=case.input,
+        target=case.target,
+        response_enum=case.response_enum,
+        genresult=case.genresult,
+        messages=messages,
+        answer=None,
+        usage=None,
+        timings={"termination_reason": None, "finish_reason": None},
+        step=step.index,
+        params={**step.params, "count": count},
+        model=experiment.model,
+        template=experiment.template.name,
+        sampler=experiment.sampler.name,
+        guess_chance=case.guess_chance,
+        normalized_answer=None,
+        extracted_answer=None,
+        is_valid=False,
+        is_correct=False,
+        is_truncated=False,
+        manifold=step.manifold,
+        task_version=_task(step).version,
+        grader_version=None,
+        text_size=None,
+        invalid_reason=None,
+    )
 
 
 def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage: dict | None,
