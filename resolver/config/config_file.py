@@ -48,9 +48,9 @@ class View(FileModel):
     """A query recipe for analysis: dimensions to group by, filters, facets."""
 
     view: NonEmpty
-    group_by: Annotated[list[NonEmpty], BeforeValidator(_listed), Field(min_length=1)]
+    group_by: Annotated[list[NonEmpty], BeforeValidator(_listed, json_schema_input_type=str | list[str]), Field(min_length=1)]
     filters: dict[str, Any] = Field(default_factory=dict)
-    facet_by: Annotated[list[NonEmpty] | None, BeforeValidator(_listed)] = None
+    facet_by: Annotated[list[NonEmpty] | None, BeforeValidator(_listed, json_schema_input_type=str | list[str] | None)] = None
     description: str = ""
 
     @field_validator("filters", mode="before")
@@ -63,14 +63,15 @@ class Calibration(FileModel):
     """`mode: calibrate`: the parameter searched so that prompts reach each token target."""
 
     param: NonEmpty
-    target_tokens: Annotated[list[Annotated[int, Field(ge=1)]], BeforeValidator(_listed), Field(min_length=1)]
+    target_tokens: Annotated[list[Annotated[int, Field(ge=1)]], BeforeValidator(_listed, json_schema_input_type=int | list[int]),
+                             Field(min_length=1)]
 
 
 class ManifoldEntry(FileModel):
     """One named entry of a task: a grid of generator parameters (param -> values)."""
 
     id: NonEmpty
-    grid: dict[str, Annotated[list, BeforeValidator(_listed), Field(min_length=1)]] = Field(
+    grid: dict[str, Annotated[list, BeforeValidator(_listed, json_schema_input_type=Any), Field(min_length=1)]] = Field(
         default_factory=dict, description="generator parameter -> value or list of values")
     degree: int | None = Field(None, ge=0, description="the degree every point of this entry records")
     calibrate: Calibration | None = None
