@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, TypeAdapter, ValidationInfo, field_validator
+from pydantic import BeforeValidator, Field, TypeAdapter, ValidationInfo, field_validator
 
 from resolver.core import FileModel, UserError, choices_text, did_you_mean, read_json_file, validate_file
 
@@ -131,7 +131,12 @@ def _as_strings(value, info: ValidationInfo):
     raise ValueError(f"'{info.field_name}' must be a string or a list of strings, got {json.dumps(value)[:80]}")
 
 
-_Strings = Annotated[list[str], Field(json_schema_extra={"anyOf": [{"type": "string"}, {"type": "array"}]})]
+def _no_change(value):
+    return value
+
+
+# A string or a list of strings in the file (checked by _as_strings, which names the key).
+_Strings = Annotated[list[str], BeforeValidator(_no_change, json_schema_input_type=str | list[str] | None)]
 _Text = Annotated[str, Field(min_length=1)]
 
 
