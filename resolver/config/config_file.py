@@ -130,8 +130,10 @@ class TaskConfig(FileModel):
             raise at("manifolds", f"id {duplicate!r} is used twice; ids must be unique within a task")
         for i, view in enumerate(self.views):
             _check_view(view, ("views", i), task)
-        return self.model_copy(update={"generator": generator, "label": self.label or self.name,
-                                       "manifolds": entries})
+        # Completed in place, once, while validating (frozen afterwards; returning a copy is
+        # ignored when the model is built with TaskConfig(...)).
+        self.__dict__.update(generator=generator, label=self.label or self.name, manifolds=entries)
+        return self
 
 
 def _checked_grid(grid: dict, where: tuple, task) -> dict:
