@@ -103,6 +103,12 @@ class TaskConfig(FileModel):
     views: list[View] = Field(default_factory=list)
     description: str = ""
 
+    @field_validator("label", mode="before")
+    @classmethod
+    def _label_text(cls, label: Any) -> Any:
+        # A label is display text: `label: 2024` is the text "2024", as it always was.
+        return str(label) if isinstance(label, (int, float)) and not isinstance(label, bool) else label
+
     @field_validator("name")
     @classmethod
     def _safe_name(cls, name: str) -> str:
@@ -215,6 +221,12 @@ class ExperimentConfig(FileModel):
         if name is not None and not name.strip():
             raise ValueError(f"must be a non-empty string, got {name!r}")
         return name
+
+    @field_validator("precision", mode="before")
+    @classmethod
+    def _level_names(cls, levels: Any) -> Any:
+        # YAML reads `1:` as an integer key; a level's name is text (`--precision 1`).
+        return {str(k): v for k, v in levels.items()} if isinstance(levels, dict) else levels
 
     @model_validator(mode="before")
     @classmethod
