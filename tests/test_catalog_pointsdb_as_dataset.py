@@ -163,7 +163,7 @@ def test_a_pointsdb_is_recognised_by_its_header_not_its_name(work, tmp_path):
     fake.write_text('{"name": "x"}')          # JSON text named like a database: still a dataset file
     assert not is_duckdb_file(fake) and not is_duckdb_file(tmp_path / "missing.db")
     line = one_line_error(tmp_path, "analyze.py", "evals", "fake.db")
-    assert line.startswith("analyze.py: error: fake.db: 'cohorts'"), line     # read as a dataset config
+    assert line.startswith("analyze.py: error: fake.db: missing required key 'db'"), line   # read as a dataset config
 
 
 def test_evals_sharing_a_label_are_told_apart(tmp_path):

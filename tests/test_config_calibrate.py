@@ -27,8 +27,8 @@ def tokenizer_dir(tmp_path_factory):
 
 
 def _entry(targets, grid):
-    entry = ManifoldEntry("csv_tall", grid, None, {"param": "num_rows", "target_tokens": targets})
-    return TaskConfig("tables", "Tables", "tables", "calibrate", [entry], []), entry
+    entry = ManifoldEntry(id="csv_tall", grid=grid, calibrate={"param": "num_rows", "target_tokens": targets})
+    return TaskConfig(name="tables", label="Tables", generator="tables", mode="calibrate", manifolds=[entry]), entry
 
 
 def test_calibrated_prompts_stay_within_their_target(tokenizer_dir, tmp_path, repo):
@@ -151,5 +151,5 @@ def test_expand_steps_records_target_tokens(tokenizer_dir, tmp_path):
 def test_tables_16k_config_is_a_calibrated_single_task(repo):
     cfg = load_config(repo / "configs" / "tables-16k.yaml")
     assert [t.name for t in cfg.tasks] == ["tables"] and cfg.tasks[0].mode == "calibrate"
-    targets = {t for e in cfg.tasks[0].manifolds for t in e.calibrate["target_tokens"]}
+    targets = {t for e in cfg.tasks[0].manifolds for t in e.calibrate.target_tokens}
     assert max(targets) == 16000

@@ -168,7 +168,7 @@ tasks:
 
 def test_calibrate_needs_tokenizer(tmp_path):
     cfg = load_config(write(tmp_path, CALIB))
-    assert cfg.tasks[0].manifolds[0].calibrate == {"param": "length", "target_tokens": [100, 200, 400]}
+    assert cfg.tasks[0].manifolds[0].calibrate.model_dump() == {"param": "length", "target_tokens": [100, 200, 400]}
     assert expected_points(cfg) == {("arithmetic", 0): 6}
     assert expected_points(cfg, density="corner") == {("arithmetic", 0): 4}
     with pytest.raises(UserError, match="needs --tokenizer"):

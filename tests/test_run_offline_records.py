@@ -218,13 +218,20 @@ def test_writer_and_reader_survive_a_cut_line(tmp_path):
     assert len(errors) == 2 and f"{path}:2: malformed JSON" in errors[0] and ":5: not a JSON object" in errors[1]
 
 
-def test_from_namespace_keeps_unknown_flags_as_extras():
+def test_from_namespace_types_every_flag():
     import argparse
+
+    from pydantic import ValidationError
     ns = argparse.Namespace(config="c", template="t", sampler="s", model="m", mode=None, apibase=None,
                             apikey=None, batch=None, precision=None, seed=42, density="normal", degree=None,
                             parallel=4, threads=1, timeout=10.0, cache="cache/", tasks=[], output="o",
-                            shuffle=False, quiet=True, tokenizer=None, offline=2, new_flag="v")
+                            shuffle=False, quiet=True, tokenizer=None, offline=2, ca_bundle="ca.pem", load_timeout=60.0)
     o = RunOptions.from_namespace(ns)
-    assert o.mode == "api" and not o.mode_given and o.extras == {"new_flag": "v"} and o.shuffle is False
+    assert o.mode == "api" and not o.mode_given and o.shuffle is False
+    assert o.ca_bundle == "ca.pem" and o.load_timeout == 60.0
+    with pytest.raises(ValidationError, match="new_flag"):      # a flag without a field is a bug, not bad input
+        RunOptions.from_namespace(argparse.Namespace(**{**vars(ns), "new_flag": "v"}))
+    with pytest.raises(UserError, match="--load-timeout: must be > 0"):
+        RunOptions.from_namespace(argparse.Namespace(**{**vars(ns), "load_timeout": -1.0}))
     with pytest.raises(UserError, match="cannot be combined with --mode read-batch"):
         RunOptions.from_namespace(argparse.Namespace(**{**vars(ns), "mode": "read-batch"}))

@@ -1,5 +1,5 @@
 """What data exists: dataset configs (data/*.json), cohorts and their evals.json,
-eval ids, and cohort.py's verify / context / report (docs/cohort.md).
+eval ids, the JSON Schemas of the user files (json_schemas), and cohort.py's verify / context / report (docs/cohort.md).
 """
 # Public names load on first use (resolver.lazy_exports; docs/architecture.md).
 from __future__ import annotations
@@ -21,6 +21,7 @@ __all__ = [
     "eval_id",
     "EvalSpec",
     "is_duckdb_file",
+    "json_schemas",
     "load_dataset",
     "make_context_variant",
     "verify_cohort",
@@ -36,5 +37,5 @@ _HOMES = {
     "make_context_variant": "cohort_context",
     "verify_cohort": "cohort_verify",
 }
-_MODULES = {'cohort_report', 'cohorts'}
+_MODULES = {'cohort_report', 'cohorts', 'json_schemas'}
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, _MODULES, globals())

@@ -24,18 +24,15 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Literal
 
-from resolver.core import UserError, choices_text, did_you_mean, read_json_file, refuse_unknown_keys
+from pydantic import BeforeValidator, Field, TypeAdapter, ValidationInfo, field_validator
+
+from resolver.core import FileModel, UserError, choices_text, did_you_mean, read_json_file, validate_file
 
 DENSITIES = ("normal", "lowdef", "corner")
 # Fields a cohort-level filter may test (docs/cohort.md shows tags and sampler).
 EVAL_FILTER_KEYS = ("eval_id", "model", "template", "sampler", "label", "groups", "tags", "hf_id")
-# The keys each file may hold (docs/cohort.md); anything else is refused with "did you mean ...".
-EVAL_KEYS = ("evaluate", "filters", "label", "groups", "tags", "hf_id")
-EVALUATE_KEYS = ("glob",)
-IDENTITY_KEYS = ("model", "template", "sampler")
-DATASET_KEYS = ("name", "db", "cache", "config", "cohorts", "density")
-COHORT_KEYS = ("path", "filters")
 
 
 def eval_id(model: str, template: str, sampler: str) -> str:
@@ -110,11 +107,7 @@ class Dataset:
     from_pointsdb: bool = False    # built from a PointsDB file itself (no config, no cohorts)
 
 
-# ---------------------------------------------------------------- loading helpers
-
-def _read_json(path: Path, what: str):
-    return read_json_file(path, what)
-
+# ---------------------------------------------------------------- the files, as models
 
 def _string_list(value, where: str, key: str) -> tuple:
     """Accept a string or a list of strings; anything else is a user error."""
@@ -127,42 +120,102 @@ def _string_list(value, where: str, key: str) -> tuple:
     raise UserError(f"{where}: '{key}' must be a string or a list of strings, got {json.dumps(value)}")
 
 
-def _required_str(obj: dict, key: str, where: str) -> str:
-    value = obj.get(key)
-    if not isinstance(value, str) or not value:
-        raise UserError(f"{where}: '{key}' must be a non-empty string")
+def _as_strings(value, info: ValidationInfo):
+    """A string or a list of strings, as a list (None is the empty list)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise ValueError(f"'{info.field_name}' must be a string or a list of strings, got {json.dumps(value)[:80]}")
+
+
+def _no_change(value):
     return value
 
 
-def _parse_eval_entry(entry, where: str, cohort: str, cohort_dir: Path) -> EvalSpec:
-    if not isinstance(entry, dict):
-        raise UserError(f"{where}: each eval must be a JSON object with keys evaluate, filters, label, groups")
-    refuse_unknown_keys(entry, EVAL_KEYS, where)
-    evaluate = entry.get("evaluate")
-    if not isinstance(evaluate, dict):
-        raise UserError(f"{where}: 'evaluate' must be an object like {{\"glob\": \"<pattern>\"}}")
-    refuse_unknown_keys(evaluate, EVALUATE_KEYS, f"{where}.evaluate")
-    pattern = _checked_glob(_required_str(evaluate, "glob", f"{where}.evaluate"), f"{where}.evaluate.glob")
-    filters = entry.get("filters")
-    if not isinstance(filters, dict):
-        raise UserError(f"{where}: 'filters' must be an object with model, template and sampler")
-    refuse_unknown_keys(filters, IDENTITY_KEYS, f"{where}.filters")
-    model = _required_str(filters, "model", f"{where}.filters")
-    template = _required_str(filters, "template", f"{where}.filters")
-    sampler = _required_str(filters, "sampler", f"{where}.filters")
-    groups = _string_list(entry.get("groups"), where, "groups")
-    label = entry.get("label") or model
-    if not isinstance(label, str):
-        raise UserError(f"{where}: 'label' must be a string")
-    hf_id = entry.get("hf_id")
-    if hf_id is not None and not isinstance(hf_id, str):
-        raise UserError(f"{where}: 'hf_id' must be a string")
-    return EvalSpec(
-        eval_id=eval_id(model, template, sampler), model=model, template=template,
-        sampler=sampler, label=label, groups=groups, facets=facets_from_groups(groups),
-        tags=_string_list(entry.get("tags"), where, "tags"), hf_id=hf_id or None,
-        cohort=cohort, glob=pattern, cohort_dir=cohort_dir, source=where,
-    )
+# A string or a list of strings in the file (checked by _as_strings, which names the key).
+_Strings = Annotated[list[str], BeforeValidator(_no_change, json_schema_input_type=str | list[str] | None)]
+_Text = Annotated[str, Field(min_length=1)]
+
+
+class Evaluate(FileModel):
+    """Where an eval's run folders are: a glob relative to the cohort (or up to three of its parents)."""
+
+    glob: _Text
+
+    @field_validator("glob")
+    @classmethod
+    def _inside(cls, pattern: str) -> str:
+        return _checked_glob(pattern, None)
+
+
+class Identity(FileModel):
+    """The evaluation triple an eval_id is made from."""
+
+    model: _Text
+    template: _Text
+    sampler: _Text
+
+
+class EvalEntry(FileModel):
+    """One entry of a cohort's evals.json (docs/cohort.md); docs/schemas/evals.json is generated from it."""
+
+    evaluate: Evaluate
+    filters: Identity
+    label: str | None = Field(None, description="display name (default: the model)")
+    groups: _Strings = Field(default_factory=list, description="'key:value' facets and plain groups")
+    tags: _Strings = Field(default_factory=list)
+    hf_id: str | None = None
+
+    _lists = field_validator("groups", "tags", mode="before")(_as_strings)
+
+
+def _filter_values(filters, info: ValidationInfo):
+    if filters is None:
+        return {}
+    if isinstance(filters, dict):
+        for key, value in filters.items():
+            if key not in EVAL_FILTER_KEYS:
+                shown = json.dumps(str(key), ensure_ascii=False)[1:-1][:80]
+                raise ValueError(f"unknown filter key '{shown}'{did_you_mean(key, EVAL_FILTER_KEYS)}; "
+                                 f"valid: {choices_text(EVAL_FILTER_KEYS)}")
+            if not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
+                raise ValueError(f"'{key}' must be a string or a list of strings, got {json.dumps(value)[:80]}")
+    return filters
+
+
+class CohortRef(FileModel):
+    """A dataset's cohort: its evals.json (or the folder holding it) and cohort-level filters."""
+
+    path: _Text
+    filters: dict[str, str | list[str]] = Field(default_factory=dict, description=(
+        f"eval field -> value or values; fields: {', '.join(EVAL_FILTER_KEYS)}"))
+
+    _filters = field_validator("filters", mode="before")(_filter_values)
+
+
+class DatasetFile(FileModel):
+    """A dataset file (data/<name>.json, docs/cohort.md); paths are relative to it.
+
+    docs/schemas/dataset.json is generated from it."""
+
+    name: _Text | None = Field(None, description="the dataset's name (default: the file's stem)")
+    db: _Text = Field(description="the PointsDB file")
+    cache: _Text | None = None
+    config: _Text | None = Field(None, description="the experiment config the runs used")
+    cohorts: list[CohortRef]
+    density: Literal["normal", "lowdef", "corner"] = "normal"
+
+    @field_validator("cohorts", mode="before")
+    @classmethod
+    def _paths_alone(cls, cohorts):
+        # A cohort may be written as its path alone.
+        return [{"path": c} if isinstance(c, str) else c for c in cohorts] if isinstance(cohorts, list) else cohorts
+
+
+_EVALS = TypeAdapter(list[EvalEntry])
 
 
 def load_evals(evals_json_path, cohort: str | None = None) -> list:
@@ -170,14 +223,25 @@ def load_evals(evals_json_path, cohort: str | None = None) -> list:
     path = Path(evals_json_path)
     if path.is_dir():
         path = path / "evals.json"
-    data = _read_json(path, "evals.json")
+    data = read_json_file(path, "evals.json")
     if not isinstance(data, list):
         raise UserError(f"{path}: expected a JSON array of evals, got {type(data).__name__}")
+    entries = validate_file(_EVALS, data, str(path))
     cohort_dir = path.resolve().parent
     name = cohort if cohort is not None else str(path.parent)
-    specs = [_parse_eval_entry(entry, f"{path}[{i}]", name, cohort_dir) for i, entry in enumerate(data)]
+    specs = [_spec(entry, f"{path}[{i}]", name, cohort_dir) for i, entry in enumerate(entries)]
     _reject_duplicates(specs)
     return specs
+
+
+def _spec(entry: EvalEntry, where: str, cohort: str, cohort_dir: Path) -> EvalSpec:
+    ident = entry.filters
+    return EvalSpec(
+        eval_id=eval_id(ident.model, ident.template, ident.sampler), model=ident.model, template=ident.template,
+        sampler=ident.sampler, label=entry.label or ident.model, groups=tuple(entry.groups),
+        facets=facets_from_groups(entry.groups), tags=tuple(entry.tags), hf_id=entry.hf_id or None,
+        cohort=cohort, glob=entry.evaluate.glob, cohort_dir=cohort_dir, source=where,
+    )
 
 
 def _reject_duplicates(specs) -> None:
@@ -191,21 +255,6 @@ def _reject_duplicates(specs) -> None:
 
 
 # ---------------------------------------------------------------- cohort filters
-
-def check_eval_filters(filters, where: str) -> dict:
-    """Validate cohort-level filters: keys among EVAL_FILTER_KEYS, values str or list of str."""
-    if filters is None:
-        return {}
-    if not isinstance(filters, dict):
-        raise UserError(f"{where}: 'filters' must be an object, e.g. {{\"tags\": \"leaderboard\"}}")
-    for key, value in filters.items():
-        if key not in EVAL_FILTER_KEYS:
-            shown = json.dumps(str(key), ensure_ascii=False)[1:-1][:80]
-            raise UserError(f"{where}: unknown filter key '{shown}'{did_you_mean(key, EVAL_FILTER_KEYS)}; "
-                            f"valid: {choices_text(EVAL_FILTER_KEYS)}")
-        _string_list(value, where, key)
-    return dict(filters)
-
 
 def eval_matches(spec: EvalSpec, filters: dict) -> bool:
     """True when the eval passes every filter (AND across keys, OR across listed values).
@@ -224,27 +273,12 @@ def eval_matches(spec: EvalSpec, filters: dict) -> bool:
 
 # ---------------------------------------------------------------- datasets
 
-def _dataset_path(obj: dict, key: str, base: Path, where: str, required: bool) -> Path | None:
-    value = obj.get(key)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or not value:
-        raise UserError(f"{where}: '{key}' must be a path (relative to the dataset file)")
-    return (base / value).resolve()
-
-
-def _parse_cohort(entry, where: str, base: Path) -> Cohort:
-    if isinstance(entry, str):
-        entry = {"path": entry}
-    if not isinstance(entry, dict):
-        raise UserError(f"{where}: each cohort must be an object like {{\"path\": \"r12/Model/evals.json\"}}")
-    refuse_unknown_keys(entry, COHORT_KEYS, where)
-    raw = _required_str(entry, "path", where)
-    path = (base / raw).resolve()
+def _parse_cohort(ref: CohortRef, base: Path) -> Cohort:
+    path = (base / ref.path).resolve()
     if path.is_dir():
         path = path / "evals.json"
-    name = str(Path(raw).parent) if raw.endswith(".json") else raw.rstrip("/")
-    return Cohort(path=path, name=name, filters=check_eval_filters(entry.get("filters"), where))
+    name = str(Path(ref.path).parent) if ref.path.endswith(".json") else ref.path.rstrip("/")
+    return Cohort(path=path, name=name, filters=dict(ref.filters))
 
 
 def load_dataset(path, allow_pointsdb: bool = False) -> Dataset:
@@ -260,31 +294,23 @@ def load_dataset(path, allow_pointsdb: bool = False) -> Dataset:
             return dataset_from_pointsdb(path)
         raise UserError(f"{path} is a PointsDB file, not a dataset config; this needs a dataset config JSON "
                         f"whose 'db' names the database (e.g. data/r12.json, see docs/data.md)")
-    data = _read_json(path, "dataset file")
+    data = read_json_file(path, "dataset file")
     where = str(path)
     if not isinstance(data, dict):
         raise UserError(f"{where}: expected a JSON object with keys name, db, cache, config, cohorts")
-    refuse_unknown_keys(data, DATASET_KEYS, where)
+    spec = validate_file(DatasetFile, data, where)
     base = path.resolve().parent
-    cohorts_raw = data.get("cohorts")
-    if not isinstance(cohorts_raw, list):
-        raise UserError(f"{where}: 'cohorts' must be a list of {{\"path\": ..., \"filters\": ...}} objects")
-    density = data.get("density", "normal")
-    if density not in DENSITIES:
-        raise UserError(f"{where}: 'density' must be one of {choices_text(DENSITIES)}, got {json.dumps(density)}")
-    name = data.get("name", path.stem)
-    if not isinstance(name, str) or not name:
-        raise UserError(f"{where}: 'name' must be a non-empty string")
-    cohorts = [_parse_cohort(c, f"{where}: cohorts[{i}]", base) for i, c in enumerate(cohorts_raw)]
+    name = spec.name or path.stem
+    cohorts = [_parse_cohort(c, base) for c in spec.cohorts]
     evals = []
     for cohort in cohorts:
         evals.extend(s for s in load_evals(cohort.path, cohort.name) if eval_matches(s, cohort.filters))
     _reject_duplicates(evals)
-    cache = _dataset_path(data, "cache", base, where, required=False) or (base / f".cache-{name}").resolve()
+    cache = (base / spec.cache).resolve() if spec.cache else (base / f".cache-{name}").resolve()
     return Dataset(
-        name=name, path=path.resolve(), db_path=_dataset_path(data, "db", base, where, required=True),
-        cache_dir=cache, config_path=_dataset_path(data, "config", base, where, required=False),
-        density=density, cohorts=cohorts, evals=evals,
+        name=name, path=path.resolve(), db_path=(base / spec.db).resolve(), cache_dir=cache,
+        config_path=(base / spec.config).resolve() if spec.config else None,
+        density=spec.density, cohorts=cohorts, evals=evals,
     )
 
 
@@ -355,10 +381,15 @@ def dataset_from_pointsdb(path) -> Dataset:
 GLOB_BASE_LEVELS = 3      # cohort dir data/<set>/<Model> and up to the repository root
 
 
-def _checked_glob(pattern: str, where: str) -> str:
-    """An evaluate.glob stays inside the tree it is resolved from: relative, no '..' parts."""
+def _checked_glob(pattern: str, where: str | None) -> str:
+    """An evaluate.glob stays inside the tree it is resolved from: relative, no '..' parts.
+
+    ValueError (for the model's validator) when `where` is None, else UserError naming it."""
     if pattern.startswith(("/", "~", "\\")) or ":" in pattern.split("/")[0] or \
             any(part == ".." for part in pattern.replace("\\", "/").split("/")):
+        if where is None:
+            raise ValueError(f"{pattern!r} must be a relative pattern without '..' (e.g. "
+                             f"data/r12/Model/*_model_zeroshot_greedy/*); globs cannot leave the dataset's tree")
         raise UserError(f"{where}: {pattern!r} must be a relative pattern without '..' "
                         f"(e.g. data/r12/Model/*_model_zeroshot_greedy/*); globs cannot leave the dataset's tree")
     return pattern

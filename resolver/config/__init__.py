@@ -11,7 +11,7 @@ from resolver import lazy_exports
 if TYPE_CHECKING:
     from resolver.config.hf_tokenizers import hub_unreachable, load_hf_tokenizer, train_table_tokenizer
     from resolver.config.manifold import DENSITIES, ExperimentConfig, Precision, Step, expand_steps, expected_points, load_config
-    from resolver.config.prompts import Sampler, Template, build_request, load_sampler, load_template, render_messages
+    from resolver.config.prompts import Sampler, SamplerFile, Template, TemplateFile, build_request, load_sampler, load_template, render_messages
 
 __all__ = [
     "build_request",
@@ -27,8 +27,10 @@ __all__ = [
     "Precision",
     "render_messages",
     "Sampler",
+    "SamplerFile",
     "Step",
     "Template",
+    "TemplateFile",
     "train_table_tokenizer",
 ]
 
@@ -37,8 +39,10 @@ _HOMES = {
     "ExperimentConfig": "manifold",
     "Precision": "manifold",
     "Sampler": "prompts",
+    "SamplerFile": "prompts",
     "Step": "manifold",
     "Template": "prompts",
+    "TemplateFile": "prompts",
     "build_request": "prompts",
     "expand_steps": "manifold",
     "expected_points": "manifold",

@@ -192,12 +192,12 @@ def resolve_calibration(task_config, manifold_entry, tokenizer, template, cache_
 
     task = get_task(task_config.generator)
     spec = manifold_entry.calibrate
-    param = next(p for p in task.params if p.name == spec["param"])
+    param = next(p for p in task.params if p.name == spec.param)
     tokenizer_id = tokenizer if isinstance(tokenizer, str) else getattr(tokenizer, "name_or_path", "tokenizer")
     loaded = load_tokenizer(tokenizer) if isinstance(tokenizer, str) else tokenizer
     path = _cache_path(cache_dir, tokenizer_id, template, task.name)
     cache, dirty, out = _read_cache(path), False, []
-    jobs = [(t, g) for t in spec["target_tokens"] for g in _grid_points(manifold_entry.grid)]
+    jobs = [(t, g) for t in spec.target_tokens for g in _grid_points(manifold_entry.grid)]
     for target, point in tqdm(jobs, desc=f"calibrating {task_config.name}", unit="point",
                               disable=None, leave=False):
         key = json.dumps({"param": param.name, "target": target, "grid": point}, sort_keys=True)

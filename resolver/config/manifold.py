@@ -15,95 +15,27 @@ for analysis). `expand_steps` turns the entries into runner steps:
 * a parameter set already produced by an earlier entry of the same task is not
   repeated (the first entry keeps it), so each point is one step.
 
-Every problem is a UserError naming the file, the key path and the valid choices.
+The file's structure, types and rules are the pydantic models of
+resolver.config.config_file; every problem is a UserError naming the file, the key
+path and the valid choices (resolver.core.typed).
 """
 from __future__ import annotations
 
-import itertools
 import json
-import math
-import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from resolver.config.config_file import MAX_CONFIG_POINTS, MAX_GRID_POINTS, ExperimentConfig, ManifoldEntry, Precision, TaskConfig, combos
 from resolver.config.point_identity import canonical_params, identity_text, step_seed
-from resolver.core import UserError, choices_text, did_you_mean, file_not_found, read_yaml_file
+from resolver.core import UserError, choices_text, file_not_found, read_yaml_file, validate_file
+
+__all__ = ["DENSITIES", "ExperimentConfig", "ManifoldEntry", "MAX_CONFIG_POINTS", "MAX_GRID_POINTS", "Precision",
+           "Step", "TaskConfig", "config_degrees", "expand_steps", "expected_points", "load_config", "step_name",
+           "step_seed", "thin"]
 
 DENSITIES = ("normal", "lowdef", "corner")
-MODES = ("grid", "calibrate")
-VIEW_PREFIXES = ("params", "manifold")
-MANIFOLD_KEYS = ("id", "degree", "target_tokens")
 DEFAULT_PRECISION = {"default": {"count": 32, "maxrounds": 1, "target_margin": 0.05}}
-
-_TOP_KEYS = {"name", "description", "precision", "tasks"}
-_TASK_KEYS = {"name", "label", "generator", "mode", "manifolds", "views", "description"}
-_ENTRY_KEYS = {"id", "grid", "degree", "calibrate", "description"}
-MAX_GRID_POINTS = 100_000       # points of one manifold entry's grid (docs/security.md)
-MAX_CONFIG_POINTS = 1_000_000   # points of all grids of a config together
-_VIEW_KEYS = {"view", "group_by", "filters", "facet_by", "description"}
-_PRECISION_KEYS = {"count", "maxrounds", "target_margin"}
-# Task names become parts of step and file names.
-_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-
-
-@dataclass(frozen=True)
-class Precision:
-    count: int
-    maxrounds: int = 1
-    target_margin: float = 0.05
-
-
-@dataclass(frozen=True)
-class View:
-    view: str
-    group_by: list
-    filters: dict = field(default_factory=dict)
-    facet_by: list | None = None
-
-
-@dataclass(frozen=True)
-class ManifoldEntry:
-    id: str
-    grid: dict                      # param -> list of values (scalars become one-item lists)
-    degree: int | None = None
-    calibrate: dict | None = None   # {"param": name, "target_tokens": [int, ...]}
-
-
-@dataclass(frozen=True)
-class TaskConfig:
-    name: str
-    label: str
-    generator: str
-    mode: str
-    manifolds: list
-    views: list
-
-
-@dataclass(frozen=True)
-class ExperimentConfig:
-    name: str
-    path: str
-    precision: dict
-    tasks: list
-
-    def task(self, name: str) -> TaskConfig:
-        for t in self.tasks:
-            if t.name == name:
-                return t
-        raise UserError(f"{self.path}: no task {name!r}; valid tasks: {choices_text(self.task_names())}")
-
-    def task_names(self) -> list[str]:
-        return [t.name for t in self.tasks]
-
-    def precision_level(self, name: str | None) -> tuple[str, Precision]:
-        """The named precision level, or the first defined one when name is None."""
-        if name is None:
-            name = next(iter(self.precision))
-        if name not in self.precision:
-            raise UserError(f"{self.path}: --precision {name!r} is not defined; "
-                            f"valid: {choices_text(self.precision)}")
-        return name, self.precision[name]
 
 
 @dataclass(frozen=True)
@@ -116,53 +48,6 @@ class Step:
     manifold: dict
     seed: int
     gen_params: dict = field(default_factory=dict)  # params + the generator's defaults
-
-
-# ---------------------------------------------------------------- helpers
-class _Where:
-    """Builds "file: key.path" prefixes for error messages."""
-
-    def __init__(self, path: str, key: str = ""):
-        self.path, self.key = path, key
-
-    def __truediv__(self, part) -> "_Where":
-        if not isinstance(part, int) and not str(part).isprintable():
-            part = repr(str(part))        # a key like "\n" must not break the one-line message
-        part = f"[{part}]" if isinstance(part, int) else (f".{part}" if self.key else str(part))
-        return _Where(self.path, self.key + part)
-
-    def fail(self, message: str):
-        raise UserError(f"{self.path}: {self.key}: {message}" if self.key else f"{self.path}: {message}")
-
-
-def _mapping(value, where: _Where, allowed: set) -> dict:
-    if not isinstance(value, dict):
-        where.fail(f"must be a mapping, got {type(value).__name__}")
-    unknown = [k for k in value if k not in allowed]
-    if unknown:
-        (where / str(unknown[0])).fail(f"unknown key{did_you_mean(unknown[0], allowed)}; "
-                                       f"valid keys: {choices_text(allowed)}")
-    return value
-
-
-def _string(value, where: _Where) -> str:
-    if not isinstance(value, str) or not value.strip():
-        where.fail(f"must be a non-empty string, got {value!r}")
-    return value
-
-
-def _int(value, where: _Where, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        where.fail(f"must be an integer >= {low}, got {value!r}")
-    return value
-
-
-def _string_list(value, where: _Where) -> list[str]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value:
-        where.fail("must be a non-empty list of strings")
-    return [_string(v, where / i) for i, v in enumerate(value)]
 
 
 # ---------------------------------------------------------------- loading
@@ -179,165 +64,11 @@ def load_config(path, check_points: bool = True) -> ExperimentConfig:
     if not p.is_file():
         raise file_not_found("config", path, (".yaml", ".yml"))
     data = read_yaml_file(p, "config")
-    where = _Where(str(path))
     if data is None:
-        where.fail("the file is empty; expected a mapping with name, precision and tasks")
-    data = _mapping(data, where, _TOP_KEYS)
-    name = _string(data.get("name", p.stem), where / "name")
-    precision = _load_precision(data.get("precision", DEFAULT_PRECISION), where / "precision")
-    raw_tasks = data.get("tasks")
-    if not isinstance(raw_tasks, list) or not raw_tasks:
-        (where / "tasks").fail("must be a non-empty list of tasks")
-    tasks = [_load_task(t, where / "tasks" / i, check_points) for i, t in enumerate(raw_tasks)]
-    total = sum(math.prod(len(v) for v in e.grid.values()) for t in tasks for e in t.manifolds)
-    if total > MAX_CONFIG_POINTS:
-        (where / "tasks").fail(f"the grids hold {total:,} points in all; the limit is {MAX_CONFIG_POINTS:,} "
-                               f"(docs/security.md)")
-    names = [t.name for t in tasks]
-    duplicate = next((n for n in names if names.count(n) > 1), None)
-    if duplicate:
-        (where / "tasks").fail(f"task name {duplicate!r} is used twice; task names must be unique")
-    return ExperimentConfig(name, str(path), precision, tasks)
-
-
-def _load_precision(raw, where: _Where) -> dict:
-    if not isinstance(raw, dict) or not raw:
-        where.fail("must be a mapping of level name -> {count, maxrounds, target_margin}")
-    levels = {}
-    for level, spec in raw.items():
-        at = where / str(level)
-        spec = _mapping(spec, at, _PRECISION_KEYS)
-        if "count" not in spec:
-            at.fail("needs 'count' (samples per round)")
-        margin = spec.get("target_margin", 0.05)
-        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 < margin < 1:
-            (at / "target_margin").fail(f"must be a number between 0 and 1, got {margin!r}")
-        levels[str(level)] = Precision(_int(spec["count"], at / "count", 1),
-                                       _int(spec.get("maxrounds", 1), at / "maxrounds", 1), float(margin))
-    return levels
-
-
-def _load_task(raw, where: _Where, check_points: bool = True) -> TaskConfig:
-    from resolver.tasks import get_task
-
-    raw = _mapping(raw, where, _TASK_KEYS)
-    name = _string(raw.get("name"), where / "name")
-    if not _SAFE_NAME.fullmatch(name):
-        (where / "name").fail(f"{name!r} is not valid; use letters, digits, '_', '-' and '.'")
-    generator = _string(raw.get("generator", name), where / "generator")
-    try:
-        task = get_task(generator)
-    except UserError as exc:
-        (where / "generator").fail(str(exc))
-    mode = raw.get("mode", "grid")
-    if mode not in MODES:
-        (where / "mode").fail(f"{mode!r} is not valid; valid: {choices_text(MODES)}")
-    entries_raw = raw.get("manifolds")
-    if not isinstance(entries_raw, list) or not entries_raw:
-        (where / "manifolds").fail("must be a non-empty list of named entries")
-    entries = [_load_entry(e, where / "manifolds" / i, task, mode, check_points) for i, e in enumerate(entries_raw)]
-    ids = [e.id for e in entries]
-    duplicate = next((i for i in ids if ids.count(i) > 1), None)
-    if duplicate:
-        (where / "manifolds").fail(f"id {duplicate!r} is used twice; ids must be unique within a task")
-    views_raw = raw.get("views", [])
-    if not isinstance(views_raw, list):
-        (where / "views").fail("must be a list of views")
-    views = [_load_view(v, where / "views" / i, task) for i, v in enumerate(views_raw)]
-    return TaskConfig(name, str(raw.get("label", name)), generator, mode, entries, views)
-
-
-def _load_grid(raw, where: _Where, task) -> dict:
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        where.fail("must be a mapping of parameter -> value or list of values")
-    known = {p.name: p for p in task.params}
-    grid = {}
-    for pname, values in raw.items():
-        at = where / str(pname)
-        if pname == "count":
-            at.fail("count is not a grid parameter; samples per point come from 'precision'")
-        if pname not in known:
-            at.fail(f"unknown parameter for generator {task.name!r}; valid: {choices_text(known)}")
-        values = values if isinstance(values, list) else [values]
-        if not values:
-            at.fail("an empty list gives no points")
-        try:
-            grid[pname] = [known[pname].check(v, task.name) for v in values]
-        except UserError as exc:
-            at.fail(str(exc))
-    return grid
-
-
-def _load_entry(raw, where: _Where, task, mode: str, check_points: bool = True) -> ManifoldEntry:
-    raw = _mapping(raw, where, _ENTRY_KEYS)
-    entry_id = _string(raw.get("id"), where / "id")
-    grid = _load_grid(raw.get("grid"), where / "grid", task)
-    degree = raw.get("degree")
-    if degree is not None:
-        degree = _int(degree, where / "degree", 0)
-    calibrate = None
-    if mode == "calibrate":
-        calibrate = _load_calibrate(raw.get("calibrate"), where / "calibrate", task, grid)
-    elif "calibrate" in raw:
-        (where / "calibrate").fail("only allowed when the task has 'mode: calibrate'")
-    entry = ManifoldEntry(entry_id, grid, degree, calibrate)
-    points = math.prod(len(v) for v in grid.values())
-    if points > MAX_GRID_POINTS:       # estimated before anything is expanded
-        (where / "grid").fail(f"has {points:,} points; the limit is {MAX_GRID_POINTS:,} per manifold entry "
-                              f"(docs/security.md); split it or use fewer values")
-    if calibrate is None and check_points:
-        for combo in _combos(grid):  # cross-parameter rules (e.g. min <= max) per point
-            try:
-                task.validate(combo)
-            except UserError as exc:
-                (where / "grid").fail(f"point {combo}: {exc}")
-    return entry
-
-
-def _load_calibrate(raw, where: _Where, task, grid: dict) -> dict:
-    raw = _mapping(raw, where, {"param", "target_tokens"})
-    param = _string(raw.get("param"), where / "param")
-    names = task.param_names()
-    if param not in names:
-        (where / "param").fail(f"unknown parameter for generator {task.name!r}; valid: {choices_text(names)}")
-    if param in grid:
-        (where / "param").fail(f"{param!r} is calibrated, so it cannot also be in the grid")
-    targets = raw.get("target_tokens")
-    targets = targets if isinstance(targets, list) else [targets]
-    targets = [_int(t, where / "target_tokens" / i, 1) for i, t in enumerate(targets)]
-    return {"param": param, "target_tokens": targets}
-
-
-def _check_dimension(dim, where: _Where, task) -> str:
-    dim = _string(dim, where)
-    prefix, _, key = dim.partition(".")
-    if prefix not in VIEW_PREFIXES or not key:
-        where.fail(f"{dim!r} is not a task dimension; use params.<name> or manifold.<{'|'.join(MANIFOLD_KEYS)}>")
-    if prefix == "params" and key not in task.param_names():
-        where.fail(f"{dim!r}: generator {task.name!r} has no parameter {key!r}; "
-                   f"valid: {choices_text(task.param_names())}")
-    if prefix == "manifold" and key not in MANIFOLD_KEYS:
-        where.fail(f"{dim!r}: valid manifold keys: {choices_text(MANIFOLD_KEYS)}")
-    return dim
-
-
-def _load_view(raw, where: _Where, task) -> View:
-    raw = _mapping(raw, where, _VIEW_KEYS)
-    name = _string(raw.get("view"), where / "view")
-    group_by = [_check_dimension(d, where / "group_by" / i, task)
-                for i, d in enumerate(_string_list(raw.get("group_by"), where / "group_by"))]
-    filters = raw.get("filters") or {}
-    if not isinstance(filters, dict):
-        (where / "filters").fail("must be a mapping of dimension -> value")
-    for key in filters:
-        _check_dimension(key, where / "filters" / str(key), task)
-    facet_by = raw.get("facet_by")
-    if facet_by is not None:
-        facet_by = [_check_dimension(d, where / "facet_by" / i, task)
-                    for i, d in enumerate(_string_list(facet_by, where / "facet_by"))]
-    return View(name, group_by, dict(filters), facet_by)
+        raise UserError(f"{path}: the file is empty; expected a mapping with name, precision and tasks")
+    config = validate_file(ExperimentConfig, data, str(path), {"stem": p.stem, "check_points": check_points})
+    config._path = str(path)
+    return config
 
 
 # ---------------------------------------------------------------- expansion
@@ -355,13 +86,11 @@ def _thin_entry(entry: ManifoldEntry, density: str) -> ManifoldEntry:
     grid = {k: thin(v, density) for k, v in entry.grid.items()}
     calibrate = entry.calibrate
     if calibrate is not None:
-        calibrate = {**calibrate, "target_tokens": thin(calibrate["target_tokens"], density)}
-    return replace(entry, grid=grid, calibrate=calibrate)
+        calibrate = calibrate.model_copy(update={"target_tokens": thin(calibrate.target_tokens, density)})
+    return entry.model_copy(update={"grid": grid, "calibrate": calibrate})
 
 
-def _combos(grid: dict) -> list[dict]:
-    keys = list(grid)
-    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+_combos = combos
 
 
 def _value_text(value: Any) -> str:
@@ -429,7 +158,7 @@ def expand_steps(config: ExperimentConfig, *, density: str = "normal", degree: i
         seen: set[str] = set()
         for entry in task_cfg.manifolds:
             if degree is not None and entry.degree is None:
-                entry = replace(entry, degree=degree)
+                entry = entry.model_copy(update={"degree": degree})
             thinned = _thin_entry(entry, density)
             for params, manifold in _entry_points(config.path, task_cfg, thinned, tokenizer=tokenizer,
                                                   template=template, cache_dir=cache_dir):
@@ -458,7 +187,7 @@ def expected_points(config: ExperimentConfig, *, density: str = "normal") -> dic
             thinned = _thin_entry(entry, density)
             key = (task_cfg.name, entry.degree)
             if thinned.calibrate is not None:
-                n = len(thinned.calibrate["target_tokens"]) * len(_combos(thinned.grid))
+                n = len(thinned.calibrate.target_tokens) * len(_combos(thinned.grid))
             else:
                 fresh = {json.dumps(c, sort_keys=True) for c in _combos(thinned.grid)} - seen
                 seen |= fresh

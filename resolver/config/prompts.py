@@ -30,42 +30,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import random
 import string
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated, Any, ClassVar, Literal
 
-from resolver.core import UserError, choices_text, did_you_mean, file_not_found, read_json_file
+from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
+
+from resolver.core import FileModel, UserError, at, choices_text, file_not_found, first_problem, read_json_file, validate_file
 
 PLACEHOLDERS = ("task_description", "answer_format", "input", "examples")
 ROLES = ("system", "user", "assistant")
 EXAMPLES_ROLE = "examples"
 DEFAULT_SHOTS = 3
 DEFAULT_EXAMPLE_ANSWER = "Final Answer: {target}"
-_TEMPLATE_KEYS = {"messages", "shots", "example_answer", "description"}
-
-# Request fields of the OpenAI chat-completions API that a sampler may set.
-STANDARD_PARAMS = {
-    "temperature", "top_p", "max_tokens", "max_completion_tokens", "presence_penalty",
-    "frequency_penalty", "seed", "stop", "n", "logprobs", "top_logprobs",
-    "logit_bias", "reasoning_effort", "response_format",
-}
-# Engine extensions (vLLM, SGLang, llama.cpp server) known to be sampling knobs.
-EXTRA_PARAMS = {
-    "top_k", "min_p", "repetition_penalty", "chat_template_kwargs", "min_tokens",
-    "skip_special_tokens", "spaces_between_special_tokens", "include_stop_str_in_output",
-    "ignore_eos", "typical_p", "top_a", "length_penalty", "stop_token_ids",
-}
-# The ranges OpenAI-compatible servers (vLLM, SGLang, llama.cpp) accept; "(" = open end.
-_NUMERIC_RANGES = {
-    "temperature": ("[", 0.0, 2.0, "]"), "top_p": ("(", 0.0, 1.0, "]"), "min_p": ("[", 0.0, 1.0, "]"),
-    "presence_penalty": ("[", -2.0, 2.0, "]"), "frequency_penalty": ("[", -2.0, 2.0, "]"),
-    "repetition_penalty": ("(", 0.0, 10.0, "]"),
-}
-_POSITIVE_INTS = {"max_tokens", "max_completion_tokens", "n", "min_tokens"}
-
 
 @dataclass(frozen=True)
 class Template:
@@ -84,6 +64,126 @@ class Sampler:
     params: dict = field(default_factory=dict)
 
 
+# ---------------------------------------------------------------- the files, as models
+class Message(FileModel):
+    """One template message; a ``{"role": "examples"}`` message stands for the worked examples."""
+
+    role: Literal["system", "user", "assistant", "examples"]
+    content: str | None = None
+
+    @model_validator(mode="after")
+    def _content(self) -> "Message":
+        if self.role == EXAMPLES_ROLE:
+            return self
+        if self.content is None:
+            raise at("content", "must be a string")
+        _check_placeholders(self.content, "content", PLACEHOLDERS)
+        return self
+
+
+class TemplateFile(FileModel):
+    """A template file (templates/*.json); docs/schemas/template.json is generated from it."""
+
+    messages: list[Message] = Field(min_length=1, description="chat messages; the last is a user turn ending with {input}")
+    shots: int = Field(DEFAULT_SHOTS, ge=1, le=16, description="worked examples in multishot templates")
+    example_answer: str = Field(DEFAULT_EXAMPLE_ANSWER, description="an example's answer turn; {target} is its answer")
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _shape(self) -> "TemplateFile":
+        last = self.messages[-1]
+        if last.role != "user" or not (last.content or "").endswith("{input}"):
+            raise at("messages", "the last message must be a user turn whose content ends with {input}")
+        _check_placeholders(self.example_answer, "example_answer", ("target",))
+        return self
+
+
+def _range(name: str, left: str, low: float, high: float, right: str):
+    bounds = {"gt" if left == "(" else "ge": low, "lt" if right == ")" else "le": high}
+    return Field(None, allow_inf_nan=False, **bounds,
+                 description=f"{name}: a number in {left}{low:g}, {high:g}{right} (the range servers accept)")
+
+
+def _listed(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
+
+
+_PositiveInt = Annotated[int | None, Field(ge=1)]
+
+
+class SamplerFile(FileModel):
+    """A sampler file (samplers/*.json): request fields, each with the range servers accept.
+
+    OpenAI-standard fields go at the top of the request; engine extras are an SDK's
+    extra_body; other engine fields belong inside "extra_body" (its known sampling
+    fields are range-checked too). docs/schemas/sampler.json is generated from it.
+    """
+
+    unknown_key_word: ClassVar[str] = "sampler key"
+    unknown_key_hint: ClassVar[str] = ' (other engine fields go inside "extra_body")'
+
+    # OpenAI chat-completions fields
+    temperature: float | None = _range("temperature", "[", 0.0, 2.0, "]")
+    top_p: float | None = _range("top_p", "(", 0.0, 1.0, "]")
+    max_tokens: _PositiveInt = None
+    max_completion_tokens: _PositiveInt = None
+    presence_penalty: float | None = _range("presence_penalty", "[", -2.0, 2.0, "]")
+    frequency_penalty: float | None = _range("frequency_penalty", "[", -2.0, 2.0, "]")
+    seed: int | None = None
+    stop: Annotated[list[str] | None, BeforeValidator(_listed, json_schema_input_type=str | list[str] | None)] = None
+    n: _PositiveInt = None
+    logprobs: bool | None = None
+    top_logprobs: int | None = Field(None, ge=0, le=20)
+    logit_bias: dict[str, float] | None = None
+    reasoning_effort: str | None = None
+    response_format: dict[str, Any] | None = None
+    # engine extensions (vLLM, SGLang, llama.cpp server)
+    top_k: int | None = Field(None, ge=-1, description="-1 or 0 = off")
+    min_p: float | None = _range("min_p", "[", 0.0, 1.0, "]")
+    repetition_penalty: float | None = _range("repetition_penalty", "(", 0.0, 10.0, "]")
+    chat_template_kwargs: dict[str, Any] | None = None
+    min_tokens: _PositiveInt = None
+    skip_special_tokens: bool | None = None
+    spaces_between_special_tokens: bool | None = None
+    include_stop_str_in_output: bool | None = None
+    ignore_eos: bool | None = None
+    typical_p: float | None = None
+    top_a: float | None = None
+    length_penalty: float | None = None
+    stop_token_ids: list[int] | None = None
+    extra_body: dict[str, Any] | None = Field(None, description="any other engine field, sent as it is")
+
+    @field_validator("extra_body")
+    @classmethod
+    def _engine_fields_in_range(cls, body):
+        # Sampling fields sent through extra_body get the same range checks as at the top.
+        checked = {k: v for k, v in (body or {}).items() if k in _RANGE_CHECKED}
+        try:
+            cls.model_validate(checked)
+        except ValidationError as exc:
+            path, _ = first_problem(exc)
+            raise at(path[:1], f"{cls.field_messages[path[0]]}, got {checked[path[0]]!r}")
+        return body
+
+
+STANDARD_PARAMS = {"temperature", "top_p", "max_tokens", "max_completion_tokens", "presence_penalty",
+                   "frequency_penalty", "seed", "stop", "n", "logprobs", "top_logprobs", "logit_bias",
+                   "reasoning_effort", "response_format"}
+EXTRA_PARAMS = set(SamplerFile.model_fields) - STANDARD_PARAMS - {"extra_body"}
+_RANGE_CHECKED = {"temperature", "top_p", "min_p", "presence_penalty", "frequency_penalty", "repetition_penalty",
+                  "max_tokens", "max_completion_tokens", "n", "min_tokens", "top_k"}
+SamplerFile.field_messages = {
+    **{name: f"{name!r} must be {SamplerFile.model_fields[name].description.split(': ', 1)[1]}"
+       for name in ("temperature", "top_p", "min_p", "presence_penalty", "frequency_penalty", "repetition_penalty")},
+    **{name: f"{name!r} must be a positive integer" for name in ("max_tokens", "max_completion_tokens", "n",
+                                                                   "min_tokens")},
+    "top_k": "'top_k' must be an integer >= -1 (-1 or 0 = off)",
+    "stop": "'stop' must be a string or a list of strings",
+    "chat_template_kwargs": "'chat_template_kwargs' must be a JSON object",
+    "extra_body": "'extra_body' must be a JSON object",
+}
+
+
 # ---------------------------------------------------------------- loading
 def _read_json_object(path, what: str) -> dict:
     p = Path(path)
@@ -97,97 +197,36 @@ def _read_json_object(path, what: str) -> dict:
     return data
 
 
-def _fields(text: str, path: str = "", where: str = "") -> list[str]:
-    """Placeholder names used in `text`; UserError on malformed braces."""
+def _fields(text: str, where: str = "") -> list[str]:
+    """Placeholder names used in `text`; a validation error on malformed braces."""
     try:
         parsed = list(string.Formatter().parse(text))
     except ValueError as exc:
-        raise UserError(f"{path}: {where}: bad placeholder syntax ({exc}); use {{{{ }}}} for braces")
+        raise at(where, f"bad placeholder syntax ({exc}); use {{{{ }}}} for braces")
     return [name for _, name, _, _ in parsed if name is not None]
 
 
-def _check_placeholders(text: str, path: str, where: str, allowed) -> None:
-    for name in _fields(text, path, where):
+def _check_placeholders(text: str, where: str, allowed) -> None:
+    for name in _fields(text, where):
         if name not in allowed:
-            raise UserError(
-                f"{path}: {where}: unknown placeholder {{{name}}}; valid: {choices_text(allowed)}"
-            )
-
-
-def _check_message(msg, i: int, path: str) -> dict:
-    where = f"messages[{i}]"
-    if not isinstance(msg, dict):
-        raise UserError(f"{path}: {where} must be an object with role and content")
-    role = msg.get("role")
-    if role == EXAMPLES_ROLE:
-        return {"role": EXAMPLES_ROLE}
-    if role not in ROLES:
-        raise UserError(f"{path}: {where}.role {role!r} is not valid; valid: "
-                        f"{choices_text(ROLES + (EXAMPLES_ROLE,))}")
-    content = msg.get("content")
-    if not isinstance(content, str):
-        raise UserError(f"{path}: {where}.content must be a string")
-    _check_placeholders(content, path, where, PLACEHOLDERS)
-    return {"role": role, "content": content}
+            raise at(where, f"unknown placeholder {{{name}}}; valid: {choices_text(allowed)}")
 
 
 def load_template(path) -> Template:
     """Read and validate a template file (UserError names the file and the key)."""
-    data = _read_json_object(path, "template")
-    unknown = set(data) - _TEMPLATE_KEYS
-    if unknown:
-        first = sorted(unknown)[0]
-        raise UserError(f"{path}: unknown key {first!r}{did_you_mean(first, _TEMPLATE_KEYS)}; "
-                        f"valid: {choices_text(_TEMPLATE_KEYS)}")
-    raw = data.get("messages")
-    if not isinstance(raw, list) or not raw:
-        raise UserError(f"{path}: 'messages' must be a non-empty list of {{role, content}} objects")
-    messages = tuple(_check_message(m, i, str(path)) for i, m in enumerate(raw))
-    last = messages[-1]
-    if last["role"] != "user" or not last["content"].endswith("{input}"):
-        raise UserError(f"{path}: the last message must be a user turn whose content ends with {{input}}")
-    shots = data.get("shots", DEFAULT_SHOTS)
-    if isinstance(shots, bool) or not isinstance(shots, int) or not 1 <= shots <= 16:
-        raise UserError(f"{path}: 'shots' must be an integer from 1 to 16, got {shots!r}")
-    answer = data.get("example_answer", DEFAULT_EXAMPLE_ANSWER)
-    if not isinstance(answer, str):
-        raise UserError(f"{path}: 'example_answer' must be a string")
-    _check_placeholders(answer, str(path), "example_answer", ("target",))
-    uses_examples = any(m["role"] == EXAMPLES_ROLE or "examples" in _fields(m["content"])
-                        for m in messages)
-    return Template(Path(path).stem, str(path), messages, shots, answer, uses_examples)
-
-
-def _check_sampler_value(key: str, value, path: str) -> None:
-    if key in _NUMERIC_RANGES:
-        left, low, high, right = _NUMERIC_RANGES[key]
-        number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        if not (number and (low < value if left == "(" else low <= value)
-                and (value < high if right == ")" else value <= high)):
-            raise UserError(f"{path}: {key!r} must be a number in {left}{low:g}, {high:g}{right} "
-                            f"(the range servers accept), got {value!r}")
-    if key in _POSITIVE_INTS and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise UserError(f"{path}: {key!r} must be a positive integer, got {value!r}")
-    if key == "top_k" and (isinstance(value, bool) or not isinstance(value, int) or value < -1):
-        raise UserError(f"{path}: 'top_k' must be an integer >= -1 (-1 or 0 = off), got {value!r}")
-    if key in ("chat_template_kwargs", "extra_body") and not isinstance(value, dict):
-        raise UserError(f"{path}: {key!r} must be a JSON object")
-    if key == "extra_body":
-        for inner, inner_value in value.items():       # engine fields are range-checked too
-            if inner in _NUMERIC_RANGES or inner in _POSITIVE_INTS or inner == "top_k":
-                _check_sampler_value(inner, inner_value, path)
+    data = validate_file(TemplateFile, _read_json_object(path, "template"), str(path))
+    messages = tuple({"role": m.role} if m.role == EXAMPLES_ROLE else {"role": m.role, "content": m.content}
+                     for m in data.messages)
+    uses_examples = any(m["role"] == EXAMPLES_ROLE or "examples" in _fields(m["content"]) for m in messages)
+    return Template(Path(path).stem, str(path), messages, data.shots, data.example_answer, uses_examples)
 
 
 def load_sampler(path) -> Sampler:
-    """Read and validate a sampler file; unknown keys are refused (typo guard)."""
+    """Read and validate a sampler file; unknown keys are refused (typo guard).
+
+    The request carries the file's fields exactly as written (the model only checks them)."""
     data = _read_json_object(path, "sampler")
-    valid = STANDARD_PARAMS | EXTRA_PARAMS | {"extra_body"}
-    for key, value in data.items():
-        if key not in valid:
-            raise UserError(f"{path}: unknown sampler key {key!r}{did_you_mean(key, valid)}; "
-                            f"valid: {choices_text(valid)} "
-                            f"(other engine fields go inside \"extra_body\")")
-        _check_sampler_value(key, value, str(path))
+    validate_file(SamplerFile, data, str(path))
     return Sampler(Path(path).stem, str(path), data)
 
 

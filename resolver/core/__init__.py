@@ -1,6 +1,6 @@
 """Foundations every package may use: the user-error type, strict input reading,
-atomic writes, the virtualenv bootstrap, entry-script plumbing, child processes that
-end with their parent (imports nothing else).
+atomic writes, the virtualenv bootstrap, entry-script plumbing, typed-file models and their
+one-line errors, child processes that end with their parent (imports nothing else).
 """
 # Public names load on first use (resolver.lazy_exports; docs/architecture.md).
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from resolver import lazy_exports
 
 if TYPE_CHECKING:
+    from resolver.core import FileModel, at, error_line, first_problem, validate_file
     from resolver.core.atomic import write_text_atomic
     from resolver.core.bootstrap import REPO, reexec_in_venv
     from resolver.core.cli import ArgParser, positive_int, run_main
@@ -19,6 +20,11 @@ if TYPE_CHECKING:
     from resolver.core.text_tables import markdown_table, plain_table
 
 __all__ = [
+    "validate_file",
+    "first_problem",
+    "error_line",
+    "at",
+    "FileModel",
     "ArgParser",
     "child_options",
     "choices_text",
@@ -43,6 +49,11 @@ __all__ = [
 ]
 
 _HOMES = {
+    "validate_file": "typed",
+    "first_problem": "typed",
+    "error_line": "typed",
+    "at": "typed",
+    "FileModel": "typed",
     "ArgParser": "cli",
     "REPO": "bootstrap",
     "ENV_PARENT": "lifeline",

@@ -20,7 +20,17 @@ if TYPE_CHECKING:
         raw_line_problem,
     )
     from resolver.records.run_folders import RecordWriter, iter_records, new_run_folder, run_folder_name, safe_name, sample_index_of, step_file
-    from resolver.records.schema import OPTIONAL_FIELDS, RECORD_FIELDS, RECORD_SCHEMA, RECORD_VERSION, Field, markdown_table, record_problems
+    from resolver.records.schema import (
+        OPTIONAL_FIELDS,
+        RECORD_FIELDS,
+        RECORD_SCHEMA,
+        RECORD_VERSION,
+        Field,
+        Record,
+        markdown_table,
+        new_record,
+        record_problems,
+    )
     from resolver.records.text_size import GZIP_FRAMING, GZIP_LEVEL, TEXT_SIZE_METHOD, gzip_size
 
 __all__ = [
@@ -36,6 +46,7 @@ __all__ = [
     "LongLine",
     "longlines",
     "markdown_table",
+    "new_record",
     "new_run_folder",
     "OPTIONAL_FIELDS",
     "piece_groups",
@@ -45,6 +56,7 @@ __all__ = [
     "record_problems",
     "RECORD_SCHEMA",
     "RECORD_VERSION",
+    "Record",
     "RecordWriter",
     "run_folder_name",
     "safe_name",
@@ -66,6 +78,7 @@ _HOMES = {
     "RECORD_LIMIT": "longlines",
     "RECORD_SCHEMA": "schema",
     "RECORD_VERSION": "schema",
+    "Record": "schema",
     "RecordWriter": "run_folders",
     "TEXT_SIZE_METHOD": "text_size",
     "bounded_lines": "longlines",
@@ -74,6 +87,7 @@ _HOMES = {
     "iter_records": "run_folders",
     "long_line_problem": "longlines",
     "markdown_table": "schema",
+    "new_record": "schema",
     "new_run_folder": "run_folders",
     "piece_groups": "longlines",
     "raw_line_problem": "longlines",

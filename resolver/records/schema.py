@@ -1,4 +1,5 @@
-"""The runner's NDJSON record, written down once: every field, its JSON types, required or not.
+"""The runner's NDJSON record, written down once as a pydantic model (`Record`): every field,
+its JSON types, required or not.
 
 runner.py writes it (resolver/run/experiment.py's blank and graded records), evaluate.py
 reads it (resolver/ingest/records.py), probe.py and cohort.py read it back; the field
@@ -8,6 +9,11 @@ when any of them drifts from this definition.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import Field as PydField
 
 RECORD_VERSION = 1
 
@@ -23,44 +29,80 @@ class Field:
 
 
 _S, _I, _N, _B, _O, _A, _NULL = "string", "integer", "number", "boolean", "object", "array", "null"
+_JSON = {str: _S, int: _I, float: _N, bool: _B, dict: _O, list: _A, type(None): _NULL}
 
-# In the order the runner writes them; optional fields last.
-RECORD_SCHEMA: tuple[Field, ...] = (
-    Field("task", (_S,), True, "step name (`<index>_<task>_<manifold point>`)"),
-    Field("version", (_I,), True, "record format version (RECORD_VERSION)"),
-    Field("base_task", (_S,), True, "the config's task name"),
-    Field("key", (_S,), True, "`<step name>-<sample index>`"),
-    Field("input", (_S,), True, "the generated problem text"),
-    Field("target", (_S,), True, "the expected answer"),
-    Field("response_enum", (_A, _NULL), True, "allowed answers of a closed-choice task"),
-    Field("genresult", (_O,), True, "generator details of the problem"),
-    Field("messages", (_A,), True, "the chat messages sent"),
-    Field("answer", (_S, _NULL), True, "the reply text; null until answered"),
-    Field("usage", (_O, _NULL), True, "the server's token counts; null until answered"),
-    Field("timings", (_O,), True, "`{termination_reason, finish_reason}`"),
-    Field("step", (_I,), True, "step index in the experiment"),
-    Field("params", (_O,), True, "generator parameters, with `count`"),
-    Field("model", (_S,), True, "model name sent to the server"),
-    Field("template", (_S,), True, "template name"),
-    Field("sampler", (_S,), True, "sampler name"),
-    Field("guess_chance", (_N,), True, "chance of a correct blind guess"),
-    Field("normalized_answer", (_S, _NULL), True, "the answer in canonical form"),
-    Field("extracted_answer", (_S, _NULL), True, "the answer text as located"),
-    Field("is_valid", (_B,), True, "an answer of the task's kind was found"),
-    Field("is_correct", (_B,), True, "it equals the target"),
-    Field("is_truncated", (_B,), True, "the reply hit the token limit"),
-    Field("manifold", (_O,), True, "the manifold point of the step"),
-    Field("task_version", (_I,), True, "the generator's version"),
-    Field("grader_version", (_I, _NULL), True, "the grader's version; null until graded"),
-    Field("text_size", (_O, _NULL), True, "`{bytes, gzip, method}` of reasoning + answer"),
-    Field("invalid_reason", (_S, _NULL), True,
-          "why the answer is invalid (docs/grading.md); null when valid; absent before grader 3"),
-    Field("reasoning", (_S,), False, "reasoning text, only when the server returned some"),
-)
+
+def _required(meaning: str):
+    return PydField(description=meaning)
+
+
+class Record(BaseModel):
+    """One NDJSON record, fields in the order the runner writes them; optional fields last.
+
+    Strict JSON types: a boolean is not an integer, an integer is a number."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)   # built when first used
+
+    task: str = _required("step name (`<index>_<task>_<manifold point>`)")
+    version: int = _required("record format version (RECORD_VERSION)")
+    base_task: str = _required("the config's task name")
+    key: str = _required("`<step name>-<sample index>`")
+    input: str = _required("the generated problem text")
+    target: str = _required("the expected answer")
+    response_enum: list[Any] | None = _required("allowed answers of a closed-choice task")
+    genresult: dict[str, Any] = _required("generator details of the problem")
+    messages: list[dict[str, Any]] = _required("the chat messages sent")
+    answer: str | None = _required("the reply text; null until answered")
+    usage: dict[str, Any] | None = _required("the server's token counts; null until answered")
+    timings: dict[str, Any] = _required("`{termination_reason, finish_reason}`")
+    step: int = _required("step index in the experiment")
+    params: dict[str, Any] = _required("generator parameters, with `count`")
+    model: str = _required("model name sent to the server")
+    template: str = _required("template name")
+    sampler: str = _required("sampler name")
+    guess_chance: float = _required("chance of a correct blind guess")
+    normalized_answer: str | None = _required("the answer in canonical form")
+    extracted_answer: str | None = _required("the answer text as located")
+    is_valid: bool = _required("an answer of the task's kind was found")
+    is_correct: bool = _required("it equals the target")
+    is_truncated: bool = _required("the reply hit the token limit")
+    manifold: dict[str, Any] = _required("the manifold point of the step")
+    task_version: int = _required("the generator's version")
+    grader_version: int | None = _required("the grader's version; null until graded")
+    text_size: dict[str, Any] | None = _required("`{bytes, gzip, method}` of reasoning + answer")
+    invalid_reason: str | None = _required(
+        "why the answer is invalid (docs/grading.md); null when valid; absent before grader 3")
+    reasoning: str = PydField(None, description="reasoning text, only when the server returned some")
+
+
+def _json_types(annotation) -> tuple[str, ...]:
+    kinds = get_args(annotation) if get_origin(annotation) in (Union, UnionType) else (annotation,)
+    return tuple(_JSON[get_origin(k) or k] for k in kinds)
+
+
+# The field table, derived from the model: what docs/architecture.md shows and readers check against.
+RECORD_SCHEMA: tuple[Field, ...] = tuple(
+    Field(name, _json_types(info.annotation), info.is_required(), info.description)
+    for name, info in Record.model_fields.items())
 
 RECORD_FIELDS = tuple(f.name for f in RECORD_SCHEMA if f.required)
 OPTIONAL_FIELDS = tuple(f.name for f in RECORD_SCHEMA if not f.required)
 _BY_NAME = {f.name: f for f in RECORD_SCHEMA}
+_ORDER = list(RECORD_FIELDS)
+
+
+def new_record(**values) -> dict:
+    """A record dict from the fields given in the schema's order (KeyError otherwise).
+
+    On the runner's per-record path, so it checks names and order only (about a
+    microsecond; the keyword dict is already the record): the types are checked by
+    `record_problems` (tests, checks), off that path (docs/decisions.md)."""
+    if list(values) != _ORDER:
+        unknown = sorted(set(values) - set(RECORD_FIELDS))
+        missing = [n for n in RECORD_FIELDS if n not in values]
+        raise KeyError(f"not record fields: {unknown}" if unknown else
+                       f"missing record fields: {missing}" if missing else "record fields out of the schema's order")
+    return values
 
 
 def field(name: str) -> Field:
@@ -85,13 +127,26 @@ def json_type(value) -> str:
 
 def record_problems(record: dict) -> list[str]:
     """What is wrong with one decoded record against the schema (empty when it conforms)."""
-    problems = [f"missing field {name!r}" for name in RECORD_FIELDS if name not in record]
-    problems += [f"unknown field {name!r}" for name in record if name not in _BY_NAME]
-    for name, value in record.items():
-        spec = _BY_NAME.get(name)
-        kind = json_type(value)
-        if spec and kind not in spec.types and not (kind == _I and _N in spec.types):
-            problems.append(f"{name!r} is {kind}, expected {' or '.join(spec.types)}")
+    try:
+        Record.model_validate(record)
+        return []
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+    problems, seen = [], set()
+    for error in errors:
+        name = error["loc"][0] if error["loc"] else ""
+        if name in seen:
+            continue                 # a union field reports one error per member type
+        seen.add(name)
+        if error["type"] == "missing":
+            problems.append(f"missing field {name!r}")
+        elif error["type"] == "extra_forbidden":
+            problems.append(f"unknown field {name!r}")
+        else:
+            value = record.get(name)
+            problems.append(f"{name!r} is {json_type(value)}, expected {' or '.join(_BY_NAME[name].types)}"
+                            if json_type(value) not in _BY_NAME[name].types else
+                            f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}")
     return problems
 
 

@@ -390,7 +390,7 @@ def resume_hint(folder: Path) -> str:
 
 
 async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache, ssl_context=None) -> RunSummary:
-    load_timeout = opts.extras.get("load_timeout")
+    load_timeout = opts.load_timeout
     async with ChatClient(opts.apibase, opts.apikey, parallel=opts.parallel, timeout=opts.timeout,
                           load_timeout=DEFAULT_LOAD_TIMEOUT if load_timeout is None else load_timeout,
                           ssl_context=ssl_context) as client:
@@ -446,7 +446,7 @@ def run_api(opts: RunOptions) -> int:
     from resolver.client import parse_endpoint, ssl_context_for
 
     endpoint = parse_endpoint(opts.apibase)         # bad URL: one-line error before any work
-    ssl_context = ssl_context_for(opts.extras.get("ca_bundle"), https=endpoint.base.startswith("https:"))
+    ssl_context = ssl_context_for(opts.ca_bundle, https=endpoint.base.startswith("https:"))
     experiment = build_experiment(opts)
     fast_event_loop()
     with ResponseCache(opts.cache) as cache:

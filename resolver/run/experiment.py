@@ -14,11 +14,13 @@ import json
 import os
 import random
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from resolver.config import (
-    DENSITIES,
     ExperimentConfig,
     Precision,
     Sampler,
@@ -31,9 +33,9 @@ from resolver.config import (
     load_template,
     render_messages,
 )
-from resolver.core import UserError
+from resolver.core import UserError, first_problem
 from resolver.grading import GRADER_VERSION, grade
-from resolver.records import RECORD_VERSION
+from resolver.records import RECORD_VERSION, new_record
 from resolver.records.text_size import text_size
 
 MODES = ("api", "write-batch", "read-batch")
@@ -42,54 +44,67 @@ DEFAULT_TIMEOUT = 3600.0
 DEFAULT_PARALLEL = 16
 
 
-@dataclass
-class RunOptions:
-    """Every runner flag, already parsed; `validate()` checks how they combine."""
+# Flags whose bound needs its reason in the error line.
+_FLAG_MESSAGES = {"degree": "--degree must be a whole number >= 0 (the degree given to entries without one)"}
+
+
+class RunOptions(BaseModel):
+    """Every runner flag, typed and bounded (pydantic); `validate()` checks how they combine.
+
+    A bad value is a UserError naming the flag (``--parallel: must be >= 1, got 0``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     config: str
     template: str
     sampler: str
     model: str
-    mode: str = "api"
+    mode: Literal["api", "write-batch", "read-batch"] = "api"
     apibase: str | None = None
     apikey: str | None = None
+    ca_bundle: str | None = Field(None, description="PEM file of extra CA certificates for an https apibase")
     batch: str | None = None
     precision: str | None = None
     seed: int = DEFAULT_SEED
-    density: str = "normal"
-    degree: int | None = None
-    parallel: int = DEFAULT_PARALLEL
-    threads: int = 1
-    timeout: float = DEFAULT_TIMEOUT
+    density: Literal["normal", "lowdef", "corner"] = "normal"
+    degree: int | None = Field(None, ge=0)
+    parallel: int = Field(DEFAULT_PARALLEL, ge=1)
+    threads: int = Field(1, ge=1)
+    timeout: float = Field(DEFAULT_TIMEOUT, gt=0, allow_inf_nan=False)
+    load_timeout: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                       description="seconds a server may answer 503 'Loading model'")
     cache: str = "cache/"
-    tasks: list = field(default_factory=list)
+    tasks: list[str] = Field(default_factory=list)
     output: str = "results/"
     shuffle: bool = True
     quiet: bool = False
     tokenizer: str | None = None
-    offline: int | None = None     # ROUNDS: generate without a model
+    offline: int | None = Field(None, ge=1, description="ROUNDS: generate without a model")
     mode_given: bool = False       # --mode appeared on the command line
-    extras: dict = field(default_factory=dict)  # flags added by later modes, by name
+
+    def __init__(self, **values):
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            if exc.errors()[0]["type"] == "extra_forbidden":
+                raise               # a flag without a field: a bug, not bad input
+            path, message = first_problem(exc)
+            if path and path[0] in _FLAG_MESSAGES:
+                raise UserError(f"{_FLAG_MESSAGES[path[0]]}, got {exc.errors()[0]['input']!r}")
+            flag = "--" + str(path[0]).replace("_", "-") if path else "runner options"
+            raise UserError(f"{flag}: {message}")
 
     @classmethod
     def from_namespace(cls, args) -> "RunOptions":
-        """Options from argparse's namespace; flags this class does not name go to `extras`."""
+        """Options from argparse's namespace (every flag is a field: a new flag needs one)."""
         values = dict(vars(args))
         mode = values.pop("mode", None)
-        known = {f for f in cls.__dataclass_fields__ if f not in ("mode", "mode_given", "extras")}
-        extras = {k: values.pop(k) for k in list(values) if k not in known}
-        opts = cls(**values, mode=mode or "api", mode_given=mode is not None, extras=extras)
+        opts = cls(**values, mode=mode or "api", mode_given=mode is not None)
         return opts.validate()
 
     def validate(self) -> "RunOptions":
         """Cross-flag rules; raises UserError with one line naming the flag."""
-        if self.mode not in MODES:
-            raise UserError(f"--mode {self.mode!r} is not valid; valid: {', '.join(MODES)}")
-        if self.density not in DENSITIES:
-            raise UserError(f"--density {self.density!r} is not valid; valid: {', '.join(DENSITIES)}")
         if self.offline is not None:
-            if self.offline < 1:
-                raise UserError(f"--offline ROUNDS must be a positive integer, got {self.offline}")
             if self.mode_given and self.mode != "api":
                 raise UserError(f"--offline generates prompts without a model; it cannot be combined "
                                 f"with --mode {self.mode}")
@@ -100,11 +115,6 @@ class RunOptions:
             raise UserError("--mode read-batch needs --batch FILE (the vLLM run-batch output)")
         if self.batch and self.mode != "read-batch":
             raise UserError("--batch is only used with --mode read-batch")
-        for flag, value in (("--parallel", self.parallel), ("--threads", self.threads)):
-            if value < 1:
-                raise UserError(f"{flag} must be a positive integer, got {value}")
-        if not self.timeout > 0:
-            raise UserError(f"--timeout must be a positive number of seconds, got {self.timeout}")
         if self.apikey is None:
             from resolver.client import api_key_from_env
 
@@ -138,10 +148,6 @@ class Experiment:
         raise KeyError(name)
 
 
-# base_task -> generator, for graded_record callers that hold only a record.
-_GENERATOR_OF: dict[str, str] = {}
-
-
 def build_experiment(opts: RunOptions) -> Experiment:
     """Load config, template, sampler and expand the steps (UserError on bad input)."""
     config = load_config(opts.config)
@@ -151,8 +157,6 @@ def build_experiment(opts: RunOptions) -> Experiment:
     steps = expand_steps(config, density=opts.density, degree=opts.degree, tasks=opts.tasks or None,
                          seed=opts.seed, tokenizer=opts.tokenizer, template=template,
                          cache_dir=str(opts.cache_dir))
-    for t in config.tasks:
-        _GENERATOR_OF[t.name] = t.generator
     return Experiment(config, steps, template, sampler, opts.model, precision, opts.seed, precision_name)
 
 
@@ -223,36 +227,36 @@ def blank_record(experiment: Experiment, step: Step, sample_index: int, case, me
     resolver.grading.answers.GRADER_VERSION and the text's sizes); ``invalid_reason`` stays
     null unless the graded answer is not valid (docs/grading.md, *Invalid reasons*).
     """
-    return {
-        "task": step.name,
-        "version": RECORD_VERSION,
-        "base_task": step.base_task,
-        "key": f"{step.name}-{sample_index}",
-        "input": case.input,
-        "target": case.target,
-        "response_enum": case.response_enum,
-        "genresult": case.genresult,
-        "messages": messages,
-        "answer": None,
-        "usage": None,
-        "timings": {"termination_reason": None, "finish_reason": None},
-        "step": step.index,
-        "params": {**step.params, "count": count},
-        "model": experiment.model,
-        "template": experiment.template.name,
-        "sampler": experiment.sampler.name,
-        "guess_chance": case.guess_chance,
-        "normalized_answer": None,
-        "extracted_answer": None,
-        "is_valid": False,
-        "is_correct": False,
-        "is_truncated": False,
-        "manifold": step.manifold,
-        "task_version": _task(step).version,
-        "grader_version": None,
-        "text_size": None,
-        "invalid_reason": None,
-    }
+    return new_record(
+        task=step.name,
+        version=RECORD_VERSION,
+        base_task=step.base_task,
+        key=f"{step.name}-{sample_index}",
+        input=case.input,
+        target=case.target,
+        response_enum=case.response_enum,
+        genresult=case.genresult,
+        messages=messages,
+        answer=None,
+        usage=None,
+        timings={"termination_reason": None, "finish_reason": None},
+        step=step.index,
+        params={**step.params, "count": count},
+        model=experiment.model,
+        template=experiment.template.name,
+        sampler=experiment.sampler.name,
+        guess_chance=case.guess_chance,
+        normalized_answer=None,
+        extracted_answer=None,
+        is_valid=False,
+        is_correct=False,
+        is_truncated=False,
+        manifold=step.manifold,
+        task_version=_task(step).version,
+        grader_version=None,
+        text_size=None,
+        invalid_reason=None,
+    )
 
 
 def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage: dict | None,
@@ -260,10 +264,10 @@ def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage:
                   termination_reason: str | None = None) -> dict:
     """The blank record filled with a completion and graded by resolver.grading.answers.grade.
 
-    The generator defaults to the one the experiment's config gives the record's
-    base_task (or base_task itself). `reasoning` is added last, only when non-empty.
+    `generator` is the step's (``Step.generator``); without it the record's base_task is
+    taken as the generator's name. `reasoning` is added last, only when non-empty.
     """
-    name = generator or _GENERATOR_OF.get(blank["base_task"], blank["base_task"])
+    name = generator or blank["base_task"]
     record = dict(blank)
     record["answer"] = answer
     record["usage"] = usage

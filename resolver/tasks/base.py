@@ -18,7 +18,10 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from functools import cached_property
+from typing import Annotated, Any, Iterator, Sequence
+
+from pydantic import BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
 from resolver.core import UserError, choices_text
 from resolver.grading import canonical_target, extract_by_kind
@@ -58,38 +61,33 @@ class Param:
             return f"{kind} <= {self.high}"
         return kind
 
+    @cached_property
+    def _adapter(self) -> TypeAdapter:
+        """The parameter's type and range as a pydantic validator (strict: no "3" for 3, no true
+        for 1; a whole float such as 3.0 is taken as the int 3, never truncated)."""
+        kind: Any = Annotated[int, BeforeValidator(_whole_number)] if self.kind is int else self.kind
+        bounds = {k: v for k, v in (("ge", self.low), ("le", self.high)) if v is not None}
+        return TypeAdapter(Annotated[kind, Field(**bounds)], config=ConfigDict(strict=True))
+
     def check(self, value: Any, task: str) -> Any:
-        """Return `value` coerced to this parameter's type, or raise UserError."""
+        """Return `value` as this parameter's type, or raise UserError."""
         where = f"task {task!r} parameter {self.name!r}"
-        coerced = _coerce(value, self.kind)
-        if coerced is None:
+        try:
+            checked = self._adapter.validate_python(value)
+        except ValidationError as exc:
+            problem = "is out of range" if exc.errors()[0]["type"] in _BOUND_ERRORS else "is not valid"
+            raise UserError(f"{where}: {value!r} {problem}; expected {self.allowed()}")
+        if self.choices is not None and checked not in self.choices:
             raise UserError(f"{where}: {value!r} is not valid; expected {self.allowed()}")
-        if self.choices is not None and coerced not in self.choices:
-            raise UserError(f"{where}: {value!r} is not valid; expected {self.allowed()}")
-        if (self.low is not None and coerced < self.low) or (
-            self.high is not None and coerced > self.high
-        ):
-            raise UserError(f"{where}: {value!r} is out of range; expected {self.allowed()}")
-        return coerced
+        return checked
 
 
-def _coerce(value: Any, kind: type) -> Any:
-    """Strict coercion: ints stay ints (3.0 is accepted as 3), no silent truncation."""
-    if isinstance(value, bool) and kind is not bool:
-        return None
-    if kind is int:
-        if isinstance(value, int):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        return None
-    if kind is float:
-        return float(value) if isinstance(value, (int, float)) else None
-    if kind is bool:
-        return value if isinstance(value, bool) else None
-    if kind is str:
-        return value if isinstance(value, str) else None
-    return value if isinstance(value, kind) else None
+_BOUND_ERRORS = {"greater_than_equal", "less_than_equal"}
+
+
+def _whole_number(value: Any) -> Any:
+    """3.0 is the integer 3 (YAML and JSON write some integers that way); 3.5 stays and is refused."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def shuffled_rounds(values: Sequence, rng: random.Random) -> Iterator:

@@ -1,0 +1,55 @@
+"""JSON Schemas of the user files, generated from their pydantic models into docs/schemas/.
+
+    python docs/schemas/generate.py           # rewrite docs/schemas/*.json after changing a model
+
+An editor checks a config against them as it is typed (docs/configs.md, "Checking a file
+in an editor"); tests/test_json_schemas.py fails when a file and its model disagree.
+It lives in catalog, the lowest package that sees every file model (config's and catalog's).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import TypeAdapter
+
+__all__ = ["SCHEMA_DIR", "schema_texts", "write_schemas"]
+
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "docs" / "schemas"
+
+
+def _models() -> dict:
+    from resolver.catalog.datasets import DatasetFile, EvalEntry
+    from resolver.config import ExperimentConfig, SamplerFile, TemplateFile
+    from resolver.records import Record
+
+    return {
+        "experiment-config.json": (ExperimentConfig, "An experiment config (configs/*.yaml, docs/configs.md)"),
+        "template.json": (TemplateFile, "A prompt template (templates/*.json, docs/configs.md)"),
+        "sampler.json": (SamplerFile, "A sampler (samplers/*.json, docs/configs.md)"),
+        "dataset.json": (DatasetFile, "A dataset file (data/<name>.json, docs/cohort.md)"),
+        "evals.json": (TypeAdapter(list[EvalEntry]), "A cohort's evals.json (docs/cohort.md)"),
+        "record.json": (Record, "One line of a run's NDJSON (docs/architecture.md, The record)"),
+    }
+
+
+def schema_texts() -> dict[str, str]:
+    """{file name: JSON text} of every schema, as the models define them now."""
+    out = {}
+    for name, (model, title) in _models().items():
+        schema = model.json_schema() if isinstance(model, TypeAdapter) else model.model_json_schema()
+        schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, **{
+            k: v for k, v in schema.items() if k != "title"}}
+        out[name] = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+    return out
+
+
+def write_schemas(folder: Path = SCHEMA_DIR) -> list[Path]:
+    """Write every schema into `folder`; returns the files written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in schema_texts().items():
+        (folder / name).write_text(text, encoding="utf-8")
+        written.append(folder / name)
+    return written
+
