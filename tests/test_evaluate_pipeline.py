@@ -329,7 +329,8 @@ def test_bad_command_lines(tmp_path, args, needle):
 def test_malformed_evals_json_is_a_user_error(dataset, tmp_path):
     (tmp_path / "data/r1/ModelA/evals.json").write_text('[{"evaluate": {"glob": "*"}}]')
     proc = run_script("evaluate.py", "--dataset", dataset)
-    assert proc.returncode == 2 and "evals.json[0]: 'filters'" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2 and "evals.json[0]: missing required key 'filters'" in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_glob_matching_nothing_warns_per_eval(dataset, tmp_path):
