@@ -3,13 +3,9 @@ the layout at phone and desktop widths (screenshots saved, no sideways scrolling
 the model column stays in view while the task columns scroll)."""
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-from tests.support.browser import Browser, DashServer, browser_marks, free_port
-from tests.support.web_dataset import shared_web_dataset
+from tests.support.browser import browser_marks, serving_apps
 
 pytestmark = browser_marks()
 WIDTHS = (390, 1280, 1600)
@@ -20,28 +16,7 @@ READY = {"leaderboard": "#lb-table td[data-dash-column='_model']", "explorer": "
 @pytest.fixture(scope="module")
 def apps(tmp_path_factory):
     """All three apps on loopback, each linking to the others' real addresses, and one browser."""
-    from resolver.web import explorer, leaderboard, spiderweb
-    from resolver.web.data import open_app_dataset
-
-    dataset = shared_web_dataset(tmp_path_factory)
-    ports = {name: free_port() for name in READY}
-    links = {name: f"http://127.0.0.1:{port}/" for name, port in ports.items()}
-    opened = [open_app_dataset(dataset) for _ in READY]
-    builders = {"leaderboard": leaderboard.build_app, "explorer": explorer.build_app, "spiderweb": spiderweb.build_app}
-    servers = [DashServer(builders[name](ds, db, links=links), ports[name]) for name, (ds, db) in zip(READY, opened)]
-    browser = Browser(1280, 900)
-    shots = Path(os.environ.get("RS_SCREENSHOTS") or tmp_path_factory.getbasetemp() / "screenshots")
-    shots.mkdir(parents=True, exist_ok=True)
-    try:
-        for server in servers:
-            server.__enter__()
-        yield {"links": links, "browser": browser, "shots": shots, "dataset": dataset}
-    finally:
-        browser.close()
-        for server in servers:
-            server.__exit__(None, None, None)
-        for _, db in opened:
-            db.close()
+    yield from serving_apps(tmp_path_factory, tuple(READY), 900)
 
 
 def _beta_row(b):

@@ -8,16 +8,13 @@ colours are the diverging scale's colours of those numbers.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_script
-from tests.support.browser import Browser, DashServer, browser_missing_reason, free_port
-from tests.support.web_dataset import shared_web_dataset
+from tests.support.browser import browser_marks, serving_apps
 
-pytestmark = pytest.mark.skipif(browser_missing_reason() is not None, reason=browser_missing_reason() or "")
+pytestmark = browser_marks()
 READY = {"leaderboard": "#lb-table td[data-dash-column='_model']", "explorer": "#ex-main .js-plotly-plot"}
 A_MODEL, B_MODEL = "Theta-7B", "Alpha-8B"          # a specialist against an all-rounder: some cells decided
 
@@ -25,28 +22,7 @@ A_MODEL, B_MODEL = "Theta-7B", "Alpha-8B"          # a specialist against an all
 @pytest.fixture(scope="module")
 def apps(tmp_path_factory):
     """Leaderboard and explorer on loopback, linking to each other, and one browser."""
-    from resolver.web import explorer, leaderboard
-    from resolver.web.data import open_app_dataset
-
-    dataset = shared_web_dataset(tmp_path_factory)
-    ports = {name: free_port() for name in READY}
-    links = {name: f"http://127.0.0.1:{port}/" for name, port in ports.items()}
-    opened = [open_app_dataset(dataset) for _ in READY]
-    builders = {"leaderboard": leaderboard.build_app, "explorer": explorer.build_app}
-    servers = [DashServer(builders[name](ds, db, links=links), ports[name]) for name, (ds, db) in zip(READY, opened)]
-    browser = Browser(1280, 1000)
-    shots = Path(os.environ.get("RS_SCREENSHOTS") or tmp_path_factory.getbasetemp() / "screenshots")
-    shots.mkdir(parents=True, exist_ok=True)
-    try:
-        for server in servers:
-            server.__enter__()
-        yield {"links": links, "browser": browser, "dataset": dataset, "shots": shots}
-    finally:
-        browser.close()
-        for server in servers:
-            server.__exit__(None, None, None)
-        for _, db in opened:
-            db.close()
+    yield from serving_apps(tmp_path_factory, tuple(READY), 1000)
 
 
 @pytest.fixture(scope="module")

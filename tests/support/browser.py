@@ -317,3 +317,34 @@ def real_click(browser, graph, offset=None, hold: float = 0.12):
     ActionChains(browser.driver).move_to_element_with_offset(graph, dx, dy).pause(0.1) \
         .click_and_hold().pause(hold).release().perform()
     return dx, dy
+
+
+def serving_apps(tmp_path_factory, names, height: int):
+    """The web apps named (leaderboard, explorer, spiderweb) on loopback over the shared web
+    dataset, each linking to the others' real addresses, and one browser 1280 wide: a
+    generator for a module fixture, yielding links, browser, dataset and the screenshot folder."""
+    import os
+
+    from resolver.web import explorer, leaderboard, spiderweb
+    from resolver.web.data import open_app_dataset
+    from tests.support.web_dataset import shared_web_dataset
+
+    dataset = shared_web_dataset(tmp_path_factory)
+    ports = {name: free_port() for name in names}
+    links = {name: f"http://127.0.0.1:{port}/" for name, port in ports.items()}
+    opened = [open_app_dataset(dataset) for _ in names]
+    builders = {"leaderboard": leaderboard.build_app, "explorer": explorer.build_app, "spiderweb": spiderweb.build_app}
+    servers = [DashServer(builders[name](ds, db, links=links), ports[name]) for name, (ds, db) in zip(names, opened)]
+    browser = Browser(1280, height)
+    shots = Path(os.environ.get("RS_SCREENSHOTS") or tmp_path_factory.getbasetemp() / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    try:
+        for server in servers:
+            server.__enter__()
+        yield {"links": links, "browser": browser, "dataset": dataset, "shots": shots}
+    finally:
+        browser.close()
+        for server in servers:
+            server.__exit__(None, None, None)
+        for _, db in opened:
+            db.close()
