@@ -23,6 +23,9 @@ from PIL import Image
 
 from tests.support.paired_db import write_paired_db
 
+# analyze.py run as a subprocess many times: end to end, so left out of `tests/run.sh --fast`
+pytestmark = pytest.mark.slow
+
 N = 20
 
 
