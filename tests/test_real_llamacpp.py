@@ -26,7 +26,7 @@ import pytest
 
 from resolver.llamacpp import ServerDied, compiled_cpu_features
 from tests.conftest import REPO
-from tests.support.real_model import needs_llama, start_smollm2
+from tests.support.real_model import needs_llama, records_written, start_smollm2
 
 pytestmark = needs_llama
 MODEL = "SmolLM2-135M-Instruct"
@@ -73,14 +73,6 @@ def test_ggml_cpu_machine_code_has_no_amx_or_zmm_instruction():
     assert found == [], f"{library} holds AMX or AVX-512 instructions: {found}"
 
 
-def _records_written(folder: Path) -> int:
-    total = 0
-    for path in folder.glob("*/*.ndjson"):
-        with open(path, "rb") as lines:
-            total += sum(1 for line in lines if line.endswith(b"\n"))
-    return total
-
-
 def _wait_for(condition, what: str, timeout: float = 300) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -99,7 +91,7 @@ def test_a_server_killed_under_the_runner_is_named_within_10_s(tmp_path):
              "--model", MODEL, "--apibase", server.url, "--parallel", "2", "--output", str(tmp_path / "out"),
              "--cache", str(tmp_path / "cache"), "--quiet"],
             cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _wait_for(lambda: _records_written(tmp_path / "out") >= 1 or runner.poll() is not None, "a first record")
+        _wait_for(lambda: records_written(tmp_path / "out") >= 1 or runner.poll() is not None, "a first record")
         assert runner.poll() is None, "the run was still going when the server was killed"
         os.kill(server.proc.pid, signal.SIGKILL)
         killed_at = time.monotonic()
@@ -132,7 +124,7 @@ def test_the_demo_names_a_segfaulted_server_in_one_line_within_10_s(tmp_path):
 
         _wait_for(lambda: demo.poll() is not None or child("runner.py") is not None, "the runner started")
         cohort = tmp_path / "data" / "demo" / "real"
-        _wait_for(lambda: demo.poll() is not None or _records_written(cohort) >= 1, "a first record")
+        _wait_for(lambda: demo.poll() is not None or records_written(cohort) >= 1, "a first record")
         server = child("llama_cpp.server")
         assert demo.poll() is None and server is not None, "the run was still going"
         server.send_signal(signal.SIGSEGV)

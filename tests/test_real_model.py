@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_script
-from tests.support.real_model import CountingProxy, needs_llama, run_watched, start_smollm2
+from tests.support.real_model import CountingProxy, needs_llama, records_written, run_watched, start_smollm2
 from tests.support.runner import comparable, read_folder, run_folders
 
 pytestmark = needs_llama
@@ -155,14 +155,6 @@ def test_same_command_again_asks_the_server_nothing(work, server, proxy, first_r
     assert comparable(again) == comparable(first_run["records"])
 
 
-def _records_written(output: Path) -> int:
-    total = 0
-    for path in output.glob("*/*.ndjson"):
-        with open(path, "rb") as lines:
-            total += sum(1 for line in lines if line.endswith(b"\n"))
-    return total
-
-
 def test_kill_9_and_resume_asks_no_answered_request_again(work, server, proxy):
     args = runner_cmd(work, proxy.url, output="killed", cache="cache-killed", parallel=1)
     proxy.reset()
@@ -170,12 +162,12 @@ def test_kill_9_and_resume_asks_no_answered_request_again(work, server, proxy):
     proc = subprocess.Popen([sys.executable, str(REPO / "runner.py"), *map(str, args)], cwd=REPO, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
-    while _records_written(work / "killed") < 4 and time.monotonic() < deadline and proc.poll() is None:
+    while records_written(work / "killed") < 4 and time.monotonic() < deadline and proc.poll() is None:
         server.check()
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    written = _records_written(work / "killed")
+    written = records_written(work / "killed")
     assert 4 <= written < SAMPLES, "killed mid-run"
     proxy.reset()
     resumed = run_watched(server, "runner.py", *args)

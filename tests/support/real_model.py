@@ -14,6 +14,7 @@ import sys
 import tempfile
 import threading
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -136,3 +137,12 @@ class CountingProxy:
         asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(30)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(30)
+
+
+def records_written(output: Path) -> int:
+    """Complete lines (ending in a newline) in the run folders under `output`: what a runner has flushed."""
+    total = 0
+    for path in Path(output).glob("*/*.ndjson"):
+        with open(path, "rb") as lines:
+            total += sum(1 for line in lines if line.endswith(b"\n"))
+    return total
