@@ -56,8 +56,13 @@ def keep_pandas_out() -> None:
 def _start_worker() -> None:
     """Workers leave Ctrl-C to the main process, which stops them and removes its temp files;
     they end with the main process however it dies (kill -9, the OOM killer): a forked worker
-    holds both ends of its job pipe and would otherwise wait forever (docs/evaluate.md)."""
+    holds both ends of its job pipe and would otherwise wait forever (docs/evaluate.md).
+
+    A worker is forked with SIGINT blocked (``Workers.map``): a Ctrl-C that lands between the
+    fork and this function stays pending, and ignoring the signal discards it, so no worker
+    prints a KeyboardInterrupt traceback from multiprocessing's start-up code."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     die_with_parent()
 
 
@@ -92,7 +97,12 @@ class Workers:
         """Start ``function`` on every item now; returns a list of result getters (in order)."""
         if self.executor is None:
             return [lambda item=item: function(item) for item in items]
-        futures = [self.executor.submit(function, item) for item in items]
+        # The first submit forks every worker; they inherit this mask (see _start_worker).
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            futures = [self.executor.submit(function, item) for item in items]
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         return [lambda f=f: _result(f) for f in futures]
 
 
