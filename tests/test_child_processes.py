@@ -24,7 +24,8 @@ from test_evaluate_pipeline import all_ndjson, check_against_raw, make_cohort, m
 from tests.support.browser import free_port
 
 REPO = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kill tests use Linux /proc")
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kill tests use Linux /proc"),
+              pytest.mark.slow]  # real processes killed end to end: left out of the fast tier
 GONE_WITHIN = 10.0
 
 

@@ -16,6 +16,8 @@ from conftest import run_script
 from resolver.catalog.datasets import eval_id
 from resolver.grading.answers import GRADER_VERSION
 
+pytestmark = pytest.mark.slow  # evaluate.py end to end: left out of the fast tier (docs/performance.md)
+
 FIELDS = ("task", "version", "base_task", "key", "input", "target", "response_enum", "genresult", "messages",
           "answer", "usage", "timings", "step", "params", "model", "template", "sampler", "guess_chance",
           "normalized_answer", "extracted_answer", "is_valid", "is_correct", "is_truncated", "manifold")

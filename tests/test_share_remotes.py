@@ -17,6 +17,8 @@ from resolver.share.remote_http import HttpRemote
 from resolver.share.remote_s3 import S3Remote
 from tests.support.cohort_factory import BlobServer, build_data_dir, tree_bytes, wait_for
 
+pytestmark = pytest.mark.slow  # data.py end to end against real servers: left out of the fast tier (docs/performance.md)
+
 BUCKET = "reasonscape-test"
 
 

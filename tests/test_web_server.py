@@ -18,6 +18,8 @@ from tests.conftest import REPO
 from tests.support.browser import Browser, free_port, needs_browser
 from tests.support.web_dataset import shared_web_dataset
 
+pytestmark = pytest.mark.slow  # the web-app scripts end to end: left out of the fast tier (docs/performance.md)
+
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
