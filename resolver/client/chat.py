@@ -279,9 +279,10 @@ class ChatClient:
             return min(5.0, max(0.5, 2.0 if asked is None else asked))
 
         # Wait while the server says it is loading, up to load_timeout; then judge the last reply.
-        reply: _ProbeReply = await AsyncRetrying(retry=retry_if_result(lambda r: r is not None and kind_of(r) == "loading"),
-                                    stop=stop_after_delay(self.load_timeout), wait=pause,
-                                    retry_error_callback=last_reply)(probe)
+        retrying = AsyncRetrying(retry=retry_if_result(lambda r: r is not None and kind_of(r) == "loading"),
+                                 stop=stop_after_delay(self.load_timeout), wait=pause,
+                                 retry_error_callback=last_reply)
+        reply: _ProbeReply = await retrying(probe)
         if reply is None:
             return
         status, raw, _ = reply

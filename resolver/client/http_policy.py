@@ -152,7 +152,7 @@ def proxy_for(url: str) -> str | None:
     """
     parts = urlsplit(url)
     proxies = urllib.request.getproxies_environment()
-    # typeshed leaves out proxy_bypass_environment (public in urllib.request since 3.x, unlisted)
+    # typeshed does not list proxy_bypass_environment, an undocumented helper of urllib.request
     if urllib.request.proxy_bypass_environment(parts.hostname or "", proxies):  # type: ignore[attr-defined]
         return None
     chosen = (proxies.get(parts.scheme) or proxies.get("all") or "").strip()
