@@ -122,7 +122,9 @@ def load_counter(choice: str | None, hf_id: str | None):
 
 def _token_counts(record: dict, counter) -> tuple:
     """(prompt, completion) token counts from usage, or from the tokenizer when usage lacks them."""
-    usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
+    usage = record.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}
     prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
     if not isinstance(prompt, int):
         text = "".join(str(m.get("content") or "") for m in record.get("messages") or [] if isinstance(m, dict))
@@ -246,7 +248,7 @@ def _clip_file(src: Path, dst: Path, limit: int, counter, sampler: str, result: 
     dst.parent.mkdir(parents=True, exist_ok=True)
     with open(dst, "a", encoding="utf-8") as out:
         for _, record, error in iter_records(src):
-            if error is not None:
+            if record is None:      # then `error` says why (iter_records)
                 result.skipped_lines.append(error)
                 continue
             clipped, status = clip_record(record, limit, counter, sampler)
@@ -262,7 +264,9 @@ def _register(cohort_dir: Path, spec, sampler: str, limit: int, folder: Path) ->
     """Append the variant's entry (a copy of the source entry, re-labelled) to evals.json."""
     path = cohort_dir / EVALS_FILE
     entries = json.loads(path.read_text(encoding="utf-8"))
-    index = int(re.search(r"\[(\d+)\]$", spec.source).group(1))
+    entry_number = re.search(r"\[(\d+)\]$", spec.source)
+    assert entry_number is not None, f"an eval's source ends with its evals.json index: {spec.source}"
+    index = int(entry_number.group(1))
     entry = json.loads(json.dumps(entries[index]))
     tag = f"ctx:{limit_label(limit)}"
     entry["evaluate"] = dict(entry.get("evaluate") or {}, glob=_variant_glob(spec, sampler, folder, cohort_dir))

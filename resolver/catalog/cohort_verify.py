@@ -101,7 +101,8 @@ class _FileReport:
     """Collects a file's complaints, keeping the first few of each kind and counting the rest."""
 
     def __init__(self, path: Path, sink: list):
-        self.path, self.sink, self.counts = display_path(path), sink, {}
+        self.path, self.sink = display_path(path), sink
+        self.counts: dict[str, int] = {}
 
     def add(self, line: int | None, kind: str, message: str) -> None:
         n = self.counts[kind] = self.counts.get(kind, 0) + 1
@@ -119,8 +120,8 @@ def _check_file(path: Path, spec, check: EvalCheck, points: dict) -> None:
     report = _FileReport(path, check.problems)
     wanted = {"model": spec.model, "template": spec.template, "sampler": spec.sampler}
     for line, record, error in iter_records(path):
-        if error is not None:
-            report.add(line, "unparsable JSON", error.split(": ", 1)[-1])
+        if record is None:          # then `error` says why (iter_records)
+            report.add(line, "unparsable JSON", (error or "").split(": ", 1)[-1])
             continue
         check.records += 1
         for name, value in wanted.items():
@@ -138,7 +139,9 @@ def _note_point(record: dict, line: int, report: _FileReport, points: dict) -> N
         report.add(line, "no key/params", "record lacks a 'key' (<step>-<index>) or a 'params' object")
         return
     identity_params = {k: v for k, v in params.items() if k != "count"}
-    manifold = record.get("manifold") if isinstance(record.get("manifold"), dict) else {}
+    manifold = record.get("manifold")
+    if not isinstance(manifold, dict):
+        manifold = {}
     point = (record.get("base_task"), manifold.get("degree"), json.dumps(identity_params, sort_keys=True))
     entry = points.setdefault(point, {"samples": set(), "count": params.get("count"), "where": f"{report.path}:{line}"})
     entry["samples"].add(key.rsplit("-", 1)[1])

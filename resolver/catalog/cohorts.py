@@ -110,7 +110,7 @@ def folder_evals(cohort_dir, specs=None) -> dict:
     """{run folder: [eval_ids that match it]} for every run folder of the cohort."""
     cohort_dir = Path(cohort_dir)
     specs = cohort_evals(cohort_dir) if specs is None else specs
-    mapping = {folder: [] for folder in run_folders(cohort_dir)}
+    mapping: dict[str, list[str]] = {folder: [] for folder in run_folders(cohort_dir)}
     for spec in specs:
         for folder in eval_folders(spec, cohort_dir):
             if folder in mapping and spec.eval_id not in mapping[folder]:

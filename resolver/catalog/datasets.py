@@ -245,7 +245,7 @@ def _spec(entry: EvalEntry, where: str, cohort: str, cohort_dir: Path) -> EvalSp
 
 
 def _reject_duplicates(specs) -> None:
-    seen = {}
+    seen: dict[str, EvalSpec] = {}
     for spec in specs:
         if spec.eval_id in seen:
             raise UserError(
@@ -302,7 +302,7 @@ def load_dataset(path, allow_pointsdb: bool = False) -> Dataset:
     base = path.resolve().parent
     name = spec.name or path.stem
     cohorts = [_parse_cohort(c, base) for c in spec.cohorts]
-    evals = []
+    evals: list[EvalSpec] = []
     for cohort in cohorts:
         evals.extend(s for s in load_evals(cohort.path, cohort.name) if eval_matches(s, cohort.filters))
     _reject_duplicates(evals)
@@ -334,7 +334,8 @@ def is_duckdb_file(path) -> bool:
 def distinct_labels(rows) -> dict:
     """{eval_id: display label} from (eval_id, label, model) rows: the label, else the
     model; evals sharing a label get their eval id appended ("Model [a1b2c3]")."""
-    labels, seen = {}, {}
+    labels: dict[str, str] = {}
+    seen: dict[str, int] = {}
     for eid, label, model in rows:
         text = label if isinstance(label, str) and label else (model if isinstance(model, str) and model else eid)
         seen[text] = seen.get(text, 0) + 1
@@ -463,7 +464,7 @@ def eval_file_paths(spec: EvalSpec) -> list:
         matches = globlib.glob(globlib.escape(str(root)) + "/" + pattern_text, recursive=True)
         # A symlink inside the tree could still point out of it: keep only what resolves inside.
         inside = str(root).rstrip(os.sep) + os.sep
-        real_folders = {}
+        real_folders: dict[str, str] = {}
         files = {f for m in matches for f in _ndjson_under(m, real_folders) if f.startswith(inside)}
         if files:
             return sorted(files, key=_path_order)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 import aiohttp
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result, stop_after_delay
@@ -48,6 +48,9 @@ DEFAULT_LOAD_TIMEOUT = 600.0   # seconds a server may spend loading its model (-
 
 
 GATEWAY_STATUSES = (502, 503, 504)   # a proxy's fixed page while the server restarts: keep retrying
+
+# probe_chat's reply: (status, body, headers), or None when the connection failed.
+_ProbeReply = tuple[int, bytes, Mapping[str, str]] | None
 
 
 @dataclass
@@ -156,9 +159,10 @@ class ChatClient:
     # ---- lifecycle ---------------------------------------------------------
     async def __aenter__(self) -> "ChatClient":
         headers = {"Content-Type": "application/json", **self.endpoint.auth_headers(self.apikey)}
-        options = dict(limit=self.parallel, limit_per_host=self.parallel, ttl_dns_cache=300)
+        options: dict[str, Any] = dict(limit=self.parallel, limit_per_host=self.parallel, ttl_dns_cache=300)
         if self.ssl_context is not None:
             options["ssl"] = self.ssl_context
+        connector: aiohttp.BaseConnector
         if is_socks(self.proxy):
             try:
                 from aiohttp_socks import ProxyConnector
@@ -187,6 +191,7 @@ class ChatClient:
     def _request(self, method: str, url: str, **kwargs):
         if self.proxy and not is_socks(self.proxy):
             kwargs["proxy"] = self.proxy
+        assert self._session is not None, "ChatClient requests run inside `async with`"
         return self._session.request(method, url, **kwargs)
 
     # ---- preflight -----------------------------------------------------------
@@ -249,7 +254,7 @@ class ChatClient:
         """
         body = {"model": model, "messages": [{"role": "user", "content": "Reply with OK."}], "max_tokens": 1}
 
-        async def probe():
+        async def probe() -> _ProbeReply:
             try:
                 async with self._request("POST", self.chat_url, json=body,
                                          timeout=aiohttp.ClientTimeout(total=min(self.timeout, 120))) as resp:
@@ -263,14 +268,21 @@ class ChatClient:
             status, raw, _ = reply
             return classify_error(status, raw.decode("utf-8", "replace")) if status != 200 else "ok"
 
+        def last_reply(state: RetryCallState) -> _ProbeReply:
+            assert state.outcome is not None, "tenacity calls its hooks after an attempt"
+            return state.outcome.result()
+
         def pause(state: RetryCallState) -> float:
-            asked = retry_delay(state.outcome.result()[2])
+            reply = last_reply(state)
+            assert reply is not None, "only a loading reply is retried"
+            asked = retry_delay(reply[2])
             return min(5.0, max(0.5, 2.0 if asked is None else asked))
 
         # Wait while the server says it is loading, up to load_timeout; then judge the last reply.
-        reply = await AsyncRetrying(retry=retry_if_result(lambda r: r is not None and kind_of(r) == "loading"),
-                                    stop=stop_after_delay(self.load_timeout), wait=pause,
-                                    retry_error_callback=lambda state: state.outcome.result())(probe)
+        retrying = AsyncRetrying(retry=retry_if_result(lambda r: r is not None and kind_of(r) == "loading"),
+                                 stop=stop_after_delay(self.load_timeout), wait=pause,
+                                 retry_error_callback=last_reply)
+        reply: _ProbeReply = await retrying(probe)
         if reply is None:
             return
         status, raw, _ = reply

@@ -27,6 +27,7 @@ import json
 import re
 import time
 import urllib.request
+from typing import TypeGuard
 from urllib.parse import urlsplit
 
 MAX_RETRY_AFTER_S = 600.0   # a server asking for longer than this is not honoured blindly
@@ -105,9 +106,10 @@ def retry_delay(headers) -> float | None:
     if after is not None:
         return after
     resets = {kind: parse_duration(headers.get(f"x-ratelimit-reset-{kind}")) for kind in ("requests", "tokens")}
-    exhausted = [resets[k] for k in resets if resets[k] is not None
-                 and (headers.get(f"x-ratelimit-remaining-{k}") or "").strip() == "0"]
-    known = exhausted or [v for v in resets.values() if v is not None]
+    known_resets = {kind: value for kind, value in resets.items() if value is not None}
+    exhausted = [value for kind, value in known_resets.items()
+                 if (headers.get(f"x-ratelimit-remaining-{kind}") or "").strip() == "0"]
+    known = exhausted or list(known_resets.values())
     return max(known) if known else None
 
 
@@ -150,11 +152,12 @@ def proxy_for(url: str) -> str | None:
     """
     parts = urlsplit(url)
     proxies = urllib.request.getproxies_environment()
-    if urllib.request.proxy_bypass_environment(parts.hostname or "", proxies):
+    # typeshed does not list proxy_bypass_environment, an undocumented helper of urllib.request
+    if urllib.request.proxy_bypass_environment(parts.hostname or "", proxies):  # type: ignore[attr-defined]
         return None
     chosen = (proxies.get(parts.scheme) or proxies.get("all") or "").strip()
     return chosen or None
 
 
-def is_socks(proxy: str | None) -> bool:
+def is_socks(proxy: str | None) -> TypeGuard[str]:
     return bool(proxy) and urlsplit(proxy).scheme.lower() in SOCKS_SCHEMES

@@ -64,6 +64,14 @@ class Transient(Exception):
         self.status = status
 
 
+def _failure(state: RetryCallState) -> Transient:
+    """The exception of the attempt tenacity is judging: always a Transient, since the hooks run
+    only for attempts `retry_if_exception_type(Transient)` retries."""
+    exc = state.outcome.exception() if state.outcome is not None else None
+    assert isinstance(exc, Transient), f"tenacity hook called for {exc!r}"
+    return exc
+
+
 class RequestRetries:
     """One request's retry budget and the tenacity hooks that spend it."""
 
@@ -100,7 +108,7 @@ class RequestRetries:
 
     # ---- tenacity hooks, in the order tenacity calls them after a failed attempt
     def _judge(self, state: RetryCallState) -> None:
-        exc = state.outcome.exception()
+        exc = _failure(state)
         if exc.reason == "loading":
             now = time.monotonic()
             self.loading_since = self.loading_since or now
@@ -129,12 +137,13 @@ class RequestRetries:
         return self.verdict is not None
 
     def _note(self, state: RetryCallState) -> None:
-        reason = state.outcome.exception().reason
+        reason = _failure(state).reason
         self.stats.note_retry(reason)
         if self.on_retry:
             self.on_retry(reason)
 
     def _give_up(self, state: RetryCallState):
+        assert self.verdict is not None, "tenacity gives up only when _stop saw a verdict"
         raise self.verdict from None
 
     def _backoff(self, retry_after: float | None) -> float:

@@ -99,7 +99,7 @@ class TemplateFile(FileModel):
 
 
 def _range(name: str, left: str, low: float, high: float, right: str):
-    bounds = {"gt" if left == "(" else "ge": low, "lt" if right == ")" else "le": high}
+    bounds: dict[str, Any] = {"gt" if left == "(" else "ge": low, "lt" if right == ")" else "le": high}
     return Field(None, allow_inf_nan=False, **bounds,
                  description=f"{name}: a number in {left}{low:g}, {high:g}{right} (the range servers accept)")
 

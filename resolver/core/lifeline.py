@@ -25,6 +25,7 @@ import signal
 import sys
 import threading
 import time
+from typing import Callable, Literal
 
 __all__ = ["ENV_PARENT", "child_options", "die_with_parent", "watch_parent_from_env"]
 
@@ -37,8 +38,7 @@ _PR_SET_PDEATHSIG, _PR_GET_PDEATHSIG = 1, 2
 # (parent pid, forked from the main thread) as the parent saw it just before the fork
 # that made this process; None when this process was not forked by hooked Python code.
 _fork_origin: tuple | None = None
-_prctl_function = None          # libc's prctl once resolved, False where there is none
-_ctypes = None
+_prctl_function: Callable[..., int] | Literal[False] | None = None   # libc's prctl once resolved, False where there is none
 
 
 def _before_fork() -> None:
@@ -56,16 +56,16 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent)
 
 
-def _prctl():
+def _prctl() -> Callable[..., int] | None:
     """libc's prctl on Linux, or None."""
-    global _prctl_function, _ctypes
+    global _prctl_function
     if _prctl_function is None:
         _prctl_function = False
         if sys.platform.startswith("linux"):
             try:
                 import ctypes
 
-                _prctl_function, _ctypes = ctypes.CDLL(None, use_errno=True).prctl, ctypes
+                _prctl_function = ctypes.CDLL(None, use_errno=True).prctl
             except (OSError, AttributeError):
                 pass
     return _prctl_function or None
@@ -76,8 +76,10 @@ def _set_death_signal() -> bool:
     prctl = _prctl()
     if not prctl:
         return False
-    ulong = _ctypes.c_ulong
-    return prctl(_ctypes.c_int(_PR_SET_PDEATHSIG), ulong(int(DEATH_SIGNAL)), ulong(0), ulong(0), ulong(0)) == 0
+    import ctypes  # loaded already: _prctl() found prctl through it
+
+    ulong = ctypes.c_ulong
+    return prctl(ctypes.c_int(_PR_SET_PDEATHSIG), ulong(int(DEATH_SIGNAL)), ulong(0), ulong(0), ulong(0)) == 0
 
 
 def _death_signal_set() -> bool:
@@ -85,8 +87,10 @@ def _death_signal_set() -> bool:
     prctl = _prctl()
     if not prctl:
         return False
-    value, ulong = _ctypes.c_int(0), _ctypes.c_ulong
-    return prctl(_ctypes.c_int(_PR_GET_PDEATHSIG), _ctypes.byref(value), ulong(0), ulong(0), ulong(0)) == 0 \
+    import ctypes  # loaded already: _prctl() found prctl through it
+
+    value, ulong = ctypes.c_int(0), ctypes.c_ulong
+    return prctl(ctypes.c_int(_PR_GET_PDEATHSIG), ctypes.byref(value), ulong(0), ulong(0), ulong(0)) == 0 \
         and value.value != 0
 
 

@@ -19,7 +19,7 @@ import re
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from resolver.core.errors import UserError, choices_text
 from resolver.core.inputs import did_you_mean
@@ -91,7 +91,7 @@ def _bounds(ctx: dict) -> str:
     return " and ".join(f"{words[k]} {v}" for k, v in ctx.items() if k in words)
 
 
-def _message(error: dict) -> str:
+def _message(error: ErrorDetails) -> str:
     """A user's wording of one pydantic error (the key path is added by error_line)."""
     kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
     if kind in ("unknown_key", "at_path"):

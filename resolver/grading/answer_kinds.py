@@ -373,9 +373,10 @@ def _extract_numbers(text: str) -> str | None:
         # "The next numbers are 9, 17, ...": a lead-in before the first number
         items[0] = re.sub(r"^.*?\b(?:is|are)\b\s*:?\s*(?=[-+\u2212\d])", "", items[0])
     numbers = [_canonical_number(i) if _NUMBER.fullmatch(i) else None for i in items]
-    if any(n is None for n in numbers):
+    canonical = [n for n in numbers if n is not None]
+    if len(canonical) < len(numbers):
         return None
-    return "\n".join(numbers)
+    return "\n".join(canonical)
 
 
 # ---- brackets and text ---------------------------------------------------------------------

@@ -138,9 +138,10 @@ def unbox_spread(text: str) -> str:
     different answer makes two answers: a `Hedge`. Other text comes back unchanged.
     """
     lines = answer_lines(text)
-    if not lines or not _BOXED_OPEN.search(lines[0]):
+    opening = _BOXED_OPEN.search(lines[0]) if lines else None
+    if not opening:
         return text
-    start = text.index(lines[0]) + _BOXED_OPEN.search(lines[0]).start()
+    start = text.index(lines[0]) + opening.start()
     boxes = boxed_contents(text[start:])
     if not boxes or "\n" not in boxes[0]:
         return text

@@ -119,7 +119,7 @@ def plan_dataset(dataset, existing: dict, old_meta: dict, regrade_version: int |
             if old is not None and _metadata_differs(spec, old):
                 plan.relabel.append((spec, old))
             continue
-        sizes = []
+        sizes: list[int] = []
         fingerprint = files_fingerprint(spec, files, base, regrade_version, sizes)
         if old is None or old.get("fingerprint") != fingerprint:
             plan.build.append((spec, files, fingerprint, sizes))

@@ -21,7 +21,7 @@ MAX_BATCH_BYTES = 256 * 2**20
 
 def expand_interview(spec_text: str, warn) -> list:
     """Files named by --interview: comma-separated paths, globs or folders (-> their *.ndjson)."""
-    files = []
+    files: list[str] = []
     for item in (p.strip() for p in spec_text.split(",")):
         if not item:
             continue
@@ -41,7 +41,8 @@ def expand_interview(spec_text: str, warn) -> list:
 
 def relative_names(files, base) -> list:
     """``os.path.relpath(f, base)`` of every file, one relpath per folder (not per file)."""
-    folders, out = {}, []
+    folders: dict[str, str] = {}
+    out = []
     for f in files:
         folder, name = os.path.split(str(f))
         rel = folders.get(folder)

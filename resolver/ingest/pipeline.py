@@ -144,7 +144,8 @@ def plan_jobs(file_lists, expects, parallel: int, regrade: bool, sizes: list | N
 
 def _gather(getters, job_bytes, owners, count: int, bar):
     """Yield (list index, [ScanResult]) as soon as all batches of a file list are done, in order."""
-    pending, remaining = {}, [owners.count(n) for n in range(count)]
+    pending: dict[int, list] = {}
+    remaining = [owners.count(n) for n in range(count)]
     for get, size, owner in zip(getters, job_bytes, owners):
         pending.setdefault(owner, []).append(_checked(get()))
         bar.update(size)
@@ -253,7 +254,7 @@ def evaluate_interview(spec_text: str, db_path=None, parallel: int = 16, quiet: 
 def _interview_evals(report: Report, files: list, results: list, source_base, spec_text: str) -> None:
     """Split the scanned files by eval triple and write (or only count) each eval."""
     samples = _samples(results)
-    per_file = {}               # file_no -> set of triples
+    per_file: dict[int, set[tuple]] = {}        # file_no -> set of triples
     for f, m, t, s in set(zip(*(samples.column(c).to_pylist() for c in ("file_no", "model", "template",
                                                                            "sampler")))):
         per_file.setdefault(f, set()).add((m, t, s))

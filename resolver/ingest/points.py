@@ -99,7 +99,7 @@ def eval_points(spec: EvalSpec, samples: pa.Table, sources: list, stats: EvalSta
     seen = np.lexsort((col["ordinal"], col["file_no"], point))
     heads = seen[_segments(point[seen])]
     pairs = np.unique(point * (1 << 32) + col["file_no"])
-    files_of = [[] for _ in by_id]
+    files_of: list[list[str]] = [[] for _ in by_id]
     for p, f in zip((pairs >> 32).tolist(), (pairs & 0xFFFFFFFF).tolist()):
         files_of[p].append(sources[f])
     n = len(by_id)
@@ -116,7 +116,7 @@ def eval_points(spec: EvalSpec, samples: pa.Table, sources: list, stats: EvalSta
     stats.duplicates += len(order) - len(keep)
     stats.files = stats.files or len(np.unique(col["file_no"]))
     stats.grader_versions = sorted(set(out["grader_version"].to_pylist()))
-    versions = {}
+    versions: dict[str, list[int]] = {}
     for task, version in sorted({(k[0], k[2]) for _, k in by_id}):
         versions.setdefault(task, []).append(version)
     stats.task_versions = versions

@@ -280,7 +280,7 @@ class ValueRules:
     remembered for the rest of the scan), then spread to its rows by dictionary index."""
 
     def __init__(self):
-        self.memo = {name: {} for name in VALUE_FIELDS}
+        self.memo: dict[str, dict] = {name: {} for name in VALUE_FIELDS}
 
     def _field(self, name: str, column) -> tuple:
         """(dictionary index of each row, [(problem, value)] per dictionary entry) of one column."""

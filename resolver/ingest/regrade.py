@@ -31,8 +31,8 @@ def regrade_record(record: dict) -> dict:
 
 def regrade_file_inplace(path: str) -> dict:
     """Re-grade one file in place; returns {base_task: [records re-graded, verdicts changed]}."""
-    tally = {}
-    tmp = f"{path}.regrade-{os.getpid()}"
+    tally: dict[str, list[int]] = {}
+    tmp, replaced = f"{path}.regrade-{os.getpid()}", False
     try:
         with open(path, "rb") as src, open(tmp, "wb") as out:
             for raw in bounded_lines(src, CUT_LIMIT, out.write):
@@ -49,9 +49,9 @@ def regrade_file_inplace(path: str) -> dict:
                 counts[1] += int(outcome_of(record) != before)
                 out.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
         os.replace(tmp, path)
-        tmp = None
+        replaced = True
     finally:
-        if tmp and os.path.exists(tmp):
+        if not replaced and os.path.exists(tmp):
             os.unlink(tmp)
     return tally
 

@@ -225,7 +225,8 @@ def _scan_files(job: ScanJob, raw: str = _RAW, long_lines: list | None = None) -
     """The scan proper; ``long_lines``: per file, {line number: LongLine} cut out of it."""
     from deflate import deflate_compress as compress
     records, unanswered = np.zeros(len(job.files), np.int64), np.zeros(len(job.files), np.int64)
-    counts, tables, problems, unreadable = {}, [], [], []
+    counts: dict[int, int] = {}
+    tables, problems, unreadable = [], [], []
     rules = ValueRules()
     mismatched = 0
     reader = _duckdb().sql(_query(job, raw), params=_params(job)).to_arrow_reader(ROWS_PER_BATCH)
@@ -274,9 +275,9 @@ def _scan_files(job: ScanJob, raw: str = _RAW, long_lines: list | None = None) -
 
 def _check_texts(job: ScanJob, keep: np.ndarray, flagged: np.ndarray, file_no, ordinal, problems: list):
     """Rows whose answer / reasoning might not be text: their line's raw JSON decides (see records.py)."""
-    wanted = {}
-    for row in np.flatnonzero(flagged).tolist():
-        wanted.setdefault(int(file_no[row]), {})[int(ordinal[row])] = row
+    wanted: dict[int, dict[int, int]] = {}
+    for flagged_row in np.flatnonzero(flagged).tolist():
+        wanted.setdefault(int(file_no[flagged_row]), {})[int(ordinal[flagged_row])] = flagged_row
     keep = keep.copy()
     for f, by_number in wanted.items():
         for number, _, raw in _non_blank_lines(job.files[f]):
@@ -301,7 +302,7 @@ def _non_blank_lines(path: str):
 def _diagnose(job: ScanJob, unreadable: list, long_lines: list | None = None) -> list:
     """Messages for records DuckDB could not parse: Python's json says what is wrong
     (or the line is over RECORD_LIMIT, measured on the line or when it was cut out)."""
-    wanted = {}
+    wanted: dict[int, set[int]] = {}
     for file_no, ordinal in unreadable:
         wanted.setdefault(file_no, set()).add(ordinal)
     out = []
@@ -317,7 +318,7 @@ def _diagnose(job: ScanJob, unreadable: list, long_lines: list | None = None) ->
 
 def _with_line_numbers(job: ScanJob, problems: list) -> list:
     """(file_no, record number, message) -> (file_no, line number, message), sorted."""
-    by_file = {}
+    by_file: dict[int, list[tuple[int, str]]] = {}
     for file_no, number, message in problems:
         by_file.setdefault(file_no, []).append((number, message))
     out = []
@@ -335,14 +336,15 @@ def _regrade(job: ScanJob, samples: pa.Table, problems: list):
     """
     from resolver.grading import GRADER_VERSION, grade_record
 
-    wanted = {}
+    wanted: dict[int, dict[int, int]] = {}
     file_no = samples.column("file_no").to_numpy() - job.first_file_no
     ordinal = samples.column("ordinal").to_numpy()
-    for row, (f, o) in enumerate(zip(file_no.tolist(), ordinal.tolist())):
-        wanted.setdefault(f, {})[o] = row
+    for sample_row, (f, o) in enumerate(zip(file_no.tolist(), ordinal.tolist())):
+        wanted.setdefault(f, {})[o] = sample_row
     outcome = samples.column("outcome").to_numpy().copy()
     reasons = samples.column("invalid_reason").to_pylist()
-    regraded, refused = {}, np.ones(len(samples), dtype=bool)
+    regraded: dict[str, list[int]] = {}
+    refused = np.ones(len(samples), dtype=bool)
     for f, rows in wanted.items():
         for number, _, raw in _non_blank_lines(job.files[f]):
             row = rows.get(number)

@@ -146,7 +146,7 @@ class LlamaServer:
             if self.death is not None:
                 _end(client, grace=3)
                 raise ServerDied(self.death)
-            if deadline is not None and time.monotonic() > deadline:
+            if timeout is not None and deadline is not None and time.monotonic() > deadline:
                 _end(client, grace=3)
                 raise subprocess.TimeoutExpired(client.args, timeout)
 

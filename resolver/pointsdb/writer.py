@@ -22,7 +22,7 @@ WRITER_MEMORY_LIMIT = "400MB"
 
 # A large checkpoint threshold: the writer commits once per eval and checkpoints once
 # at the end, instead of rewriting the file after every few evals.
-WRITER_CONFIG = {"memory_limit": WRITER_MEMORY_LIMIT, "checkpoint_threshold": "4GB"}
+WRITER_CONFIG: dict[str, str | bool | int | float | list[str]] = {"memory_limit": WRITER_MEMORY_LIMIT, "checkpoint_threshold": "4GB"}
 
 
 def points_batch(columns: dict) -> pa.Table:

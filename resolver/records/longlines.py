@@ -105,7 +105,8 @@ def cut_into_pieces(path: str, source: int, folder: str, piece_bytes: int | None
     whole = os.path.getsize(path)
     if whole <= piece_bytes:
         return [Piece(path, source, 0, 0, whole, {})]
-    pieces, out, lines, records, size = [], None, 0, 0, 0
+    pieces: list[Piece] = []
+    out, lines, records, size = None, 0, 0, 0
     try:
         with open(path, "rb") as src:
             for line in bounded_lines(src, limit):

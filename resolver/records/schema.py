@@ -72,7 +72,8 @@ class Record(BaseModel):
     text_size: dict[str, Any] | None = _required("`{bytes, gzip, method}` of reasoning + answer")
     invalid_reason: str | None = _required(
         "why the answer is invalid (docs/grading.md); null when valid; absent before grader 3")
-    reasoning: str = PydField(None, description="reasoning text, only when the server returned some")
+    # Absent, never null: the None default stands for "no key" (a null value is refused).
+    reasoning: str = PydField(None, description="reasoning text, only when the server returned some")  # type: ignore[assignment]
 
 
 def _json_types(annotation) -> tuple[str, ...]:
@@ -82,7 +83,7 @@ def _json_types(annotation) -> tuple[str, ...]:
 
 # The field table, derived from the model: what docs/architecture.md shows and readers check against.
 RECORD_SCHEMA: tuple[Field, ...] = tuple(
-    Field(name, _json_types(info.annotation), info.is_required(), info.description)
+    Field(name, _json_types(info.annotation), info.is_required(), info.description or "")
     for name, info in Record.model_fields.items())
 
 RECORD_FIELDS = tuple(f.name for f in RECORD_SCHEMA if f.required)
@@ -134,7 +135,7 @@ def record_problems(record: dict) -> list[str]:
         errors = exc.errors(include_url=False)
     problems, seen = [], set()
     for error in errors:
-        name = error["loc"][0] if error["loc"] else ""
+        name = str(error["loc"][0]) if error["loc"] else ""     # a Record's loc starts with a field name
         if name in seen:
             continue                 # a union field reports one error per member type
         seen.add(name)

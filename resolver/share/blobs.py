@@ -196,7 +196,8 @@ def write_tar(src: Path, sink, bar=None) -> tuple:
     """Write the deterministic tar stream of `src` into `sink`; returns (files, bytes)."""
     files = total = 0
     with tarfile.open(fileobj=sink, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        tar.copybufsize = CHUNK     # large writes: the compressor is called per MB, not per 16 KB
+        # large writes: the compressor is called per MB, not per 16 KB (typeshed does not list the attribute)
+        tar.copybufsize = CHUNK  # type: ignore[attr-defined]
         for arcname, path, is_dir in tree_entries(src):
             if is_dir:
                 tar.addfile(_tarinfo(arcname, 0, True))
@@ -264,7 +265,8 @@ def pack(src, cache_dir, quiet: bool = True) -> PackResult:
         with os.fdopen(fd, "wb") as out, _bar(size, f"pack {src.name[:40]}", quiet) as bar:
             compressed = _HashingSink(out)
             compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL, threads=0)
-            with compressor.stream_writer(compressed, closefd=False) as zwriter:
+            # zstandard's stubs ask for IO[bytes]; the writer calls only write() (and flush())
+            with compressor.stream_writer(compressed, closefd=False) as zwriter:  # type: ignore[arg-type]
                 content = _HashingSink(zwriter)
                 files, total = write_tar(src, content, bar)
             out.flush()
@@ -336,7 +338,8 @@ def _extract_all(blob_file: Path, blob: str, root: str, tmp: Path, quiet: bool, 
             bar.refresh()
 
         try:
-            with tarfile.open(fileobj=capped, mode="r|") as tar:
+            # typeshed asks every fileobj for seek/tell/write; a "r|" stream only reads
+            with tarfile.open(fileobj=capped, mode="r|") as tar:  # type: ignore[call-overload]
                 return tarsafe.extract(tar, root, tmp, limits, file_mode=FILE_MODE, dir_mode=DIR_MODE,
                                        progress=progress)
         except (tarfile.TarError, zstandard.ZstdError) as exc:

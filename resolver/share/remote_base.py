@@ -97,6 +97,16 @@ class Remote:
     def __str__(self) -> str:
         return self.url
 
+    # The transport, one per subclass (remote_dir, remote_http, remote_s3); one attempt each.
+    def _has(self, blob: str) -> bool:
+        raise NotImplementedError
+
+    def _download(self, blob: str, part: Path, offset: int, quiet: bool, limit: int | None = None) -> None:
+        raise NotImplementedError
+
+    def _upload(self, blob: str, source: Path, quiet: bool) -> None:
+        raise NotImplementedError
+
     def fetch(self, blob: str, final: Path, quiet: bool = True, limit: int | None = None) -> None:
         """Download a blob to `final` (via `final.part`, resuming a previous partial download).
 

@@ -130,6 +130,7 @@ def _parent_fd(root_fd: int, parts: list) -> int:
 
 def _write_file(tar: tarfile.TarFile, member: tarfile.TarInfo, root_fd: int, parts: list, mode: int) -> None:
     source = tar.extractfile(member)
+    assert source is not None, "vet_member lets through only directories and regular files"
     parent = _parent_fd(root_fd, parts)
     try:
         fd = os.open(parts[-1], _CREATE_FILE, mode, dir_fd=parent)

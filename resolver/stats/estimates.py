@@ -186,7 +186,8 @@ def mapped_interval(successes, trials, offset, scale, z: float = Z95):
 def mode_interval(counts: pd.DataFrame, mode: str = DEFAULT_MODE, z: float = Z95) -> pd.DataFrame:
     """center, margin (midpoint and half-width of [low, high]), low, high and
     below_chance of one mode for every row of summed counters."""
-    low, high, below = mapped_interval(*mode_map(counts, mode), z)
+    successes, trials, offset, scale = mode_map(counts, mode)
+    low, high, below = mapped_interval(successes, trials, offset, scale, z)
     return pd.DataFrame({"center": (low + high) / 2.0, "margin": (high - low) / 2.0, "low": low, "high": high,
                          "below_chance": below.astype(bool)}, index=counts.index)
 

@@ -75,7 +75,7 @@ def drop_redundant_groups(tokens: list[str]) -> list[str]:
             stack.append(i)
         elif token == ")":
             match[stack.pop()] = i
-    drop = set()
+    drop: set[int] = set()
     for start, end in match.items():
         inner = start + 1
         if tokens[inner] == "(" and match[inner] == end - 1:

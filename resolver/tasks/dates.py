@@ -105,6 +105,7 @@ class Question:
             answer = _apply(base, self.unit, self.amount)
             when = _relative(_span(abs(self.amount), self.unit), self.amount, word)
             return None if answer is None else (when, "relative", answer)
+        assert event is not None, "tier 3 questions count from the event"
         answer = _apply(event, self.unit, self.amount)
         when = _relative(_span(abs(self.amount), self.unit), self.amount, "the town fair")
         return None if answer is None else (when, "relative", answer)
@@ -151,10 +152,12 @@ def question_family(tier: int, today: dt.date, event, count: int, key, rng: rand
     question and its neighbours, topped up with fresh draws. Which one is asked is
     decided afterwards, uniformly."""
     base = _draw(tier, rng)
-    while base.realise(tier, today, event) is None:
+    first = base.realise(tier, today, event)
+    while first is None:
         base = _draw(tier, rng)
-    family = [(base, base.realise(tier, today, event))]
-    seen = {key(family[0][1][2])}
+        first = base.realise(tier, today, event)
+    family = [(base, first)]
+    seen = {key(first[2])}
     candidates = base.neighbours(tier)
     rng.shuffle(candidates)
     for _ in range(10_000):

@@ -77,7 +77,7 @@ def run(start: int, step: int, rules: list[Rule], count: int) -> list[int] | Non
 
 def _draw_rules(kinds: list[str], count: int, rng: random.Random) -> list[Rule]:
     """`count` rules of the enabled kinds; at most one MODULO (a second one is idle)."""
-    rules = []
+    rules: list[Rule] = []
     for _ in range(count):
         allowed = [k for k in kinds if k != "MODULO" or all(r.kind != "MODULO" for r in rules)]
         rules.append(_draw_rule(rng.choice(allowed), rng))
@@ -125,6 +125,7 @@ class Sequence(Task):
             if numbers is not None and len(rules) == params["num_rules"] and _moves(numbers) and (
                     attempt >= 40 or _every_rule_matters(start, step, rules, total, numbers)):
                 break
+        assert numbers is not None, "60 rule sets in a row that write too few numbers"
         lines = [f"Start with {start}. Each next number is the current number plus {step}."]
         lines += [f"Rule {i}: {r.text()}" for i, r in enumerate(rules, 1)]
         shown = ", ".join(map(str, numbers[:SHOWN]))

@@ -62,7 +62,7 @@ def _rows(names: list[str], columns: list[dict], rng: random.Random) -> list[lis
               else (0, len(c["values"]), c["values"]) for c in columns]
     rows = []
     for name in names:
-        row = [name]
+        row: list[str | int] = [name]
         for low, span, values in makers:
             index = int(rand() * span)
             row.append(values[index] if values else low + index)
