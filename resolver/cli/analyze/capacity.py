@@ -1,10 +1,11 @@
-"""analyze.py capacity: the accuracy-vs-size frontier, or peak capacity against the token budget.
-"""
+"""analyze.py capacity: the accuracy-vs-size frontier, or peak capacity against the token budget."""
 from __future__ import annotations
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 from resolver.core import UserError
+
+__all__ = ["register_capacity", "run_capacity"]
 
 
 def register_capacity(subparsers) -> None:

@@ -1,9 +1,10 @@
-"""analyze.py cluster, rank and aggregate: the series / facet / split family (docs/analyze.md).
-"""
+"""analyze.py cluster, rank and aggregate: the series / facet / split family (docs/analyze.md)."""
 from __future__ import annotations
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
+
+__all__ = ["register_aggregate", "register_cluster", "register_rank", "run_aggregate", "run_cluster", "run_rank"]
 
 
 def _add_series_facet_split(p, group_default, facet_default, split_default=None, split=True):

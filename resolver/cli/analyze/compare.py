@@ -14,6 +14,8 @@ from resolver.cli.analyze import flags, output, shared
 from resolver.core import UserError
 from resolver.stats import MODES
 
+__all__ = ["choose_evals", "delta_value", "register_compare", "run_compare"]
+
 
 def delta_value(text: str) -> float:
     """argparse type: a difference strictly between 0 and 1."""

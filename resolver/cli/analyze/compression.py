@@ -1,9 +1,10 @@
-"""analyze.py compression: gzip size against answer length (loops compress, reasoning does not).
-"""
+"""analyze.py compression: gzip size against answer length (loops compress, reasoning does not)."""
 from __future__ import annotations
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
+
+__all__ = ["register_compression", "run_compression"]
 
 
 def register_compression(subparsers) -> None:

@@ -1,9 +1,10 @@
-"""analyze.py hazard: when during generation answers end, correct against incorrect.
-"""
+"""analyze.py hazard: when during generation answers end, correct against incorrect."""
 from __future__ import annotations
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
+
+__all__ = ["register_hazard", "run_hazard"]
 
 
 def register_hazard(subparsers) -> None:

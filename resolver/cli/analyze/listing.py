@@ -12,6 +12,18 @@ from resolver.cli.analyze import flags, output, shared
 from resolver.core import UserError
 from resolver.pointsdb import COUNTER_COLUMNS
 
+__all__ = [
+    "load_config_or_none",
+    "register_evals",
+    "register_points",
+    "register_tasks",
+    "register_tokens",
+    "run_evals",
+    "run_points",
+    "run_tasks",
+    "run_tokens",
+]
+
 
 def register_evals(subparsers) -> None:
     p = subparsers.add_parser("evals", help="list the evaluations of a dataset (run this first for eval_ids)",

@@ -1,5 +1,4 @@
-"""analyze.py modelinfo: model cards and configs from the Hugging Face hub -> MODELINFO.md.
-"""
+"""analyze.py modelinfo: model cards and configs from the Hugging Face hub -> MODELINFO.md."""
 from __future__ import annotations
 
 import sys
@@ -7,6 +6,8 @@ import sys
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 from resolver.core import UserError
+
+__all__ = ["register_modelinfo", "run_modelinfo"]
 
 
 def register_modelinfo(subparsers) -> None:

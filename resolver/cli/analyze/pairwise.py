@@ -1,10 +1,11 @@
-"""analyze.py pairwise: head-to-head win probabilities and Bradley-Terry strengths.
-"""
+"""analyze.py pairwise: head-to-head win probabilities and Bradley-Terry strengths."""
 from __future__ import annotations
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 from resolver.core import UserError
+
+__all__ = ["register_pairwise", "run_pairwise"]
 
 
 def register_pairwise(subparsers) -> None:

@@ -1,9 +1,10 @@
-"""analyze.py scores: the ReasonScore ranking as markdown, JSON or PNG heat bars.
-"""
+"""analyze.py scores: the ReasonScore ranking as markdown, JSON or PNG heat bars."""
 from __future__ import annotations
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
+
+__all__ = ["register_scores", "run_scores"]
 
 
 def register_scores(subparsers) -> None:

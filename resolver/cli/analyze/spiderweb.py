@@ -1,9 +1,10 @@
-"""analyze.py spiderweb: one radar or bar chart of accuracy by group per eval.
-"""
+"""analyze.py spiderweb: one radar or bar chart of accuracy by group per eval."""
 from __future__ import annotations
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
+
+__all__ = ["register_spiderweb", "run_spiderweb"]
 
 
 def register_spiderweb(subparsers) -> None:

@@ -1,10 +1,11 @@
-"""analyze.py surface: 3-D accuracy surfaces of the config's 2-dimensional views.
-"""
+"""analyze.py surface: 3-D accuracy surfaces of the config's 2-dimensional views."""
 from __future__ import annotations
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 from resolver.core import UserError
+
+__all__ = ["register_surface", "run_surface"]
 
 
 def register_surface(subparsers) -> None:

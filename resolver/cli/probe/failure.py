@@ -1,10 +1,11 @@
-"""probe.py failure: the failed samples of chosen points and failures by genresult field.
-"""
+"""probe.py failure: the failed samples of chosen points and failures by genresult field."""
 from __future__ import annotations
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 from resolver.cli.probe import options
+
+__all__ = ["register_failure", "run_failure"]
 
 
 def register_failure(subparsers) -> None:

@@ -1,11 +1,12 @@
-"""probe.py fft: frequency spectra of the prompt token sequences of a config's 1-dimensional views.
-"""
+"""probe.py fft: frequency spectra of the prompt token sequences of a config's 1-dimensional views."""
 from __future__ import annotations
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 from resolver.cli.probe import options
 from resolver.core import UserError
+
+__all__ = ["register_fft", "run_fft"]
 
 
 def register_fft(subparsers) -> None:

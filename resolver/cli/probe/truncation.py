@@ -1,10 +1,11 @@
-"""probe.py truncation: loop detection on every truncated sample of chosen points.
-"""
+"""probe.py truncation: loop detection on every truncated sample of chosen points."""
 from __future__ import annotations
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 from resolver.cli.probe import options
+
+__all__ = ["register_truncation", "run_truncation"]
 
 
 def register_truncation(subparsers) -> None:
