@@ -1,19 +1,9 @@
 #!/usr/bin/env python3
 """analyze.py: rank, cluster, chart and dissect the models in a dataset's PointsDB."""
-from resolver.core import ArgParser, run_main
+from resolver.cli import analyze
+from resolver.core import run_main
 
-
-def main(argv=None):
-    from resolver.analysis import compare_cli, forensics_cli, position_cli
-
-    parser = ArgParser(prog="analyze.py", description="Unified analysis CLI: analyze.py <subcommand> <dataset> [options]")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
-    position_cli.register(sub)
-    forensics_cli.register(sub)
-    compare_cli.register(sub)
-    args = parser.parse_args(argv)
-    return args.handler(args)
-
+main = analyze.main   # callable from tests: analyze.main(argv)
 
 if __name__ == "__main__":
     run_main(main)

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """explorer.py: 3-D accuracy surfaces, linked panels and point inspection in the browser (default :8051)."""
+import sys
+
 from resolver.core import ArgParser, run_main
 
 
@@ -19,7 +21,8 @@ def main(argv=None):
     normalize_base_pathname(args.url_base_pathname)
     links = app_links(args)
     dataset, db = open_app_dataset(args.dataset)
-    tokenizers = eval_tokenizers(db.evals(), args.tokenizer, who="explorer.py")
+    tokenizers = eval_tokenizers(db.evals(), args.tokenizer,
+                                 warn=lambda text: print(f"explorer.py: {text}", file=sys.stderr))
     serve(build_app(dataset, db, url_base_pathname=args.url_base_pathname, tokenizers=tokenizers,
                     links=links), args, "explorer.py")
 

@@ -1,18 +1,19 @@
-"""The shared analyze.py plumbing: output writing, tables, JSON safety."""
+"""The shared analyze.py plumbing: output writing (resolver.cli.analyze.output), tables, JSON safety."""
 import json
 
 import numpy as np
 import pytest
 
 from resolver.analysis import common
+from resolver.cli.analyze import output
 from resolver.core import markdown_table, plain_table
 from resolver.core.errors import UserError
 
 
 def test_write_output_text_to_stream_and_file(tmp_path, capsys):
-    assert common.write_output("x.md", "hello", None) is None
+    assert output.write_output("x.md", "hello", None) is None
     assert capsys.readouterr().out == "hello\n"
-    path = common.write_output("x.md", "hello", tmp_path / "sub")
+    path = output.write_output("x.md", "hello", tmp_path / "sub")
     assert path == tmp_path / "sub" / "x.md"
     assert path.read_text() == "hello\n"
 
@@ -22,10 +23,10 @@ def test_write_output_bytes_and_figure(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    path = common.write_output("b.bin", b"\x00\x01", tmp_path)
+    path = output.write_output("b.bin", b"\x00\x01", tmp_path)
     assert path.read_bytes() == b"\x00\x01"
     fig = plt.figure(figsize=(3, 2), dpi=100)
-    png = common.write_output("f.png", fig, tmp_path)
+    png = output.write_output("f.png", fig, tmp_path)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -33,7 +34,7 @@ def test_write_file_unwritable_is_user_error(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(UserError):
-        common.write_file(blocker / "inside.md", "text")
+        output.write_file(blocker / "inside.md", "text")
 
 
 def test_markdown_table_escapes_and_aligns():
@@ -45,9 +46,9 @@ def test_markdown_table_escapes_and_aligns():
 
 
 def test_slug_and_output_name():
-    assert common.slug("Qwen/Qwen3 8B") == "Qwen_Qwen3_8B"
-    assert common.slug("") == "all"
-    assert common.output_name("cluster", None, "params.length", ext="md") == "cluster_params.length.md"
+    assert output.slug("Qwen/Qwen3 8B") == "Qwen_Qwen3_8B"
+    assert output.slug("") == "all"
+    assert output.output_name("cluster", None, "params.length", ext="md") == "cluster_params.length.md"
 
 
 def test_to_json_handles_numpy_and_nan():

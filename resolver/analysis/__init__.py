@@ -1,5 +1,5 @@
-"""analyze.py's computations: each subcommand returns data (frames, dicts);
-rendering lives in the CLI modules and resolver/plots/ (docs/analyze.md).
+"""analyze.py's computations: each subcommand returns data (frames, dicts) and its text
+renderers; flags and output live in resolver.cli.analyze, figures in resolver/plots/ (docs/analyze.md).
 """
 # Public names load on first use (resolver.lazy_exports; docs/architecture.md).
 from __future__ import annotations
@@ -12,9 +12,10 @@ if TYPE_CHECKING:
     from resolver.analysis.capacity import TARGET_DIM, logistic
     from resolver.analysis.cell import format_value
     from resolver.analysis.cluster import memberships
-    from resolver.analysis.common import dimension_not_carried, eval_labels, evaluate_command, frame_to_markdown, open_dataset, to_json, write_file
+    from resolver.analysis.common import dimension_not_carried, eval_labels, evaluate_command, frame_to_markdown, open_dataset, to_json
     from resolver.analysis.compare import compare_evals
-    from resolver.analysis.compression import LOOP_RATIO, PANELS
+    from resolver.analysis.compression import LOOP_RATIO, PANELS, compression_samples, compression_summary
+    from resolver.analysis.hazard import hazard_by, median_end_tokens
     from resolver.analysis.invalid_reasons import REASON_POINT_FIELDS, count_reasons, describe, reasons_by_point
     from resolver.analysis.scores import (
         BELOW_CHANCE_MARK,
@@ -26,19 +27,21 @@ if TYPE_CHECKING:
         score_table_columns,
         tier_name,
     )
-    from resolver.analysis.skill import NO_SKILL_MARK, NO_SKILL_NOTE, skilled_first_key
-    from resolver.analysis.spiderweb import spiderweb_from_aggregate
+    from resolver.analysis.skill import NO_SKILL_MARK, NO_SKILL_NOTE, marked, skilled_first_key
+    from resolver.analysis.spiderweb import spiderweb_from_aggregate, spiderweb_table
     from resolver.analysis.surface import COUNTERS, TaskView, config_views, select_views, surface_table, view_columns, view_points
 
 __all__ = [
     "aggregate",
     "BELOW_CHANCE_MARK",
+    "capacity",
     "cluster",
     "common",
     "compare",
-    "compare_cli",
     "compare_evals",
     "compare_text",
+    "compression_samples",
+    "compression_summary",
     "compute_scores",
     "config_views",
     "count_reasons",
@@ -49,14 +52,16 @@ __all__ = [
     "discovery",
     "eval_labels",
     "evaluate_command",
-    "forensics_cli",
     "format_fraction",
     "format_score",
     "format_value",
     "frame_to_markdown",
     "group_order",
+    "hazard_by",
     "logistic",
     "LOOP_RATIO",
+    "marked",
+    "median_end_tokens",
     "memberships",
     "modelinfo",
     "NO_SKILL_MARK",
@@ -65,7 +70,6 @@ __all__ = [
     "pairwise",
     "PANELS",
     "points",
-    "position_cli",
     "rank",
     "REASON_POINT_FIELDS",
     "reasons_by_point",
@@ -74,6 +78,7 @@ __all__ = [
     "select_views",
     "skilled_first_key",
     "spiderweb_from_aggregate",
+    "spiderweb_table",
     "surface_table",
     "TARGET_DIM",
     "TaskView",
@@ -82,7 +87,6 @@ __all__ = [
     "tokens",
     "view_columns",
     "view_points",
-    "write_file",
 ]
 
 _HOMES = {
@@ -97,6 +101,8 @@ _HOMES = {
     "TARGET_DIM": "capacity",
     "TaskView": "surface",
     "compare_evals": "compare",
+    "compression_samples": "compression",
+    "compression_summary": "compression",
     "compute_scores": "scores",
     "config_views": "surface",
     "count_reasons": "invalid_reasons",
@@ -109,7 +115,10 @@ _HOMES = {
     "format_value": "cell",
     "frame_to_markdown": "common",
     "group_order": "scores",
+    "hazard_by": "hazard",
     "logistic": "capacity",
+    "marked": "skill",
+    "median_end_tokens": "hazard",
     "memberships": "cluster",
     "open_dataset": "common",
     "reasons_by_point": "invalid_reasons",
@@ -117,26 +126,24 @@ _HOMES = {
     "select_views": "surface",
     "skilled_first_key": "skill",
     "spiderweb_from_aggregate": "spiderweb",
+    "spiderweb_table": "spiderweb",
     "surface_table": "surface",
     "tier_name": "scores",
     "to_json": "common",
     "view_columns": "surface",
     "view_points": "surface",
-    "write_file": "common",
 }
 _MODULES = {
     'aggregate',
+    'capacity',
     'cluster',
     'common',
     'compare',
-    'compare_cli',
     'compare_text',
     'discovery',
-    'forensics_cli',
     'modelinfo',
     'pairwise',
     'points',
-    'position_cli',
     'rank',
     'scores',
     'tokens',

@@ -1,20 +1,18 @@
-"""Plumbing shared by every analyze.py subcommand.
+"""Plumbing shared by the analyze.py and probe.py computations.
 
-Opening a dataset and its PointsDB, the flags most subcommands share (--filters,
---format, --output-dir, --mode, dimensions that accept "none"), writing a result to
-stdout or to a descriptively named file, and rendering markdown tables.  The
-computations themselves live in the other modules of this package and never print.
+Opening a dataset and its PointsDB, parsing --filters and dimension values, explaining an
+empty selection, the display-label rule, and the text forms every renderer uses (JSON with
+NaN as null, markdown tables). Nothing here parses argv, prints or writes files: the flags
+and the output writers live in the command layer (resolver.cli.analyze; docs/analyze.md).
 """
 from __future__ import annotations
 
 import json
 import math
-import re
-import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Callable
 
-from resolver.core import UserError, choices_text, markdown_table, positive_int
+from resolver.core import UserError, choices_text, markdown_table
 
 MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 DEFAULT_MODE = "C_P"
@@ -39,13 +37,14 @@ def require_config(dataset, what: str) -> None:
                         f"PointsDB file: pass a dataset JSON whose 'db' names it, e.g. data/r12.json (docs/data.md)")
 
 
-def open_dataset(path):
+def open_dataset(path, missing_hint: Callable[[str], str] | None = None):
     """Load a dataset file -- or a PointsDB file, standing for a dataset of its own evals
     (resolver.catalog.datasets.dataset_from_pointsdb) -- and open its PointsDB read-only
     -> (Dataset, PointsDB).
 
-    A missing dataset file or a missing database is a one-line UserError; the latter
-    names the evaluate.py command that builds it.
+    A missing dataset file or a missing database is a one-line UserError; the latter ends
+    with `missing_hint(path)` (the command layer names the simulated study there), else
+    with the data.py pull and the evaluate.py command that build it.
     """
     if path is None:
         raise UserError("a dataset file is required, e.g. data/r12.json (or a PointsDB file such as "
@@ -55,12 +54,17 @@ def open_dataset(path):
         raise UserError(f"dataset file not found: {path}; {existing_datasets_text(dataset_file)}")
     from resolver.catalog import load_dataset
     from resolver.pointsdb import open_pointsdb
-    from resolver.sim import missing_data_hint
 
     dataset = load_dataset(dataset_file, allow_pointsdb=True)
     if not Path(dataset.db_path).exists():
-        raise UserError(f"PointsDB {dataset.db_path} does not exist yet; {missing_data_hint(path)}")
+        raise UserError(f"PointsDB {dataset.db_path} does not exist yet; {(missing_hint or default_missing_hint)(path)}")
     return dataset, open_pointsdb(dataset.db_path, read_only=True)
+
+
+def default_missing_hint(path) -> str:
+    """What builds a missing PointsDB: the published results or your own runs (docs/data.md)."""
+    return (f"fetch the published results with: python data.py pull dataset {path}; "
+            f"or build it from your own runs with: python evaluate.py --dataset {path}")
 
 
 def existing_datasets_text(missing: Path) -> str:
@@ -100,131 +104,7 @@ def require_rows(frame, what: str = "points", filters_text=None):
     return frame
 
 
-# ------------------------------------------------------------------------------ flags
-
-DATASET_HELP = "dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db"
-
-
-def add_dataset_arg(parser, required: bool = True):
-    """The positional dataset path (optional where e.g. --hf-id can replace it)."""
-    if required:
-        parser.add_argument("dataset", help=DATASET_HELP)
-    else:
-        parser.add_argument("dataset", nargs="?", default=None, help=DATASET_HELP)
-
-
-def add_filters_arg(parser):
-    parser.add_argument(
-        "--filters", default=None, metavar="JSON",
-        help='standard filter JSON, e.g. \'{"eval_id": ["a1b2c3"], "base_task": "arithmetic"}\'',
-    )
-
-
-def add_format_arg(parser, choices: Sequence[str], default: str):
-    parser.add_argument("--format", choices=list(choices), default=default,
-                        help=f"output format: {', '.join(choices)} (default {default})")
-
-
-def add_output_dir_arg(parser, default=None, required: bool = False):
-    """--output-dir; with default None, text goes to stdout and images to the current directory."""
-    if required:
-        help_text = "directory for output files (required)"
-    elif default is None:
-        help_text = "directory for output files (default: text to stdout, images to .)"
-    else:
-        help_text = f"directory for output files (default {default})"
-    parser.add_argument("--output-dir", default=None if required else default, required=required, help=help_text)
-
-
-def add_mode_arg(parser, choices: Sequence[str] = MODES, default: str = DEFAULT_MODE):
-    parser.add_argument("--mode", choices=list(choices), default=default,
-                        help=f"statistical mode: {', '.join(choices)} (default {default}); see docs/analyze.md")
-
-
-MAX_WIDTH = 10_000      # pixels; a bigger PNG is a typo, and would take minutes and gigabytes to draw
-
-
-def pixel_width(text) -> int:
-    import argparse
-
-    value = positive_int(text)
-    if value > MAX_WIDTH:
-        raise argparse.ArgumentTypeError(f"expected a width from 1 to {MAX_WIDTH} pixels, got {text!r}")
-    return value
-
-
-def add_width_arg(parser, default: int):
-    parser.add_argument("--width", type=pixel_width, default=default,
-                        help=f"PNG width in pixels, at most {MAX_WIDTH} (default {default})")
-
-
-def add_dimension_arg(parser, flag: str, default, help_text: str, action: str | None = None, allow_none: bool = True):
-    """A dimension flag (--group-by, --facet-by, --split-by); 'none' turns it off when allowed."""
-    note = "; 'none' disables" if allow_none else ""
-    kwargs = {"default": default, "metavar": "DIM", "help": f"{help_text} (default {default or 'none'}{note})"}
-    if action:
-        kwargs["action"] = action
-    parser.add_argument(flag, **kwargs)
-
-
-
-
-# ----------------------------------------------------------------------------- output
-
-def slug(value) -> str:
-    """A filesystem-safe piece of a file name."""
-    text = re.sub(r"[^A-Za-z0-9._+-]+", "_", str(value)).strip("_.")
-    return text or "all"
-
-
-def output_name(*parts, ext: str) -> str:
-    """Descriptive file name from non-empty parts: scores_easy.png, cluster_eval_id_by_base_task.md."""
-    pieces = [slug(p) for p in parts if p not in (None, "")]
-    return "_".join(pieces) + "." + ext.lstrip(".")
-
-
-def write_output(name: str, content, output_dir=None, stream=None) -> Path | None:
-    """Write text, bytes or a matplotlib figure.
-
-    With output_dir None, text goes to stdout (or `stream`) and None is returned;
-    bytes and figures always need a file, so they go to ./<name>.  Otherwise the file
-    <output_dir>/<name> is written (directories created) and its path returned; the
-    path is also announced on stderr so piping stdout stays clean.
-    """
-    is_text = isinstance(content, str)
-    if output_dir is None and is_text:
-        out = stream or sys.stdout
-        out.write(content if content.endswith("\n") else content + "\n")
-        out.flush()
-        return None
-    target = Path(output_dir or ".") / name
-    return write_file(target, content)
-
-
-def write_file(target, content) -> Path:
-    """Write content to an explicit path (for --output FILE)."""
-    target = Path(target)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, str):
-            target.write_text(content if content.endswith("\n") else content + "\n", encoding="utf-8")
-        elif isinstance(content, (bytes, bytearray)):
-            target.write_bytes(bytes(content))
-        else:
-            save_figure(content, target)
-    except OSError as exc:
-        raise UserError(f"cannot write {target}: {exc.strerror or exc}")
-    sys.stderr.write(f"wrote {target}\n")
-    return target
-
-
-def save_figure(figure, target) -> None:
-    """Save a matplotlib figure as PNG and release its memory."""
-    import matplotlib.pyplot as plt
-
-    figure.savefig(target, format="png", dpi=figure.get_dpi())
-    plt.close(figure)
-
+# ------------------------------------------------------------------------- text
 
 def to_json(data) -> str:
     """JSON text with every number unrounded; NaN/inf become null (valid JSON)."""

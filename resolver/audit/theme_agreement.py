@@ -8,13 +8,12 @@ central / not central by the rule in docs/tasks.md#movies; `compare` then report
 agreement with the catalogue (share of equal answers and Cohen's kappa) and lists the
 disagreements to review. See docs/movies-theme-audit.md.
 
-    python -m resolver.audit.theme_agreement sample > pairs.tsv
-    python -m resolver.audit.theme_agreement compare labels.tsv   # film<TAB>theme<TAB>yes|no
+    python -m resolver.cli.theme_agreement sample > pairs.tsv
+    python -m resolver.cli.theme_agreement compare labels.tsv   # film<TAB>theme<TAB>yes|no
 """
 from __future__ import annotations
 
 import random
-import sys
 from collections import Counter
 
 from resolver.audit.film_reader import read_catalogue
@@ -61,26 +60,12 @@ def compare(labels: dict) -> dict:
             "catalogue_only": [k for k, c, r in zip(keys, catalogue, reader) if c and not r]}
 
 
-def _main(argv: list[str]) -> int:
-    if argv[:1] == ["sample"]:
-        for film, theme in sample():
-            print(f"{film}\t{theme}")
-        return 0
-    if len(argv) == 2 and argv[0] == "compare":
-        labels = {}
-        for line in open(argv[1], encoding="utf-8"):
+def read_labels(path) -> dict:
+    """A reader's labels file (film<TAB>theme<TAB>yes|no per line) -> {(film, theme): central}."""
+    labels = {}
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
             if line.strip():
                 film, theme, answer = line.rstrip("\n").split("\t")
                 labels[(film, theme)] = answer.strip().lower() in ("yes", "central", "y", "1")
-        result = compare(labels)
-        print(f"{result['pairs']} pairs, agreement {result['agreement']:.1%}, Cohen's kappa {result['kappa']:.2f}")
-        for key in ("reader_only", "catalogue_only"):
-            for film, theme in result[key]:
-                print(f"{key}\t{film}\t{theme}")
-        return 0
-    print("usage: python -m resolver.audit.theme_agreement sample | compare LABELS.tsv", file=sys.stderr)
-    return 2
-
-
-if __name__ == "__main__":
-    sys.exit(_main(sys.argv[1:]))
+    return labels

@@ -7,8 +7,8 @@ hub when reachable). A tokenizer that cannot be loaded is a UserError naming it.
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
+from typing import Callable
 
 from resolver.config import load_hf_tokenizer
 from resolver.core import UserError
@@ -83,9 +83,10 @@ def render_prompt(messages, tokenizer) -> str:
     return "\n\n".join(str(m.get("content", "")) for m in messages or [] if isinstance(m, dict))
 
 
-def eval_tokenizers(evals, spec: str | None, *, fallback=None, who: str = "probe.py") -> dict:
+def eval_tokenizers(evals, spec: str | None, *, fallback=None, warn: Callable[[str], None] | None = None) -> dict:
     """eval_id -> tokenizer: `spec` for every eval when given, else each eval's hf_id from
-    the local Hugging Face cache (never the network), else `fallback`."""
+    the local Hugging Face cache (never the network), else `fallback`; `warn` is told of
+    each hf_id that is not in the cache."""
     if spec:
         shared = load_tokenizer(spec)
         return {e: shared for e in evals["eval_id"]}
@@ -96,8 +97,9 @@ def eval_tokenizers(evals, spec: str | None, *, fallback=None, who: str = "probe
             try:
                 loaded[hf_id] = load_tokenizer(hf_id, offline=True)
             except UserError:
-                sys.stderr.write(f"{who}: tokenizer {hf_id} is not in the local cache; eval {eval_id} "
-                                 f"gets {getattr(fallback, 'name', 'no tokenizer')} (pass --tokenizer to choose one)\n")
+                if warn:
+                    warn(f"tokenizer {hf_id} is not in the local cache; eval {eval_id} "
+                         f"gets {getattr(fallback, 'name', 'no tokenizer')} (pass --tokenizer to choose one)")
                 loaded[hf_id] = fallback
         out[eval_id] = loaded[hf_id] if hf_id else fallback
     return out

@@ -14,12 +14,12 @@ import pandas as pd
 from resolver.core import UserError
 
 
-def open_app_dataset(path):
+def open_app_dataset(path, missing_hint=None):
     """(Dataset, PointsDB) for a dataset file or a PointsDB file; one-line UserError for a bad
-    path or a missing DB."""
+    path or a missing DB (ending with `missing_hint(path)` when the command gives one)."""
     from resolver.analysis import evaluate_command, open_dataset
 
-    dataset, db = open_dataset(path)
+    dataset, db = open_dataset(path, missing_hint=missing_hint)
     if db.query("SELECT count(*) AS n FROM points")["n"].iloc[0] == 0:
         db.close()
         raise UserError(f"PointsDB {dataset.db_path} has no points yet; fill it with: {evaluate_command(path)}")

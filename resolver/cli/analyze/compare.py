@@ -2,7 +2,7 @@
 
 The two evals come from --filters '{"eval_id": ["<A>", "<B>"]}' (first A, second B)
 and/or --search; the handler opens the dataset, calls resolver.analysis.compare, renders
-markdown / JSON / PNG and writes it. Nothing here computes.
+markdown / JSON / PNG and writes it.
 """
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import argparse
 import re
 
 from resolver.analysis import common
+from resolver.cli.analyze import flags, output, shared
 from resolver.core import UserError
 from resolver.stats import MODES
 
-__all__ = ["register"]
+__all__ = ["choose_evals", "delta_value", "register_compare", "run_compare"]
 
 
 def delta_value(text: str) -> float:
@@ -28,26 +29,26 @@ def delta_value(text: str) -> float:
     return value
 
 
-def register(subparsers) -> None:
+def register_compare(subparsers) -> None:
     from resolver.analysis.compare import DEFAULT_DELTA, DEFAULT_TOP
 
     p = subparsers.add_parser("compare", help="paired comparison of two evals on the same problems (B - A per cell)",
                               description="Paired difference B - A of two evals per (tier, group) cell and overall, "
                                           "with paired and unpaired 95% intervals, Holm-corrected verdicts, the "
                                           "points that differ most and the samples a decision would need.")
-    common.add_dataset_arg(p)
-    common.add_filters_arg(p)
+    flags.add_dataset_arg(p)
+    flags.add_filters_arg(p)
     p.add_argument("--search", help="regex on model name or label (case-insensitive) choosing the two evals; "
                                     "with an eval_id filter, keeps its order")
-    common.add_dimension_arg(p, "--group-by", "base_task", "group dimension of the cells", allow_none=False)
-    common.add_mode_arg(p, MODES)
+    flags.add_dimension_arg(p, "--group-by", "base_task", "group dimension of the cells", allow_none=False)
+    flags.add_mode_arg(p, MODES)
     p.add_argument("--delta", type=delta_value, default=DEFAULT_DELTA,
                    help=f"difference the samples-needed estimate should decide (default {DEFAULT_DELTA})")
-    p.add_argument("--top", type=common.positive_int, default=DEFAULT_TOP,
+    p.add_argument("--top", type=flags.positive_int, default=DEFAULT_TOP,
                    help=f"how many most-different points to list (default {DEFAULT_TOP})")
-    common.add_format_arg(p, ("markdown", "json", "png"), "markdown")
-    common.add_width_arg(p, 1200)
-    common.add_output_dir_arg(p)
+    flags.add_format_arg(p, ("markdown", "json", "png"), "markdown")
+    flags.add_width_arg(p, 1200)
+    flags.add_output_dir_arg(p)
     p.add_argument("--output", help="output file path (instead of --output-dir; default stdout, ./compare.png for png)")
     p.set_defaults(handler=run_compare)
 
@@ -105,7 +106,7 @@ def run_compare(args) -> int:
 
     group = common.parse_dimension(args.group_by, allow_none=False)
     filters = common.load_filters(args.filters)
-    dataset, db = common.open_dataset(args.dataset)
+    dataset, db = shared.open_dataset(args.dataset)
     with db:
         evals = db.evals()
         a, b = choose_evals(evals, filters, args.search)
@@ -124,7 +125,7 @@ def run_compare(args) -> int:
     else:
         content, name = compare_text.compare_markdown(result, labels, plan), "compare.md"
     if args.output:
-        common.write_file(args.output, content)
+        output.write_file(args.output, content)
     else:
-        common.write_output(name, content, args.output_dir)
+        output.write_output(name, content, args.output_dir)
     return 0

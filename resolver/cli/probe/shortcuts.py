@@ -1,11 +1,16 @@
-"""`probe.py shortcuts`: the shortcut audit of a config's generated problems."""
+"""probe.py shortcuts: the shortcut audit of a config's generated problems (docs/tasks.md)."""
 from __future__ import annotations
 
 import sys
 
+from resolver.analysis import common
+from resolver.cli.analyze import output
 
-def register(subparsers) -> None:
-    from resolver.audit.shortcuts import MIN_SAMPLES
+__all__ = ["register_shortcuts", "run_shortcuts"]
+
+
+def register_shortcuts(subparsers) -> None:
+    from resolver.audit import MIN_SAMPLES
     from resolver.config import DENSITIES
     from resolver.core import positive_int
 
@@ -30,10 +35,19 @@ def register(subparsers) -> None:
     p.set_defaults(handler=run_shortcuts)
 
 
+def _progress(quiet: bool):
+    """The audit's progress callback: a line on stderr rewritten every 25 points."""
+    def progress(done, total):
+        if not quiet and (done == total or done % 25 == 0):
+            sys.stderr.write(f"\raudited {done}/{total} points")
+            if done == total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+    return progress
+
+
 def run_shortcuts(args) -> int:
-    from resolver.analysis import to_json, write_file
-    from resolver.audit.render import audit_markdown
-    from resolver.audit.shortcuts import MIN_SAMPLES, run_audit
+    from resolver.audit import MIN_SAMPLES, audit_markdown, run_audit
     from resolver.config import load_config
     from resolver.core import UserError
 
@@ -45,18 +59,10 @@ def run_shortcuts(args) -> int:
         from resolver.config import load_template
 
         template = load_template(args.template)
-
-    def progress(done, total):
-        if not args.quiet and (done == total or done % 25 == 0):
-            sys.stderr.write(f"\raudited {done}/{total} points")
-            if done == total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
-
     report = run_audit(config, samples=args.samples, density=args.density, degree=args.degree,
                        tasks=args.task, seed=args.seed, tokenizer=args.tokenizer, template=template,
-                       progress=progress)
+                       progress=_progress(args.quiet))
     sys.stdout.write(audit_markdown(report, args.top) + "\n")
     if args.json != "-":
-        write_file(args.json, to_json(report.as_dict()))
+        output.write_file(args.json, common.to_json(report.as_dict()))
     return 0 if report.passed else 1

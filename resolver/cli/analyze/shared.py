@@ -1,0 +1,54 @@
+"""What several analyze.py and probe.py handlers do alike: open the dataset (with the
+hint for a missing PointsDB), aggregate a selection, read the series / facet / split
+dimensions, and split a frame by the values of some dimensions."""
+from __future__ import annotations
+
+import sys
+
+from resolver.analysis import common
+
+__all__ = ["aggregate", "dims", "open_dataset", "split_title", "split_values"]
+
+
+def open_dataset(path):
+    """resolver.analysis.open_dataset, naming the data.py pull, the simulated study or
+    evaluate.py when the PointsDB does not exist yet (docs/data.md)."""
+    from resolver.sim import missing_data_hint
+
+    return common.open_dataset(path, missing_hint=missing_data_hint)
+
+
+def aggregate(args, dims):
+    """Aggregated counters per dims for args.filters -> (agg, {eval_id: label})."""
+    filters = common.load_filters(args.filters)
+    _, db = open_dataset(args.dataset)
+    with db:
+        agg = common.select_or_explain(db.aggregate(filters, by=dims), db, filters, args.filters, args.dataset)
+        labels = common.eval_labels(db.evals())
+    return common.label_missing(agg, dims), labels
+
+
+def dims(args):
+    """(series, facet, split) from --group-by / --facet-by / --split-by."""
+    series = common.parse_dimension(args.group_by, allow_none=False)
+    facet = common.parse_dimension(args.facet_by)
+    split = common.parse_dimension(getattr(args, "split_by", None))
+    if series in (facet, split):
+        # Legal (README.md itself splits cluster output by eval_id) but each section then
+        # holds a single series; say so rather than leave the user puzzled.
+        sys.stderr.write(f"note: --group-by {series} is also a facet/split dimension; each section holds one {series}\n")
+    return series, facet, split
+
+
+def split_values(frame, dims):
+    """(key tuple, rows) per distinct value combination of `dims`; one group when dims is empty."""
+    if not dims:
+        return [((), frame)]
+    out = []
+    for key, rows in frame.groupby(list(dims), sort=True):
+        out.append((key if isinstance(key, tuple) else (key,), rows))
+    return out
+
+
+def split_title(dims, key) -> str:
+    return ", ".join(f"{d}={v}" for d, v in zip(dims, key)) or "all points"

@@ -1,0 +1,35 @@
+"""probe.py failure: the failed samples of chosen points and failures by genresult field."""
+from __future__ import annotations
+
+from resolver.analysis import common
+from resolver.cli.analyze import flags, output, shared
+from resolver.cli.probe import options
+
+__all__ = ["register_failure", "run_failure"]
+
+
+def register_failure(subparsers) -> None:
+    p = subparsers.add_parser("failure", help="failed samples of points (raw answers) and failures by genresult field")
+    flags.add_dataset_arg(p)
+    options.add_point_ids(p)
+    p.add_argument("--limit", type=flags.positive_int, default=None, help="show only the first N failures (default all)")
+    p.add_argument("--full", action="store_true", help="show whole answers (default: head and tail of long ones)")
+    flags.add_format_arg(p, ("markdown", "json"), "markdown")
+    p.set_defaults(handler=run_failure)
+
+
+def run_failure(args) -> int:
+    from resolver.probe import failure_markdown, failure_report
+
+    _, db = shared.open_dataset(args.dataset)
+    with db:
+        report = failure_report(db, args.point_id, args.limit)
+        labels = options.eval_names(db)
+    if args.format == "json":
+        data = {"points": report.points.drop(columns=["sources"]).to_dict(orient="records"),
+                "samples": report.samples, "failures": report.failures,
+                "breakdown": report.breakdown.to_dict(orient="records")}
+        output.write_output("failure.json", common.to_json(data), None)
+    else:
+        output.write_output("failure.md", failure_markdown(report, labels, args.full), None)
+    return 0

@@ -1,0 +1,71 @@
+"""probe.py fft: frequency spectra of the prompt token sequences of a config's 1-dimensional views."""
+from __future__ import annotations
+
+from resolver.analysis import common
+from resolver.cli.analyze import flags, output, shared
+from resolver.cli.probe import options
+from resolver.core import UserError
+
+__all__ = ["register_fft", "run_fft"]
+
+
+def register_fft(subparsers) -> None:
+    p = subparsers.add_parser("fft", help="frequency spectra of prompt token sequences (from raw NDJSON)")
+    flags.add_dataset_arg(p)
+    flags.add_filters_arg(p)
+    p.add_argument("--view", action="append", metavar="VIEW",
+                   help="1-dimensional view to include (name or task/name; repeatable; default all)")
+    flags.add_dimension_arg(p, "--split-by", "base_task", "one output file per value")
+    options.add_tokenizer(p, "default: each eval's hf_id from the local cache, else bytes")
+    flags.add_format_arg(p, ("png", "json"), "png")
+    flags.add_output_dir_arg(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(handler=run_fft)
+
+
+def run_fft(args) -> int:
+    from resolver.analysis import config_views, select_views, view_columns
+    from resolver.plots import fft_figure
+    from resolver.probe import FREQUENCIES, fft_table
+
+    split_by = common.parse_dimension(args.split_by)
+    filters = common.load_filters(args.filters)
+    dataset, db = shared.open_dataset(args.dataset)
+    common.require_config(dataset, "probe.py fft")
+    views = select_views(config_views(dataset.config_path, dims=1), args.view)
+    if not views:
+        raise UserError(f"config {dataset.config_path} has no 1-dimensional views (views with one group_by dimension)")
+    with db:
+        columns = ["id", "eval_id", "model", "template", "sampler", "base_task", "task", "task_version", "params",
+                   "sources",
+                   *view_columns(views), *([split_by] if split_by else [])]
+        points = common.require_rows(db.points(filters, columns=list(dict.fromkeys(columns))), "points", args.filters)
+        evals = db.evals()
+        labels = options.eval_names(db)
+        db_dir = db.path.parent
+    from resolver.probe import ByteTokenizer, eval_tokenizers
+
+    tokenizers = eval_tokenizers(evals, args.tokenizer, fallback=ByteTokenizer(), warn=options.warn)
+    table = fft_table(points, views, db_dir, tokenizers, progress=not args.quiet)
+    if table.empty:
+        raise UserError("no points fall in the selected 1-dimensional views; check --view and --filters")
+    if args.format == "json":
+        records = table.assign(spectrum=[s.tolist() for s in table["spectrum"]]).to_dict(orient="records")
+        output.write_output("fft.json", common.to_json({"frequencies": FREQUENCIES.tolist(), "spectra": records}),
+                            args.output_dir)
+        return 0
+    names = {e: t.name for e, t in tokenizers.items()}
+    split_points = points.groupby(split_by, sort=True) if split_by else [("all", points)]
+    for key, rows in split_points:
+        key = key[0] if isinstance(key, tuple) else key
+        ids = set(rows["id"])
+        part_views = [v for v in views if not rows[rows["base_task"] == v.base_task].empty]
+        part = table[table["eval_id"].isin(rows["eval_id"].unique()) &
+                     table["base_task"].isin([v.base_task for v in part_views])]
+        if part.empty or not ids:
+            continue
+        evals_here = sorted(rows["eval_id"].unique().tolist())
+        title = f"Prompt token spectra — {split_by}={key}" if split_by else "Prompt token spectra"
+        fig = fft_figure(part, part_views, evals_here, labels, title, names)
+        output.write_output(output.output_name("fft", key if split_by else "", ext="png"), fig, args.output_dir)
+    return 0

@@ -1,0 +1,34 @@
+"""probe.py truncation: loop detection on every truncated sample of chosen points."""
+from __future__ import annotations
+
+from resolver.analysis import common
+from resolver.cli.analyze import flags, output, shared
+from resolver.cli.probe import options
+
+__all__ = ["register_truncation", "run_truncation"]
+
+
+def register_truncation(subparsers) -> None:
+    p = subparsers.add_parser("truncation", help="loop detection on every truncated sample of a point")
+    flags.add_dataset_arg(p)
+    options.add_point_ids(p)
+    options.add_tokenizer(p, "default: a word/punctuation approximation")
+    flags.add_format_arg(p, ("markdown", "json"), "markdown")
+    p.set_defaults(handler=run_truncation)
+
+
+def run_truncation(args) -> int:
+    from resolver.probe import load_tokenizer, truncation_markdown, truncation_report
+
+    tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else None
+    _, db = shared.open_dataset(args.dataset)
+    with db:
+        points, table, distribution = truncation_report(db, args.point_id, tokenizer)
+        labels = options.eval_names(db)
+    if args.format == "json":
+        data = {"points": points.drop(columns=["sources"]).to_dict(orient="records"),
+                "samples": table.to_dict(orient="records"), "distribution": distribution}
+        output.write_output("truncation.json", common.to_json(data), None)
+    else:
+        output.write_output("truncation.md", truncation_markdown(points, table, distribution, labels), None)
+    return 0

@@ -1,0 +1,90 @@
+"""The command layer of analyze.py and probe.py (resolver/cli; docs/architecture.md):
+the computation packages never parse argv or print, the missing-PointsDB hint comes
+from the caller, and the movies theme audit's two steps run from resolver.cli."""
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from resolver.core import UserError
+
+REPO = Path(__file__).resolve().parent.parent
+COMPUTING = ("analysis", "probe", "audit", "plots")
+
+
+def _command_code(path: Path) -> list[str]:
+    """argparse imports, print calls, sys.exit and sys.stdout / sys.stderr uses in a file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import) and any(a.name == "argparse" for a in node.names):
+            found.append(f"{path.name}:{node.lineno} import argparse")
+        elif isinstance(node, ast.ImportFrom) and node.module == "argparse":
+            found.append(f"{path.name}:{node.lineno} from argparse")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+            found.append(f"{path.name}:{node.lineno} print")
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "sys" \
+                and node.attr in ("exit", "stdout", "stderr", "argv"):
+            found.append(f"{path.name}:{node.lineno} sys.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("package", COMPUTING)
+def test_computation_packages_neither_parse_nor_print(package):
+    found = [hit for path in sorted((REPO / "resolver" / package).rglob("*.py")) for hit in _command_code(path)]
+    assert found == []
+
+
+def test_the_scan_sees_command_code(tmp_path):
+    """The scan itself can fail: a file with each forbidden use."""
+    planted = tmp_path / "planted.py"
+    planted.write_text("import argparse\nimport sys\nprint('x')\nsys.stderr.write('y')\nsys.exit(2)\n")
+    assert sorted(hit.split(" ", 1)[1] for hit in _command_code(planted)) == [
+        "import argparse", "print", "sys.exit", "sys.stderr"]
+
+
+def _dataset_without_db(tmp_path, name: str = "lonely.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps({"name": "lonely", "db": str(tmp_path / "missing.db"),
+                                "cohorts": []}), encoding="utf-8")
+    return path
+
+
+def test_a_missing_pointsdb_names_what_builds_it(tmp_path):
+    from resolver.analysis import open_dataset
+    from resolver.cli.analyze import shared
+
+    path = _dataset_without_db(tmp_path)
+    with pytest.raises(UserError) as caught:
+        open_dataset(path)
+    assert str(caught.value) == (f"PointsDB {tmp_path / 'missing.db'} does not exist yet; fetch the published results with: "
+                       f"python data.py pull dataset {path}; or build it from your own runs with: "
+                       f"python evaluate.py --dataset {path}")
+    with pytest.raises(UserError, match=r"does not exist yet; custom hint for .*lonely\.json$"):
+        open_dataset(path, missing_hint=lambda p: f"custom hint for {p}")
+    # the command layer's hint also names the simulated data where there is some (the demo)
+    demo = _dataset_without_db(tmp_path, "demo.json")
+    with pytest.raises(UserError) as caught:
+        shared.open_dataset(demo)
+    assert str(caught.value) == (f"PointsDB {tmp_path / 'missing.db'} does not exist yet; fetch the published "
+                                 f"results with: python data.py pull dataset {demo}; or generate simulated data "
+                                 f"with: python3 -m resolver.demo --no-serve; or build it from your own runs with: "
+                                 f"python evaluate.py --dataset {demo}")
+
+
+def test_theme_agreement_commands(tmp_path, capsys):
+    from resolver.cli import theme_agreement
+
+    sample = (REPO / "docs" / "movies-theme-sample.tsv").read_text(encoding="utf-8").splitlines()
+    film, theme = sample[0].split("\t")
+    labels = tmp_path / "labels.tsv"
+    labels.write_text(f"{film}\t{theme}\tyes\n", encoding="utf-8")
+    assert theme_agreement.main(["compare", str(labels)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("1 pairs, agreement ")
+    assert theme_agreement.main([]) == 2
+    assert capsys.readouterr().err.strip() == theme_agreement.USAGE
+    assert theme_agreement.main(["sample"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 150
