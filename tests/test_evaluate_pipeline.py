@@ -496,6 +496,7 @@ def _outcome_name(rec):
 
 def test_dataset_offline_regrades_without_touching_files(dataset, tmp_path):
     from resolver.grading.answers import grade_record
+    from resolver.tasks import task_of_record
 
     db = tmp_path / "data" / "pointsdb-r1.db"
     files = all_ndjson(tmp_path / "data")
@@ -505,7 +506,7 @@ def test_dataset_offline_regrades_without_touching_files(dataset, tmp_path):
         for i, r in enumerate(recs):
             if i % 2 == 0:
                 r["is_correct"], r["is_valid"], r["is_truncated"] = not r["is_correct"], True, False
-            new = _outcome_name({**r, **grade_record(r)})
+            new = _outcome_name({**r, **grade_record(r, task_of_record(r))})
             tally = changed.setdefault(r["base_task"], [0, 0])
             tally[0] += 1
             tally[1] += new != _outcome_name(r)
@@ -520,7 +521,7 @@ def test_dataset_offline_regrades_without_touching_files(dataset, tmp_path):
         target = regraded_copy / path.relative_to(tmp_path / "data")
         target.parent.mkdir(parents=True, exist_ok=True)
         recs = [json.loads(line) for line in path.read_text().splitlines()]
-        target.write_text("".join(json.dumps({**r, **grade_record(r)}) + "\n" for r in recs))
+        target.write_text("".join(json.dumps({**r, **grade_record(r, task_of_record(r))}) + "\n" for r in recs))
     check_against_raw(db, all_ndjson(regraded_copy))
     again = run_script("evaluate.py", "--dataset", dataset, "--offline", check=True)
     assert "up to date" in again.stdout

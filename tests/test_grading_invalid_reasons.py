@@ -19,7 +19,7 @@ from resolver.analysis.invalid_reasons import count_reasons, describe, families
 from resolver.grading.answer_reasons import INVALID_REASONS
 from resolver.grading.answers import grade, grade_record
 from resolver.ingest.records import _VERDICTS
-from resolver.tasks import get_task
+from resolver.tasks import get_task, task_of_record
 
 CASES = json.loads((Path(__file__).resolve().parent / "grading_corpus" / "cases.json").read_text(encoding="utf-8"))
 
@@ -82,8 +82,9 @@ def test_valid_answers_have_no_reason(content, correct):
 def test_a_reason_never_changes_a_verdict_and_grade_record_reads_the_reasoning_field():
     record = {**CASES["arithmetic-neg"], "base_task": "arithmetic", "answer": None,
               "reasoning": "First -4 + -1 = -5, then", "timings": {"finish_reason": "stop"}}
-    assert grade_record(record)["invalid_reason"] == "unfinished_reasoning"
-    assert grade_record({**record, "reasoning": None})["invalid_reason"] == "empty"
+    task = task_of_record(record)
+    assert grade_record(record, task)["invalid_reason"] == "unfinished_reasoning"
+    assert grade_record({**record, "reasoning": None}, task)["invalid_reason"] == "empty"
 
 
 def test_ingest_reads_a_recorded_reason_and_never_refuses_one():

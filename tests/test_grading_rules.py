@@ -10,7 +10,7 @@ import pytest
 from resolver.grading import answers as answers
 from resolver.grading.answer_kinds import choice_options, extract_by_kind
 from resolver.grading.answers import grade, grade_record, verdict
-from resolver.tasks import get_task
+from resolver.tasks import get_task, task_of_record
 from resolver.tasks.base import Task
 
 MOVIES = ("Which movie belongs with this group: Up, Cars?\n\nOptions:\n(A) A Quiet Place\n"
@@ -115,7 +115,7 @@ def test_without_the_problem_text_letters_still_grade():
 def test_grade_record_uses_the_records_problem_text():
     record = {"base_task": "movies", "input": MOVIES, "target": "(C)", "response_enum": ["(A)", "(B)", "(C)", "(D)"],
               "answer": "<think>...</think>\n\n**Final Answer:** A Star Is Born", "timings": {"finish_reason": "stop"}}
-    graded = grade_record(record)
+    graded = grade_record(record, task_of_record(record))
     assert graded["extracted_answer"] == "(C)" and graded["is_correct"] is True
 
 

@@ -20,6 +20,7 @@ from resolver.config.manifold import load_config
 from resolver.config.prompts import build_request, load_sampler
 from resolver.grading.answers import grade_record
 from resolver.records.schema import RECORD_FIELDS
+from resolver.tasks import task_of_record
 from tests.support.runner import (
     REPO,
     SAMPLER,
@@ -66,7 +67,7 @@ def test_normal_run_writes_complete_graded_records(reference):
         assert record["key"] == f"{record['task']}-{record['key'].rsplit('-', 1)[1]}"
         assert record["usage"]["completion_tokens"] > 0 and record["timings"]["finish_reason"] in ("stop", "length")
         assert {k: record[k] for k in ("normalized_answer", "extracted_answer", "is_valid", "is_correct",
-                                       "is_truncated", "invalid_reason")} == grade_record(record)
+                                       "is_truncated", "invalid_reason")} == grade_record(record, task_of_record(record))
         by_step.setdefault(record["task"], []).append(record)
     assert len(by_step) == 14
     for step, recs in by_step.items():

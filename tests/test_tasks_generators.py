@@ -10,7 +10,7 @@ import pytest
 
 from resolver.core.errors import UserError
 from resolver.grading.answers import grade
-from resolver.tasks import get_task, task_names
+from resolver.tasks import get_task, task_names, task_of_record
 
 OURS = ("arithmetic", "boolean", "brackets")
 PARAM_SETS = {
@@ -213,12 +213,15 @@ def test_grade_record_regrades_like_grade():
     record = {"base_task": "boolean", "target": case.target, "response_enum": case.response_enum,
               "answer": f"<think>hmm</think>**Final Answer:** {case.target.lower()}.",
               "timings": {"finish_reason": "stop"}}
-    assert grade_record(record)["is_correct"] is True
-    assert grade_record({**record, "timings": {"finish_reason": "length"}})["is_truncated"] is True
+    assert task_of_record(record) is get_task("boolean")
+    assert grade_record(record, task_of_record(record))["is_correct"] is True
+    assert grade_record({**record, "timings": {"finish_reason": "length"}}, get_task("boolean"))["is_truncated"] is True
     renamed = {**record, "base_task": "my_boolean"}
-    assert grade_record(renamed, generator="boolean")["is_correct"] is True
+    assert grade_record(renamed, task_of_record(renamed, generator="boolean"))["is_correct"] is True
     with pytest.raises(UserError, match="unknown generator 'my_boolean'"):
-        grade_record(renamed)
+        task_of_record(renamed)
+    with pytest.raises(UserError, match="record has no base_task"):
+        task_of_record({"target": case.target})
 
 
 def test_a_broken_task_module_does_not_hide_the_others(tmp_path, monkeypatch):

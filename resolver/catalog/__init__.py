@@ -1,5 +1,6 @@
 """What data exists: dataset configs (data/*.json), cohorts and their evals.json,
-eval ids, the JSON Schemas of the user files (json_schemas), and cohort.py's verify / context / report (docs/cohort.md).
+eval ids, what data/manifest.json says is published (manifest), the JSON Schemas of
+the user files (json_schemas), and cohort.py's verify / context / report (docs/cohort.md).
 """
 # Public names load on first use (resolver.lazy_exports; docs/architecture.md).
 from __future__ import annotations
@@ -24,6 +25,7 @@ __all__ = [
     "json_schemas",
     "load_dataset",
     "make_context_variant",
+    "manifest",
     "verify_cohort",
 ]
 
@@ -37,5 +39,5 @@ _HOMES = {
     "make_context_variant": "cohort_context",
     "verify_cohort": "cohort_verify",
 }
-_MODULES = {'cohort_report', 'cohorts', 'json_schemas'}
+_MODULES = {'cohort_report', 'cohorts', 'json_schemas', 'manifest'}
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, _MODULES, globals())

@@ -165,9 +165,10 @@ def clip_record(record: dict, limit: int, counter, sampler: str) -> tuple:
 def _grade_truncated(record: dict) -> dict:
     """Grade as the runner would grade a completion that hit the length limit."""
     from resolver.grading import grade_record
+    from resolver.tasks import task_of_record
 
     try:
-        graded = grade_record(record)
+        graded = grade_record(record, task_of_record(record))
     except UserError:                  # a base_task whose generator is not registered here
         graded = {"normalized_answer": None, "extracted_answer": None}
     graded.update(is_valid=False, is_correct=False, is_truncated=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from resolver.catalog.datasets import eval_files, load_evals
+from resolver.catalog.manifest import load_manifest
 from resolver.core import UserError, compile_search
 
 EVALS_FILE = "evals.json"
@@ -157,8 +158,6 @@ def looks_like_dataset(path: Path) -> bool:
 
 def manifest_runs_of(cohort_dir) -> dict:
     """{run folder key: manifest entry} that data/manifest.json records for this cohort."""
-    from resolver.share import load_manifest
-
     for folder in _ancestors(cohort_dir):
         path = folder / "manifest.json"
         if path.is_file():

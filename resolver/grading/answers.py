@@ -19,15 +19,14 @@ runner, batch import, the simulator's self-checks, `evaluate.py --offline`):
    (`resolver.grading.answer_reasons.INVALID_REASONS`).
 
 Every function here is pure, so re-grading stored text gives the runner's verdicts.
-Dependencies run one way at import time: tasks.base -> answer_kinds -> answer_text;
-answers looks a task up in the registry only when grading (docs/architecture.md).
+The caller hands over the task object: grading sits a layer below tasks (tasks.base reads
+answers with answer_kinds), so it never imports the registry (docs/architecture.md, "Layers").
 """
 from __future__ import annotations
 
 import re
 from functools import lru_cache
 
-from resolver.core import UserError
 from resolver.grading.answer_kinds import canonical_target, choice_options, extract_by_kind
 from resolver.grading.answer_reasons import INVALID_REASONS, invalid_reason
 from resolver.grading.answer_text import clean_line, final_answer_text, first_line, strip_reasoning
@@ -40,16 +39,6 @@ GRADER_VERSION = 3
 
 __all__ = ["GRADER_VERSION", "INVALID_REASONS", "canonical_target", "extract_by_kind", "final_answer_text",
            "strip_reasoning", "grade", "grade_record", "echoes_format", "verdict"]
-
-
-def _resolve_task(task):
-    # Deferred: tasks.base imports this package's answer readers, so the registry is
-    # imported only when a task is named, never while the packages load.
-    if not isinstance(task, str):
-        return task
-    from resolver.tasks import get_task
-
-    return get_task(task)
 
 
 @lru_cache(maxsize=256)
@@ -72,13 +61,12 @@ def grade(task, case_fields: dict, answer: str | None, finish_reason: str | None
           reasoning: str | None = None) -> dict:
     """Grade one completion of one test case.
 
-    `task` is a Task or a registered generator name; `case_fields` needs `target`
+    `task` is a Task (`resolver.tasks.get_task(name)`); `case_fields` needs `target`
     and `response_enum`, and `input` (the problem) for choice tasks, whose option
     texts are read from it. `reasoning` (a separate reasoning field) is never graded;
     it only tells a reasoning-only reply from an empty one. Returns the grading
     fields of the runner record: the five verdict fields and `invalid_reason`.
     """
-    task = _resolve_task(task)
     enum = case_fields.get("response_enum")
     truncated = finish_reason == "length"
     visible = strip_reasoning(answer)
@@ -113,16 +101,12 @@ def verdict(graded: dict) -> str:
     return "correct" if graded.get("is_correct") else "wrong"
 
 
-def grade_record(record: dict, generator: str | None = None) -> dict:
-    """Re-grade a stored runner record with the current rules.
+def grade_record(record: dict, task) -> dict:
+    """Re-grade a stored runner record with the current rules, as `task` grades it.
 
-    The generator is `generator` when given, else the record's `base_task` (the
-    config task name, which equals the generator name unless a config renames it).
+    The task of a record is `resolver.tasks.task_of_record(record)`: its base_task's
+    generator, unless the caller knows a config renamed it.
     """
-    name = generator or record.get("base_task")
-    if not name:
-        raise UserError("record has no base_task; cannot tell which generator grades it")
-    task = _resolve_task(name)
     finish = (record.get("timings") or {}).get("finish_reason")
     reasoning = record.get("reasoning")
     return grade(task, record, record.get("answer"), finish, reasoning if isinstance(reasoning, str) else None)

@@ -20,8 +20,9 @@ GRADED_FIELDS = ("normalized_answer", "extracted_answer", "is_valid", "is_correc
 def regrade_record(record: dict) -> dict:
     """The record with the current grader's verdict fields and grader_version (in place)."""
     from resolver.grading import GRADER_VERSION, grade_record
+    from resolver.tasks import task_of_record
 
-    graded = grade_record(record)
+    graded = grade_record(record, task_of_record(record))
     for name in GRADED_FIELDS:
         if name in graded:
             record[name] = graded[name]

@@ -335,6 +335,7 @@ def _regrade(job: ScanJob, samples: pa.Table, problems: list):
     A record Python's json cannot load cannot be re-graded: it is refused like a bad record.
     """
     from resolver.grading import GRADER_VERSION, grade_record
+    from resolver.tasks import task_of_record
 
     wanted: dict[int, dict[int, int]] = {}
     file_no = samples.column("file_no").to_numpy() - job.first_file_no
@@ -357,7 +358,7 @@ def _regrade(job: ScanJob, samples: pa.Table, problems: list):
                 problems.append((f, number, problem))
                 refused[row] = False
                 continue
-            graded = {**record, **grade_record(record)}
+            graded = {**record, **grade_record(record, task_of_record(record))}
             new = outcome_of(graded)
             tally = regraded.setdefault(record["base_task"], [0, 0])
             tally[0] += 1

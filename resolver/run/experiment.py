@@ -267,12 +267,14 @@ def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage:
     `generator` is the step's (``Step.generator``); without it the record's base_task is
     taken as the generator's name. `reasoning` is added last, only when non-empty.
     """
+    from resolver.tasks import get_task
+
     name = generator or blank["base_task"]
     record = dict(blank)
     record["answer"] = answer
     record["usage"] = usage
     record["timings"] = {"termination_reason": termination_reason, "finish_reason": finish_reason}
-    record.update(grade(name, blank, answer, finish_reason, reasoning))
+    record.update(grade(get_task(name), blank, answer, finish_reason, reasoning))
     record["grader_version"] = GRADER_VERSION
     record["text_size"] = text_size(reasoning, answer)
     record.pop("reasoning", None)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
-import re
 import shutil
 import stat
 import tarfile
@@ -34,6 +33,7 @@ from pathlib import Path, PurePosixPath
 import zstandard
 from tqdm import tqdm
 
+from resolver.catalog.manifest import is_blob_name
 from resolver.core import UserError
 from resolver.share import tarsafe as tarsafe
 from resolver.share.tarsafe import UnsafeArchive
@@ -43,7 +43,6 @@ ZSTD_LEVEL = 3
 CHUNK = 1 << 20
 FILE_MODE = 0o644
 DIR_MODE = 0o755
-_BLOB_NAME = re.compile(r"^[0-9a-f]{64}$")
 
 
 class CorruptBlob(UserError):
@@ -71,10 +70,6 @@ class PackResult:
 
 
 # ---------------------------------------------------------------- names and paths
-
-def is_blob_name(text: str) -> bool:
-    return bool(_BLOB_NAME.match(text or ""))
-
 
 def blob_path(cache_dir, blob: str) -> Path:
     """Where a blob lives in a cache or a directory remote: <xx>/<sha256>.tar.zst."""

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from resolver.catalog import cohorts as cohortlib
 from resolver.catalog import load_dataset
+from resolver.catalog.manifest import Manifest
 from resolver.core import UserError
-from resolver.share.manifest import Manifest
 
 SCOPES = ("eval", "cohort", "dataset")
 _EVAL_ID = re.compile(r"^[0-9a-f]{6}$")

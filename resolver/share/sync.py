@@ -19,10 +19,11 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from resolver.catalog.manifest import Entry, Manifest
 from resolver.core import UserError
 from resolver.share import blobs as blobs
 from resolver.share.blobs import CorruptBlob
-from resolver.share.manifest import Entry, Manifest, update_manifest, write_json_atomic
+from resolver.share.manifest import update_manifest, write_json_atomic
 from resolver.share.remote_base import part_path
 from resolver.share.remotes import DEFAULT_REMOTE
 from resolver.share.scopes import Item, Scope, local_items, manifest_items, never_pushed

@@ -55,9 +55,18 @@ def get_task(name: str) -> Task:
         raise UserError(f"unknown generator {name!r}; valid generators: {choices_text(_REGISTRY)}") from None
 
 
+def task_of_record(record: dict, generator: str | None = None) -> Task:
+    """The task that grades a stored runner record: `generator` when given, else the record's
+    `base_task` (the config task name, which equals the generator name unless a config renames it)."""
+    name = generator or record.get("base_task")
+    if not name:
+        raise UserError("record has no base_task; cannot tell which generator grades it")
+    return get_task(name)
+
+
 def task_names() -> list[str]:
     _discover()
     return sorted(_REGISTRY)
 
 
-__all__ = ["Param", "Task", "TestCase", "register", "get_task", "task_names", "skipped_guess_rates"]
+__all__ = ["Param", "Task", "TestCase", "register", "get_task", "task_of_record", "task_names", "skipped_guess_rates"]

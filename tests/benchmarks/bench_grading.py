@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from resolver.grading.answers import grade_record  # noqa: E402
 from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, graded_record, messages_for  # noqa: E402
+from resolver.tasks import task_of_record  # noqa: E402
 
 ROUNDS = 50  # tiny: 14 steps x 4 samples x ROUNDS records
 WORDS = "so the value of this part is then we add carry check again wait yes".split()
@@ -57,11 +58,16 @@ def _rate(fn, lines) -> float:
     return len(lines) / (time.perf_counter() - start)
 
 
+def _regrade(record: dict) -> dict:
+    """What evaluate.py --offline does per record: find its task, grade it again."""
+    return grade_record(record, task_of_record(record))
+
+
 def main() -> None:
     lines = _lines()
     mb = sum(len(l) for l in lines) / 1e6
     parse = _rate(json.loads, lines)
-    graded = _rate(lambda line: grade_record(json.loads(line)), lines)
+    graded = _rate(lambda line: _regrade(json.loads(line)), lines)
     ratio = graded / parse
     result = {"records": len(lines), "megabytes": round(mb, 1), "parse_per_s": round(parse),
               "parse_and_grade_per_s": round(graded), "ratio": round(ratio, 3)}
