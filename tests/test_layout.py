@@ -228,18 +228,11 @@ ALLOWED_IMPORTS: dict[tuple[str, str], str] = {}
 # packages they leave stay where docs/architecture.md's "Layers" puts them. Emptied once the
 # command layer has landed; test_every_exception_is_still_needed says which entries are done.
 PENDING_RESTRUCTURE: dict[tuple[str, str], str] = {
-    ("resolver/analysis/compare_cli.py", "plots"): "analyze.py compare's handler draws its PNGs; moves to resolver/cli/",
-    ("resolver/analysis/forensics_cli.py", "plots"): "analyze.py's forensics handlers draw PNGs; move to resolver/cli/",
-    ("resolver/analysis/position_cli.py", "plots"): "analyze.py's position handlers draw PNGs; move to resolver/cli/",
-    ("resolver/analysis/common.py", "sim"): "imports sim only to word an error message of the flag half, "
-                                           "which moves to resolver/cli/",
-    ("resolver/probe/cli.py", "plots"): "probe.py's handlers draw PNGs; move to resolver/cli/",
-    ("resolver/audit/cli.py", "analysis"): "the audit command borrows analysis' output writers; moves to resolver/cli/",
     ("resolver/stats/paired_coverage.py", "plots"): "a simulation study with its own command line, "
                                                     "moving out of the library",
 }
 # Packages the layer order names before they exist on this branch.
-PENDING_PACKAGES = {"cli": "the command package, created by the command-layer restructuring"}
+PENDING_PACKAGES: dict[str, str] = {}
 
 
 def _excepted(file: str, target: str) -> bool:
@@ -485,17 +478,6 @@ _MOVES = "a command's own code (flags, output, exit codes); moves to resolver/cl
 _OUTPUT = "a library function's output lines; the command layer takes them (returned data or a reporter)"
 _STUDY = "a simulation study with its own command line; moves out of the library"
 PENDING_COMMAND_CODE: dict[tuple[str, str], str] = {
-    ("resolver/analysis/common.py", "argparse"): _MOVES,
-    ("resolver/analysis/common.py", "sys.stderr.write"): _MOVES,
-    ("resolver/analysis/compare_cli.py", "argparse"): _MOVES,
-    ("resolver/analysis/forensics_cli.py", "argparse"): _MOVES,
-    ("resolver/analysis/position_cli.py", "argparse"): _MOVES,
-    ("resolver/analysis/position_cli.py", "sys.stderr.write"): _MOVES,
-    ("resolver/audit/cli.py", "argparse"): _MOVES,
-    ("resolver/audit/cli.py", "sys.stderr.write"): _MOVES,
-    ("resolver/audit/cli.py", "sys.stdout.write"): _MOVES,
-    ("resolver/audit/theme_agreement.py", "print"): _OUTPUT,
-    ("resolver/audit/theme_agreement.py", "sys.exit"): _OUTPUT,
     ("resolver/catalog/cohort_context.py", "print"): _OUTPUT,
     ("resolver/core/bootstrap.py", "print"): _OUTPUT,
     ("resolver/core/cli.py", "argparse"): _MOVES,
@@ -508,8 +490,6 @@ PENDING_COMMAND_CODE: dict[tuple[str, str], str] = {
     ("resolver/llamacpp/__main__.py", "print"): _MOVES,
     ("resolver/llamacpp/__main__.py", "sys.exit"): _MOVES,
     ("resolver/llamacpp/build.py", "print"): _OUTPUT,
-    ("resolver/probe/cli.py", "argparse"): _MOVES,
-    ("resolver/probe/tokens.py", "sys.stderr.write"): _OUTPUT,
     ("resolver/run/api_runner.py", "print"): _OUTPUT,
     ("resolver/run/api_runner.py", "sys.stderr.write"): _OUTPUT,
     ("resolver/run/batch.py", "print"): _OUTPUT,
