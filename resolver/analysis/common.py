@@ -16,6 +16,10 @@ from resolver.core import UserError, choices_text, markdown_table
 
 MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 DEFAULT_MODE = "C_P"
+# analyze.py compare's defaults live here, not in analysis/compare.py, so that building
+# analyze.py's parser (--help) loads no scipy (docs/performance.md).
+DEFAULT_DELTA = 0.03
+DEFAULT_TOP = 10
 NONE_DIMENSION = "none"
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from resolver import stats
+from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP
 from resolver.analysis.scores import DEGREE_COLUMN, group_order, tier_name
 from resolver.core import UserError
 from resolver.stats import paired
@@ -27,8 +28,6 @@ from resolver.stats import paired
 __all__ = ["ALPHA", "DEFAULT_DELTA", "DEFAULT_TOP", "compare_evals", "pair_samples", "point_frame"]
 
 ALPHA = 0.05
-DEFAULT_DELTA = 0.03
-DEFAULT_TOP = 10
 ALL = "all"
 _KEY = "_key"
 _POINT_COLUMNS = ["id", "eval_id", "base_task", "params", "task_version", DEGREE_COLUMN, "outcome", "sample_index",

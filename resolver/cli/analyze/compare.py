@@ -10,9 +10,9 @@ import argparse
 import re
 
 from resolver.analysis import common
+from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP
 from resolver.cli.analyze import flags, output, shared
 from resolver.core import UserError
-from resolver.stats import MODES
 
 __all__ = ["choose_evals", "delta_value", "register_compare", "run_compare"]
 
@@ -30,8 +30,6 @@ def delta_value(text: str) -> float:
 
 
 def register_compare(subparsers) -> None:
-    from resolver.analysis.compare import DEFAULT_DELTA, DEFAULT_TOP
-
     p = subparsers.add_parser("compare", help="paired comparison of two evals on the same problems (B - A per cell)",
                               description="Paired difference B - A of two evals per (tier, group) cell and overall, "
                                           "with paired and unpaired 95% intervals, Holm-corrected verdicts, the "
@@ -41,7 +39,7 @@ def register_compare(subparsers) -> None:
     p.add_argument("--search", help="regex on model name or label (case-insensitive) choosing the two evals; "
                                     "with an eval_id filter, keeps its order")
     flags.add_dimension_arg(p, "--group-by", "base_task", "group dimension of the cells", allow_none=False)
-    flags.add_mode_arg(p, MODES)
+    flags.add_mode_arg(p)
     p.add_argument("--delta", type=delta_value, default=DEFAULT_DELTA,
                    help=f"difference the samples-needed estimate should decide (default {DEFAULT_DELTA})")
     p.add_argument("--top", type=flags.positive_int, default=DEFAULT_TOP,
