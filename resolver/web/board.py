@@ -87,7 +87,7 @@ class Board:
         agg = self.agg
         if manifolds:
             agg = agg[agg[MANIFOLD_COLUMN].astype(str).isin(manifolds)]
-        out = {}
+        out: dict[tuple, dict] = {}
         if agg.empty:
             return out
         for by, tier_of in ((("eval_id", scores.DEGREE_COLUMN, self.group_by), lambda r: scores.tier_name(r[scores.DEGREE_COLUMN])),
@@ -168,8 +168,9 @@ def best_values(rows: list) -> dict:
     """The best value of every column over the rows: highest score / ratio / cell center, fewest tokens."""
     # a ratio without evidence of skill is no best: a guesser's short answers would win it
     skilled = [r for r in rows if r.get("skill", True)]
-    best = {"score": _max(r["score"] for r in rows), "ratio": _max(r["ratio"] for r in skilled),
-            "tokens": -_max(-r["tokens"] for r in rows if _is_number(r["tokens"])) if rows else math.nan}
+    best: dict[str, float | dict] = {
+        "score": _max(r["score"] for r in rows), "ratio": _max(r["ratio"] for r in skilled),
+        "tokens": -_max(-r["tokens"] for r in rows if _is_number(r["tokens"])) if rows else math.nan}
     groups = {g for r in rows for g in r["cells"]}
     best["cells"] = {g: _max(r["cells"][g]["center"] for r in rows if r["cells"].get(g)) for g in groups}
     return best

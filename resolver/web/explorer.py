@@ -10,6 +10,8 @@ samples (prompt, reasoning, answer). The whole state, inspected point included, 
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html, no_update
 
 from resolver.analysis import format_value
@@ -24,7 +26,7 @@ from resolver.web.samples import render_sample
 DEFAULT_EVALS = 2
 # plotly draws 3-D scenes at twice the screen resolution by default; at 1x a redraw costs a quarter
 # of the pixels, which is what decides its time wherever WebGL runs in software.
-SURFACE_CONFIG = {"displaylogo": False, "plotGlPixelRatio": 1}
+SURFACE_CONFIG: dcc.Graph.Config = {"displaylogo": False, "plotGlPixelRatio": 1}
 # Kept for callers of the old names.
 surface_figure, line_figure, projection_figure, token_figure = (figs.surface_figure, figs.line_figure,
                                                                 figs.projection_figure, figs.token_figure)
@@ -40,7 +42,7 @@ def build_app(dataset, db, tokenizer=None, url_base_pathname: str = "/", tokeniz
         raise UserError("no task of the dataset has points in any view; nothing to draw")
     app = make_app(f"ReasonScape explorer — {dataset.name}", url_base_pathname)
     nav = {k: v for k, v in (links or {}).items() if k != "explorer"}
-    loading = {"type": "circle", "delay_show": 250}
+    loading: dict[str, Any] = {"type": "circle", "delay_show": 250}
     app.layout = layout.page("Explorer", f"{dataset.name} · {len(land.eval_ids)} evals · {len(land.tasks)} tasks", [
         dcc.Location(id="ex-url", refresh=False),
         dcc.Store(id="ex-state"), dcc.Store(id="ex-point-store"), dcc.Store(id="ex-camera"), dcc.Store(id="ex-scroll"),
@@ -279,9 +281,10 @@ def _draw_key(ident: str, manifold: str, mode: str) -> str:
 
 def _no_data(land: Landscape, ident: str, eval_id: str, manifold: str):
     where = "" if manifold == ALL_MANIFOLDS else f" in manifold entry {manifold}"
+    data_attributes: dict[str, Any] = {"data-eval": eval_id}
     return html.Div(f"{land.labels.get(eval_id, eval_id)} has no points of {ident}{where}: this eval did not run "
                     "that part of the task. Choose another manifold entry, view or eval.",
-                    className="rs-panel rs-empty ex-no-data", **{"data-eval": eval_id})
+                    className="rs-panel rs-empty ex-no-data", **data_attributes)
 
 
 def point_details(land: Landscape, ident: str, eval_id: str, coords: dict, manifold: str = ALL_MANIFOLDS,

@@ -6,6 +6,8 @@ functions only lay them out. Each figure names the statistics mode it shows.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dash import dcc, html
 
 from resolver.web import theme
@@ -148,9 +150,10 @@ def projection_figure(land: Landscape, ident: str, eval_ids: tuple, selected: di
     count = len(view.dims)
     gap = 0.1
     width = (1 - gap * (count - 1)) / count
-    data, layout = [], {"title": _title(f"{mode} projections (dashed: the inspected point)"), "height": 340,
-                        "margin": {"t": 50, "b": 40, "l": 50, "r": 10},
-                        "legend": {"orientation": "h", "y": -0.3}}
+    data: list[dict] = []
+    layout: dict[str, Any] = {"title": _title(f"{mode} projections (dashed: the inspected point)"), "height": 340,
+                              "margin": {"t": 50, "b": 40, "l": 50, "r": 10},
+                              "legend": {"orientation": "h", "y": -0.3}}
     for k, dim in enumerate(view.dims):
         suffix = "" if k == 0 else str(k + 1)
         table = land.projection(ident, dim, eval_ids, manifold, mode)

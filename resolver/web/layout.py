@@ -1,6 +1,8 @@
 """The page shell and small layout helpers shared by the three apps."""
 from __future__ import annotations
 
+from typing import Any
+
 from dash import html
 
 
@@ -18,7 +20,7 @@ def page(title: str, subtitle: str, body: list, nav: dict | None = None):
 
 def help_mark(text: str, ident: str | None = None):
     """A small (?) whose tooltip explains the control next to it."""
-    props = {"id": ident} if ident else {}
+    props: dict[str, Any] = {"id": ident} if ident else {}
     return html.Span("?", className="rs-help", title=text, tabIndex="0", **props)
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from typing import Any
 
-from dash import dash_table, html
+from dash import html
+from dash.dash_table.DataTable import DataTable
 
 from resolver.core import UserError
 from resolver.stats import MODE_DESCRIPTIONS
@@ -177,7 +179,7 @@ def grid(result: dict, group_order: list, labels: dict) -> dict:
 
 
 def _table(content: dict):
-    return dash_table.DataTable(
+    return DataTable(
         id="lb-diff-table", columns=content["columns"], data=content["data"],
         style_data_conditional=content["styles"], tooltip_data=content["tooltips"], tooltip_delay=300,
         tooltip_duration=None, cell_selectable=False, style_table={"overflowX": "auto", "minWidth": "100%"},
@@ -206,8 +208,8 @@ def _point_line(differ: Differences, base: str, result: dict, point: dict, first
     link = differ.explorer_link(base, result, point)
     text = (f"{point['base_task']} {params} ({point['tier']}): B − A {signed(point['diff'])} "
             f"{_interval(point['paired'])} over {point['pairs']} pairs · ")
-    anchor = html.A("open in explorer", href=link, className="rs-link lb-diff-point-link",
-                    **({"id": "lb-diff-explorer"} if first else {}))
+    anchor_id: dict[str, Any] = {"id": "lb-diff-explorer"} if first else {}
+    anchor = html.A("open in explorer", href=link, className="rs-link lb-diff-point-link", **anchor_id)
     return html.Li([text, anchor])
 
 

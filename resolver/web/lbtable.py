@@ -13,7 +13,7 @@ import io
 import json
 import math
 
-from dash import dash_table
+from dash.dash_table.DataTable import DataTable
 
 from resolver.analysis import NO_SKILL_MARK, NO_SKILL_NOTE, scores, skilled_first_key
 from resolver.analysis import describe as describe_reasons
@@ -39,7 +39,7 @@ HELP = {
 
 
 def datatable():
-    return dash_table.DataTable(
+    return DataTable(
         id="lb-table", data=[], columns=[], sort_action="custom", sort_mode="single", sort_by=[],
         page_action="none", cell_selectable=False, markdown_options={"html": True, "link_target": "_self"},
         style_table={"overflowX": "auto", "minWidth": "100%"}, tooltip_delay=300, tooltip_duration=None,
@@ -143,6 +143,7 @@ def model_cell(row: dict, links: dict) -> str:
 def cell_text(cell: dict | None, task: dict | None) -> str:
     if not cell:
         return scores.MISSING_CELL
+    assert task is not None, "a cell is shown only for a task with points (selected_rows)"
     text = scores.format_cell(cell["center"], cell["margin"], task["truncated_ratio"], task["point_count"],
                               task["expected_points"], task["is_incomplete"], bool(cell.get("below_chance")))
     return text
@@ -159,7 +160,9 @@ def table_content(board: Board, shown: list, rows: list, columns: list, state: d
     if board.grader_versions:
         table_columns.append({"name": "Grader", "id": "_grader"})
     table_columns += [{"name": str(g), "id": str(g)} for g in columns]
-    data, styles, tooltips = [], [], []
+    data: list[dict] = []
+    styles: list[dict[str, object]] = []
+    tooltips: list[dict] = []
     for index, row in enumerate(shown):
         record = {"id": row["eval_id"], "_rank": row["rank"], "_model": model_cell(row, links),
                   "_score": scores.format_score(row["score"], row["incomplete"]),
@@ -178,7 +181,7 @@ def table_content(board: Board, shown: list, rows: list, columns: list, state: d
         for group in columns:
             key, task, cell = str(group), row["cells"].get(group), row["shown"].get(group)
             record[key] = cell_text(cell, task)
-            style = {"if": {"row_index": index, "column_id": key}}
+            style: dict[str, object] = {"if": {"row_index": index, "column_id": key}}
             if not cell:
                 styles.append({**style, "backgroundColor": theme.MISSING_COLOUR, "color": "#6b7385"})
                 tips[key] = f"{group}: no data"

@@ -33,7 +33,8 @@ def prompt_text(record: dict) -> str:
 
 def split_reasoning(record: dict) -> tuple[str, str]:
     """(reasoning, answer): a separate reasoning field, else the <think> block of the answer."""
-    answer = record.get("answer") if isinstance(record.get("answer"), str) else ""
+    raw = record.get("answer")
+    answer = raw if isinstance(raw, str) else ""
     reasoning = record.get("reasoning") or record.get("reasoning_content") or ""
     if not reasoning and "<think>" in answer:
         found = _THINK.search(answer)

@@ -29,7 +29,7 @@ DEFAULT_EVALS = 3
 
 def group_label(value) -> str:
     """3.0 -> '3', 2.5 -> '2.5', 'add' -> 'add'."""
-    if isinstance(value, numbers.Number) and not isinstance(value, bool):
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
         number = float(value)
         return str(int(number)) if number.is_integer() else f"{number:g}"
     return str(value)

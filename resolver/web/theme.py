@@ -65,10 +65,14 @@ def text_colour_on(background: str) -> str:
 
 def _rgb(colour: str) -> tuple[float, float, float]:
     colour = colour.strip()
+    parts: list[float]
     if colour.startswith("#"):
-        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    inside = colour[colour.index("(") + 1:colour.index(")")]
-    return tuple(float(x) for x in inside.split(",")[:3])
+        parts = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    else:
+        inside = colour[colour.index("(") + 1:colour.index(")")]
+        parts = [float(x) for x in inside.split(",")[:3]]
+    r, g, b = parts
+    return r, g, b
 
 
 def eval_colour(index: int) -> str:
