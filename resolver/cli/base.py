@@ -1,4 +1,4 @@
-"""Shared plumbing for the thin entry scripts: one-line errors, exit codes."""
+"""Shared plumbing of the commands: argparse with one-line errors, exit codes, `run_main`."""
 from __future__ import annotations
 
 import argparse

@@ -1,0 +1,33 @@
+"""The command layer: every script's flags, printed output, exit codes and output files.
+
+One module per command (runner, evaluate, cohort, data, leaderboard, explorer, spiderweb,
+and the `python -m resolver.X` commands demo, simulator, r12sim, llamacpp, agreement), the
+shared plumbing in `base` (one-line errors, exit 2 / 130) and the `reasonscape` dispatcher in
+`commands`. It is the top layer: it may import every other package, and nothing in resolver/
+imports it; the root scripts and the `resolver/<shim>.py` files are a few lines that call a
+module's `main` through `run_main` (docs/architecture.md).
+"""
+from __future__ import annotations
+
+from importlib import import_module
+
+from resolver.cli.base import EXIT_INTERRUPTED, EXIT_USAGE, ArgParser, positive_int, run_main
+
+# Command modules load on first use (PEP 562), so `import resolver.cli` stays cheap.
+COMMANDS = ("agreement", "cohort", "commands", "data", "demo", "evaluate", "explorer", "leaderboard",
+            "llamacpp", "r12sim", "runner", "simulator", "spiderweb")
+
+__all__ = [
+    "ArgParser",
+    "EXIT_INTERRUPTED",
+    "EXIT_USAGE",
+    "positive_int",
+    "run_main",
+    *COMMANDS,
+]
+
+
+def __getattr__(name: str):
+    if name in COMMANDS:
+        return import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
