@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """analyze.py: rank, cluster, chart and dissect the models in a dataset's PointsDB."""
-from resolver.core import ArgParser, run_main
+from resolver.cli import ArgParser, run_main
 
 
 def main(argv=None):

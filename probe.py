@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """probe.py: deep inspection of raw traces -- prompt spectra, failures, repetition loops --
 and the shortcut audit of a config's generators."""
-from resolver.core import ArgParser, run_main
+from resolver.cli import ArgParser, run_main
 
 
 def main(argv=None):

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from resolver.core import UserError, choices_text, markdown_table, positive_int
+from resolver.cli import positive_int
+from resolver.core import UserError, choices_text, markdown_table
 
 MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 DEFAULT_MODE = "C_P"

@@ -6,8 +6,8 @@ import sys
 
 def register(subparsers) -> None:
     from resolver.audit.shortcuts import MIN_SAMPLES
+    from resolver.cli import positive_int
     from resolver.config import DENSITIES
-    from resolver.core import positive_int
 
     p = subparsers.add_parser(
         "shortcuts", help="shortcut audit: do question-blind rules beat guess_chance on a config's problems?",

@@ -13,21 +13,31 @@ from importlib import import_module
 
 from resolver.cli.base import EXIT_INTERRUPTED, EXIT_USAGE, ArgParser, positive_int, run_main
 
-# Command modules load on first use (PEP 562), so `import resolver.cli` stays cheap.
-COMMANDS = ("agreement", "cohort", "commands", "data", "demo", "evaluate", "explorer", "leaderboard",
-            "llamacpp", "r12sim", "runner", "simulator", "spiderweb")
-
 __all__ = [
     "ArgParser",
     "EXIT_INTERRUPTED",
     "EXIT_USAGE",
     "positive_int",
     "run_main",
-    *COMMANDS,
+    # the command modules, loaded on first use (PEP 562) so `import resolver.cli` stays cheap
+    "agreement",
+    "cohort",
+    "commands",
+    "data",
+    "demo",
+    "evaluate",
+    "explorer",
+    "leaderboard",
+    "llamacpp",
+    "r12sim",
+    "runner",
+    "simulator",
+    "spiderweb",
 ]
+_COMMANDS = frozenset(__all__[5:])
 
 
 def __getattr__(name: str):
-    if name in COMMANDS:
+    if name in _COMMANDS:
         return import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -160,7 +160,7 @@ def main(argv=None) -> int:
     print()
     print(width_by_rho(table).to_string(index=False))
     if args.figure:
-        from resolver.plots import paired_coverage_figure
+        from tests.studies.paired_coverage_figure import paired_coverage_figure
 
         paired_coverage_figure(table).savefig(args.figure)
     return 0
