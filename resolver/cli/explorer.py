@@ -1,10 +1,11 @@
 """explorer.py: 3-D accuracy surfaces, linked panels and point inspection in the browser (default :8051)."""
 from resolver.cli.base import ArgParser
+from resolver.cli.webapp import add_server_args, serve_app
 
 
 def main(argv=None):
     from resolver.probe import eval_tokenizers
-    from resolver.web import add_server_args, app_links, check_port, normalize_base_pathname, open_app_dataset, serve
+    from resolver.web import app_links, check_port, normalize_base_pathname, open_app_dataset
     from resolver.web.explorer import build_app
 
     parser = ArgParser(prog="explorer.py", description="Interactive 3-D accuracy surfaces of a dataset's views.")
@@ -19,6 +20,6 @@ def main(argv=None):
     links = app_links(args)
     dataset, db = open_app_dataset(args.dataset)
     tokenizers = eval_tokenizers(db.evals(), args.tokenizer, who="explorer.py")
-    serve(build_app(dataset, db, url_base_pathname=args.url_base_pathname, tokenizers=tokenizers,
-                    links=links), args, "explorer.py")
+    serve_app(build_app(dataset, db, url_base_pathname=args.url_base_pathname, tokenizers=tokenizers,
+                        links=links), args, "explorer.py")
 

@@ -1,9 +1,10 @@
 """leaderboard.py: browse ReasonScore rankings of a dataset in the browser (default :8050)."""
 from resolver.cli.base import ArgParser
+from resolver.cli.webapp import add_server_args, serve_app
 
 
 def main(argv=None):
-    from resolver.web import add_server_args, app_links, check_group_by, check_port, normalize_base_pathname, open_app_dataset, serve
+    from resolver.web import app_links, check_group_by, check_port, normalize_base_pathname, open_app_dataset
     from resolver.web.leaderboard import build_app
 
     parser = ArgParser(prog="leaderboard.py", description="Interactive ReasonScore rankings with heat-map cells.")
@@ -18,5 +19,5 @@ def main(argv=None):
     dataset, db = open_app_dataset(args.dataset)
     group_by = check_group_by(db, args.group_by)
     app = build_app(dataset, db, group_by, args.url_base_pathname, links=links)
-    serve(app, args, "leaderboard.py")
+    serve_app(app, args, "leaderboard.py")
 

@@ -11,6 +11,7 @@ Reference: docs/runner.md (flags) and docs/configs.md (configs, templates, sampl
 from __future__ import annotations
 
 import argparse
+import sys
 
 from resolver.cli.base import ArgParser, positive_int
 
@@ -78,24 +79,120 @@ def build_parser() -> ArgParser:
     return p
 
 
+class ShownReporter:
+    """A run's progress on stderr: a tqdm bar, lines written above it, warnings."""
+
+    def bar(self, **kwargs):
+        from tqdm import tqdm
+
+        return tqdm(file=sys.stderr, dynamic_ncols=True, **kwargs)
+
+    def note(self, line: str) -> None:
+        from tqdm import tqdm
+
+        tqdm.write(line, file=sys.stderr)
+
+    def warn(self, line: str) -> None:
+        sys.stderr.write(line + "\n")
+
+
 def dispatch(opts) -> int:
     """Run the chosen mode; returns the exit status."""
     if opts.offline is not None:
-        from resolver.run import run_offline
-
-        run_offline(opts)
-        return 0
+        return mode_offline(opts)
     if opts.mode == "write-batch":
-        from resolver.run import run_write_batch
-
-        return run_write_batch(opts)
+        return mode_write_batch(opts)
     if opts.mode == "read-batch":
-        from resolver.run import run_read_batch
+        return mode_read_batch(opts)
+    return mode_api(opts)
 
-        return run_read_batch(opts)
+
+def mode_offline(opts) -> int:
+    from resolver.run import run_offline
+
+    run = run_offline(opts, ShownReporter())
+    print(f"offline: {run.samples} samples in {run.steps} steps "
+          f"({run.rounds} round(s) x {run.count}, precision "
+          f"{run.precision!r}) written to {run.folder} in {run.seconds:.1f}s")
+    return 0
+
+
+def mode_api(opts) -> int:
+    """0 ok, 1 failed samples, 130 interrupted."""
     from resolver.run import run_api
 
-    return run_api(opts)
+    summary = run_api(opts, ShownReporter())
+    for line in summary.lines():
+        print(line)
+    if summary.interrupted:
+        print("interrupted: " + resume_hint(summary.folder))
+        return 130
+    if summary.failed:
+        print(f"{summary.failed} sample(s) failed and are not in the results; "
+              "run the same command again to retry only those")
+        return 1
+    return 0
+
+
+def resume_hint(folder) -> str:
+    return ("to resume, run the same command again: answered requests come from the cache and "
+            f"are not sent again; the partial folder {folder} can then be deleted "
+            "(the new run folder holds every sample)")
+
+
+def mode_write_batch(opts) -> int:
+    from resolver.run import run_write_batch
+
+    done = run_write_batch(opts)
+    plan = done.plan
+    if done.path is None:
+        print(f"write-batch: all {done.steps} steps are answered in the cache ({done.cache_path}); nothing to "
+              "write. Run --mode read-batch (any --batch file) or api mode to write the run folder.")
+        return 0
+    by_round: dict = {}
+    for r in plan.rounds.values():
+        by_round[r] = by_round.get(r, 0) + 1
+    rounds_text = ", ".join(f"round {r}: {n} steps" for r, n in sorted(by_round.items()))
+    print(f"write-batch: {done.lines} requests for {len(plan.rounds)} of {done.steps} steps ({rounds_text}); "
+          f"{plan.complete} steps complete")
+    print(f"batch file: {done.path}")
+    print(f"next: vllm run-batch -i {done.path} -o output.ndjson --model <path> "
+          f"--served-model-name {done.model}")
+    print("then: the same runner.py command with --mode read-batch --batch output.ndjson")
+    return 0
+
+
+def mode_read_batch(opts) -> int:
+    from resolver.client import ResponseCache
+    from resolver.run import import_batch, read_batch, replay_batch
+
+    batch = read_batch(opts)
+    output, unknown = batch.output, batch.unknown
+    for problem in output.problems[:20]:
+        print(f"batch: {problem}", file=sys.stderr)
+    if len(output.problems) > 20:
+        print(f"batch: ... and {len(output.problems) - 20} more problem lines", file=sys.stderr)
+    if unknown:
+        print(f"batch: {len(unknown)} answers have a custom_id that is not a request of this experiment "
+              f"(different config, template, sampler, model or seed?) and were ignored; "
+              f"first: {unknown[0]}", file=sys.stderr)
+    with ResponseCache(opts.cache) as cache:
+        import_batch(batch, cache)
+        print(f"read-batch: {output.lines} lines, {batch.imported} answers imported into {cache.path}, "
+              f"{batch.too_long} prompts too long for the model's context (finished samples), "
+              f"{len(output.problems)} problem lines left out, {len(unknown)} unknown ids ignored")
+        summary = replay_batch(batch, opts, cache, ShownReporter())
+    for line in summary.lines():
+        print(line)
+    if summary.incomplete:
+        names = ", ".join(name for name, _, _ in summary.incomplete[:5])
+        more = "" if len(summary.incomplete) <= 5 else f" and {len(summary.incomplete) - 5} more"
+        print(f"{len(summary.incomplete)} steps still need rounds ({names}{more}): run --mode write-batch "
+              "again, answer it with vllm run-batch, then --mode read-batch; the last read-batch's "
+              "run folder holds every sample (earlier ones can be deleted)")
+    else:
+        print("all steps complete")
+    return 0
 
 
 def check_paths(opts) -> None:

@@ -1,9 +1,10 @@
 """spiderweb.py: per-eval radar / bar profiles with archetypes in the browser (default :8051)."""
 from resolver.cli.base import ArgParser
+from resolver.cli.webapp import add_server_args, serve_app
 
 
 def main(argv=None):
-    from resolver.web import add_server_args, app_links, check_group_by, check_port, normalize_base_pathname, open_app_dataset, serve
+    from resolver.web import app_links, check_group_by, check_port, normalize_base_pathname, open_app_dataset
     from resolver.web.spiderweb import build_app
 
     parser = ArgParser(prog="spiderweb.py", description="Per-model radar chart web UI with archetypes.")
@@ -18,5 +19,5 @@ def main(argv=None):
     links = app_links(args)
     dataset, db = open_app_dataset(args.dataset)
     group_by = check_group_by(db, args.group_by)
-    serve(build_app(dataset, db, group_by, args.url_base_pathname, links=links), args, "spiderweb.py")
+    serve_app(build_app(dataset, db, group_by, args.url_base_pathname, links=links), args, "spiderweb.py")
 
