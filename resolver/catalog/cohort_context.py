@@ -26,7 +26,6 @@ import math
 import os
 import re
 import shutil
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -99,8 +98,13 @@ class TokenizerCounter:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
-def load_counter(choice: str | None, hf_id: str | None):
-    """--tokenizer NAME|PATH|usage, else the eval's hf_id, else usage counts."""
+def _ignore(line: str) -> None:
+    pass
+
+
+def load_counter(choice: str | None, hf_id: str | None, warn=_ignore):
+    """--tokenizer NAME|PATH|usage, else the eval's hf_id, else usage counts (`warn` gets a
+    note when the eval's tokenizer cannot be used)."""
     name = choice or hf_id
     if not name or name == USAGE:
         return UsageCounter()
@@ -110,12 +114,10 @@ def load_counter(choice: str | None, hf_id: str | None):
         if choice:
             raise UserError(f"--tokenizer {choice!r} could not be loaded; give a local tokenizer "
                             f"directory, a reachable HF id, or 'usage' ({exc})") from None
-        print(f"cohort.py: note: tokenizer {name!r} not available; cutting proportionally by characters",
-              file=sys.stderr)
+        warn(f"cohort.py: note: tokenizer {name!r} not available; cutting proportionally by characters")
         return UsageCounter()
     if not getattr(tokenizer, "is_fast", False):
-        print(f"cohort.py: note: {name!r} has no fast tokenizer (no offsets); cutting by characters",
-              file=sys.stderr)
+        warn(f"cohort.py: note: {name!r} has no fast tokenizer (no offsets); cutting by characters")
         return UsageCounter()
     return TokenizerCounter(tokenizer, name)
 
@@ -186,8 +188,9 @@ def find_eval(cohort_dir: Path, wanted: str):
 
 
 def make_context_variant(cohort_dir, wanted_id: str, limit: int, tokenizer: str | None = None,
-                         now: datetime | None = None, quiet: bool = True) -> ContextResult:
-    """Write the context-limited copy of an eval and register it in evals.json."""
+                         now: datetime | None = None, quiet: bool = True, warn=_ignore) -> ContextResult:
+    """Write the context-limited copy of an eval and register it in evals.json (`warn`: as
+    for load_counter)."""
     cohort_dir = Path(cohort_dir)
     if limit < 1:
         raise UserError(f"--context must be a positive number of tokens, got {limit}")
@@ -201,7 +204,7 @@ def make_context_variant(cohort_dir, wanted_id: str, limit: int, tokenizer: str 
     if not folders:
         raise UserError(f"eval {wanted_id} has no run folders in {cohort_dir}; "
                         f"pull them first: python data.py pull eval {wanted_id}")
-    counter = load_counter(tokenizer, spec.hf_id)
+    counter = load_counter(tokenizer, spec.hf_id, warn)
     names = [n for f in folders if (n := config_name(f.name, spec))]
     folder = cohort_dir / run_folder_name(names[0] if names else "ctx", spec.model, spec.template, sampler,
                                           now or datetime.now())

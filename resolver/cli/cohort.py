@@ -9,6 +9,8 @@
 """
 from __future__ import annotations
 
+import sys
+
 from resolver.cli.base import ArgParser
 
 DEFAULT_ROOT = "data"
@@ -53,7 +55,8 @@ def main(argv=None) -> int:
         return 1 if any(c.all_problems() for c in checks) else 0
     from resolver.catalog import make_context_variant
 
-    result = make_context_variant(args.cohort, args.eval_id, args.context, args.tokenizer, quiet=args.quiet)
+    result = make_context_variant(args.cohort, args.eval_id, args.context, args.tokenizer, quiet=args.quiet,
+                                  warn=lambda line: print(line, file=sys.stderr))
     print(cohort_report.render_context(result))
     return 0
 
