@@ -73,10 +73,12 @@ def main(argv=None) -> int:
         from resolver.catalog import load_dataset
 
         check_db_path(str(load_dataset(args.dataset).db_path), f"the database named by {args.dataset}")
-        report = ingest.evaluate_dataset(args.dataset, parallel=args.parallel, quiet=args.quiet, offline=args.offline)
+        report = ingest.evaluate_dataset(args.dataset, parallel=args.parallel, quiet=args.quiet, offline=args.offline,
+                                         progress=progress_bar)
     else:
         report = ingest.evaluate_interview(",".join(args.interview), db_path=args.db or INTERVIEW_DB, parallel=args.parallel,
-                                           quiet=args.quiet, offline=args.offline, inplace=args.inplace)
+                                           quiet=args.quiet, offline=args.offline, inplace=args.inplace,
+                                           progress=progress_bar)
     for line in report.warnings + ingest.problem_lines(report) + ingest.stale_grader_warnings(report):
         sys.stderr.write(f"evaluate.py: warning: {line}\n")
     lines = ingest.summary_lines(report)
@@ -85,6 +87,13 @@ def main(argv=None) -> int:
     if args.interview and report.written:
         print(next_command(args.db or INTERVIEW_DB))
     return 0
+
+
+def progress_bar(**kwargs):
+    """evaluate.py's progress bar on stderr (the pipeline says what it counts)."""
+    from tqdm import tqdm
+
+    return tqdm(file=sys.stderr, dynamic_ncols=True, **kwargs)
 
 
 def next_command(db_path: str) -> str:
