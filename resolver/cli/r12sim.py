@@ -14,7 +14,7 @@ from pathlib import Path
 from resolver.cli.demo import say
 from resolver.cli.demo import show_and_run as run_shown
 from resolver.core import REPO
-from resolver.sim import r12study, start_simulator_process
+from resolver.sim import r12study  # standard library only: this runs before the bootstrap
 
 COMMAND, TEMPLATE, SAMPLER, TOKENIZER_DIR = r12study.COMMAND, r12study.TEMPLATE, r12study.SAMPLER, r12study.TOKENIZER_DIR
 
@@ -66,6 +66,8 @@ def build_tokenizer(root: Path) -> str:
 
 def run_study(root: Path, config: str, study: str, profiles, args, tokenizer: str | None = None) -> None:
     """The simulator on `config`, then runner.py for each profile into data/<study>/<profile>/."""
+    from resolver.sim import start_simulator_process
+
     clear_runs(root, study, profiles)
     # the same tokenizer path for both, so the runner reuses the simulator's calibration cache
     calibrate = ["--tokenizer", str(root / tokenizer)] if tokenizer else []
