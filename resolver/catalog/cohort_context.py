@@ -31,8 +31,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from tqdm import tqdm
-
 from resolver.catalog.cohort_verify import config_name
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
 from resolver.catalog.datasets import eval_files
@@ -188,9 +186,10 @@ def find_eval(cohort_dir: Path, wanted: str):
 
 
 def make_context_variant(cohort_dir, wanted_id: str, limit: int, tokenizer: str | None = None,
-                         now: datetime | None = None, quiet: bool = True, warn=_ignore) -> ContextResult:
+                         now: datetime | None = None, quiet: bool = True, warn=_ignore,
+                         progress=None) -> ContextResult:
     """Write the context-limited copy of an eval and register it in evals.json (`warn`: as
-    for load_counter)."""
+    for load_counter; `progress`: a tqdm-like factory for a bar over the bytes copied)."""
     cohort_dir = Path(cohort_dir)
     if limit < 1:
         raise UserError(f"--context must be a positive number of tokens, got {limit}")
@@ -211,7 +210,7 @@ def make_context_variant(cohort_dir, wanted_id: str, limit: int, tokenizer: str 
     if folder.exists():
         raise UserError(f"{folder} already exists; wait a second and run again")
     result = ContextResult(folder, new_id, sampler, {}, counter=counter.name)
-    _write_variant(folders, folder, limit, counter, sampler, result, quiet)
+    _write_variant(folders, folder, limit, counter, sampler, result, None if quiet else progress)
     result.entry = _register(cohort_dir, spec, sampler, limit, folder)
     result.commands, result.notes = evaluate_commands(cohort_dir, new_id, folder)
     result.notes.extend(_overlap_notes(specs, cohort_dir, folder))
@@ -229,13 +228,25 @@ def _overlap_notes(specs, cohort_dir: Path, folder: Path) -> list:
     return notes
 
 
-def _write_variant(folders: dict, folder: Path, limit: int, counter, sampler: str, result, quiet: bool) -> None:
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def __enter__(self) -> "_NoBar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def _write_variant(folders: dict, folder: Path, limit: int, counter, sampler: str, result, progress) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.ctx-", dir=folder.parent))
     try:
         files = [(src, rel) for run, paths in sorted(folders.items()) for src in paths
                  for rel in [src.relative_to(run.resolve())]]
-        with tqdm(total=sum(src.stat().st_size for src, _ in files), unit="B", unit_scale=True,
-                  desc=f"context {limit}", disable=quiet or None, leave=False) as bar:
+        total = sum(src.stat().st_size for src, _ in files)
+        with (progress(total=total, unit="B", unit_scale=True, desc=f"context {limit}", leave=False)
+              if progress else _NoBar()) as bar:
             for src, rel in files:
                 _clip_file(src, tmp / rel, limit, counter, sampler, result)
                 bar.update(src.stat().st_size)

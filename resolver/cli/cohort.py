@@ -56,7 +56,13 @@ def main(argv=None) -> int:
     from resolver.catalog import make_context_variant
 
     result = make_context_variant(args.cohort, args.eval_id, args.context, args.tokenizer, quiet=args.quiet,
-                                  warn=lambda line: print(line, file=sys.stderr))
+                                  warn=lambda line: print(line, file=sys.stderr), progress=progress_bar)
     print(cohort_report.render_context(result))
     return 0
 
+
+def progress_bar(**kwargs):
+    """A progress bar on stderr, shown only on a terminal (tqdm's disable=None)."""
+    from tqdm import tqdm
+
+    return tqdm(disable=None, **kwargs)
