@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """analyze.py: rank, cluster, chart and dissect the models in a dataset's PointsDB."""
-from resolver.cli import analyze
-from resolver.core import run_main
+from resolver.cli import analyze, run_main
 
 main = analyze.main   # callable from tests: analyze.main(argv)
 

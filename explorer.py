@@ -1,31 +1,7 @@
 #!/usr/bin/env python3
 """explorer.py: 3-D accuracy surfaces, linked panels and point inspection in the browser (default :8051)."""
-import sys
-
-from resolver.core import ArgParser, run_main
-
-
-def main(argv=None):
-    from resolver.probe import eval_tokenizers
-    from resolver.web import add_server_args, app_links, check_port, normalize_base_pathname, open_app_dataset, serve
-    from resolver.web.explorer import build_app
-
-    parser = ArgParser(prog="explorer.py", description="Interactive 3-D accuracy surfaces of a dataset's views.")
-    parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db")
-    parser.add_argument("--tokenizer", default=None,
-                        help="tokenizer for the prompt FFT panel: a local path, a cached hub id, or 'bytes' "
-                             "(default: each eval's hf_id tokenizer when it is in the local cache)")
-    add_server_args(parser, default_port=8051)
-    args = parser.parse_args(argv)
-    check_port(args.port)
-    normalize_base_pathname(args.url_base_pathname)
-    links = app_links(args)
-    dataset, db = open_app_dataset(args.dataset)
-    tokenizers = eval_tokenizers(db.evals(), args.tokenizer,
-                                 warn=lambda text: print(f"explorer.py: {text}", file=sys.stderr))
-    serve(build_app(dataset, db, url_base_pathname=args.url_base_pathname, tokenizers=tokenizers,
-                    links=links), args, "explorer.py")
-
+from resolver.cli import run_main
+from resolver.cli.explorer import main
 
 if __name__ == "__main__":
     run_main(main)

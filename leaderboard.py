@@ -1,26 +1,7 @@
 #!/usr/bin/env python3
 """leaderboard.py: browse ReasonScore rankings of a dataset in the browser (default :8050)."""
-from resolver.core import ArgParser, run_main
-
-
-def main(argv=None):
-    from resolver.web import add_server_args, app_links, check_group_by, check_port, normalize_base_pathname, open_app_dataset, serve
-    from resolver.web.leaderboard import build_app
-
-    parser = ArgParser(prog="leaderboard.py", description="Interactive ReasonScore rankings with heat-map cells.")
-    parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db")
-    parser.add_argument("--group-by", default="base_task",
-                        help="aggregation dimension, fixed at start-up (default base_task; e.g. manifold.target_tokens)")
-    add_server_args(parser, default_port=8050)
-    args = parser.parse_args(argv)
-    check_port(args.port)
-    normalize_base_pathname(args.url_base_pathname)
-    links = app_links(args)
-    dataset, db = open_app_dataset(args.dataset)
-    group_by = check_group_by(db, args.group_by)
-    app = build_app(dataset, db, group_by, args.url_base_pathname, links=links)
-    serve(app, args, "leaderboard.py")
-
+from resolver.cli import run_main
+from resolver.cli.leaderboard import main
 
 if __name__ == "__main__":
     run_main(main)

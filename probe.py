@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """probe.py: deep inspection of raw traces -- prompt spectra, failures, repetition loops --
 and the shortcut audit of a config's generators."""
-from resolver.cli import probe
-from resolver.core import run_main
+from resolver.cli import probe, run_main
 
 main = probe.main   # callable from tests: probe.main(argv)
 

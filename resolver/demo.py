@@ -1,8 +1,8 @@
-"""`python -m resolver.demo`: runs resolver.sim.demo (docs/architecture.md).
+"""`python -m resolver.demo`: quick-start command 1 (README.md); the command is resolver/cli/demo.py.
 
-Entry shim kept so the documented command keeps working; the code lives in resolver/sim/demo.py.
+Standard library only until the bootstrap has re-executed inside the project's virtualenv.
 """
-import runpy
-
 if __name__ == "__main__":
-    runpy.run_module("resolver.sim.demo", run_name="__main__", alter_sys=True)
+    from resolver.cli.demo import run
+
+    run()

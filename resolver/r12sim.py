@@ -1,8 +1,5 @@
-"""`python -m resolver.r12sim`: runs resolver.sim.r12study (docs/architecture.md).
-
-Entry shim kept so the documented command keeps working; the code lives in resolver/sim/r12study.py.
-"""
-import runpy
-
+"""`python -m resolver.r12sim`: the simulated r12 study (docs/simulator.md); the command is resolver/cli/r12sim.py."""
 if __name__ == "__main__":
-    runpy.run_module("resolver.sim.r12study", run_name="__main__", alter_sys=True)
+    from resolver.cli.r12sim import run
+
+    run()

@@ -1,8 +1,6 @@
-"""`python -m resolver.simulator`: runs resolver.sim.simulator (docs/architecture.md).
-
-Entry shim kept so the documented command keeps working; the code lives in resolver/sim/simulator.py.
-"""
-import runpy
-
+"""`python -m resolver.simulator`: the simulated model server (docs/simulator.md); the command is resolver/cli/simulator.py."""
 if __name__ == "__main__":
-    runpy.run_module("resolver.sim.simulator", run_name="__main__", alter_sys=True)
+    from resolver.cli import run_main
+    from resolver.cli.simulator import main
+
+    run_main(main)

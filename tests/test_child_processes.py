@@ -216,7 +216,7 @@ def test_a_simulator_started_from_a_thread_outlives_the_thread_but_not_the_proce
 def test_a_script_run_by_the_demo_ends_with_the_demo(start_parent):
     proc = start_parent("""
         from pathlib import Path
-        from resolver.sim.demo import show_and_run
+        from resolver.cli.demo import show_and_run
         show_and_run(Path("."), "-c", "import time; time.sleep(600)")
     """)
     parent = psutil.Process(proc.pid)
@@ -234,7 +234,7 @@ def test_the_leaderboard_served_by_the_demo_ends_with_the_demo(start_parent, tmp
     dataset = shared_web_dataset(tmp_path_factory)
     proc = start_parent(f"""
         from pathlib import Path
-        from resolver.sim.demo import show_and_run
+        from resolver.cli.demo import show_and_run
         show_and_run(Path({str(REPO)!r}), "leaderboard.py", {str(dataset)!r}, "--port", "{free_port()}")
     """)
     deadline = time.monotonic() + 120

@@ -19,7 +19,7 @@ def test_demo_runs_the_whole_pipeline(tmp_path):
                     ignore=shutil.ignore_patterns("20*", ".cache"))
     shutil.copy(REPO / "data" / "demo.json", tmp_path / "data" / "demo.json")
     proc = subprocess.run(
-        [sys.executable, "-m", "resolver.sim.demo", "--no-serve", "--root", str(tmp_path), "--parallel", "16"],
+        [sys.executable, "-m", "resolver.demo", "--no-serve", "--root", str(tmp_path), "--parallel", "16"],
         cwd=REPO, capture_output=True, text=True, timeout=600,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "REASONSCAPE_VENV": sys.prefix, "TQDM_DISABLE": "1"},
     )

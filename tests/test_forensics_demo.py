@@ -30,7 +30,7 @@ def demo(tmp_path_factory):
     shutil.copytree(REPO / "data" / "demo", root / "data" / "demo", ignore=shutil.ignore_patterns("20*", ".cache"))
     shutil.copy(REPO / "data" / "demo.json", root / "data" / "demo.json")
     proc = subprocess.run(
-        [sys.executable, "-m", "resolver.sim.demo", "--no-serve", "--root", str(root), "--parallel", "16"],
+        [sys.executable, "-m", "resolver.demo", "--no-serve", "--root", str(root), "--parallel", "16"],
         cwd=REPO, capture_output=True, text=True, timeout=600,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "REASONSCAPE_VENV": sys.prefix, "TQDM_DISABLE": "1"},
     )

@@ -224,19 +224,10 @@ def import_edges(root: Path = REPO) -> dict[tuple[str, str], list[tuple[str, int
 # Allowed for good: an import against the layer order that is right as it is. Aim for none.
 ALLOWED_IMPORTS: dict[tuple[str, str], str] = {}
 
-# Temporary: imports that the restructuring of the command layer (resolver/cli/) removes; the
-# packages they leave stay where docs/architecture.md's "Layers" puts them. Emptied once the
-# command layer has landed; test_every_exception_is_still_needed says which entries are done.
-PENDING_RESTRUCTURE: dict[tuple[str, str], str] = {
-    ("resolver/stats/paired_coverage.py", "plots"): "a simulation study with its own command line, "
-                                                    "moving out of the library",
-}
-# Packages the layer order names before they exist on this branch.
-PENDING_PACKAGES: dict[str, str] = {}
 
 
 def _excepted(file: str, target: str) -> bool:
-    return (file, target) in ALLOWED_IMPORTS or (file, target) in PENDING_RESTRUCTURE
+    return (file, target) in ALLOWED_IMPORTS
 
 
 def package_graph(root: Path = REPO, exceptions: bool = False) -> nx.DiGraph:
@@ -351,7 +342,7 @@ def test_the_layers_name_every_package_once():
     listed = [p for layer in documented_layers() for p in layer]
     assert len(listed) == len(set(listed)), f"a package is on two layers: {listed}"
     assert sorted(set(top_packages()) - set(listed)) == [], "docs/architecture.md's Layers misses a package"
-    assert sorted(set(listed) - set(top_packages())) == sorted(set(PENDING_PACKAGES) - set(top_packages()))
+    assert sorted(set(listed) - set(top_packages())) == [], "docs/architecture.md's Layers names a package that is gone"
     assert documented_layers()[0][0] == "core" and documented_layers()[-1] == ["cli"]
 
 
@@ -374,9 +365,7 @@ def test_the_layer_check_sees_a_planted_upward_import():
 def test_every_exception_is_still_needed():
     """An exception whose import is gone must go too, so the list only ever shrinks."""
     where = {(file, target) for (source, target), places in import_edges().items() for file, _ in places}
-    stale = sorted(set(ALLOWED_IMPORTS) | set(PENDING_RESTRUCTURE))
-    assert [e for e in stale if e not in where] == []
-    assert sorted(set(PENDING_PACKAGES) & set(top_packages())) == [], "resolver/cli/ exists: drop it from PENDING_PACKAGES"
+    assert [e for e in sorted(ALLOWED_IMPORTS) if e not in where] == []
 
 
 def outside_imports():
@@ -472,50 +461,6 @@ def command_code(path: Path) -> list[tuple[str, int]]:
     return sorted(set(found), key=lambda item: (item[1], item[0]))
 
 
-# Temporary: command-line code the command-layer restructuring moves into resolver/cli/ (or
-# turns into returned data / a reporter the command gives); (file, what) -> why it is there today.
-_MOVES = "a command's own code (flags, output, exit codes); moves to resolver/cli/"
-_OUTPUT = "a library function's output lines; the command layer takes them (returned data or a reporter)"
-_STUDY = "a simulation study with its own command line; moves out of the library"
-PENDING_COMMAND_CODE: dict[tuple[str, str], str] = {
-    ("resolver/catalog/cohort_context.py", "print"): _OUTPUT,
-    ("resolver/core/bootstrap.py", "print"): _OUTPUT,
-    ("resolver/core/cli.py", "argparse"): _MOVES,
-    ("resolver/core/cli.py", "sys.exit"): _MOVES,
-    ("resolver/core/cli.py", "sys.stderr.write"): _MOVES,
-    ("resolver/core/commands.py", "print"): _MOVES,
-    ("resolver/core/commands.py", "sys.exit"): _MOVES,
-    ("resolver/core/commands.py", "sys.stderr.write"): _MOVES,
-    ("resolver/llamacpp/__main__.py", "argparse"): _MOVES,
-    ("resolver/llamacpp/__main__.py", "print"): _MOVES,
-    ("resolver/llamacpp/__main__.py", "sys.exit"): _MOVES,
-    ("resolver/llamacpp/build.py", "print"): _OUTPUT,
-    ("resolver/run/api_runner.py", "print"): _OUTPUT,
-    ("resolver/run/api_runner.py", "sys.stderr.write"): _OUTPUT,
-    ("resolver/run/batch.py", "print"): _OUTPUT,
-    ("resolver/run/offline.py", "print"): _OUTPUT,
-    ("resolver/sim/agreement.py", "argparse"): _STUDY,
-    ("resolver/sim/agreement.py", "print"): _STUDY,
-    ("resolver/sim/demo.py", "argparse"): _MOVES,
-    ("resolver/sim/demo.py", "print"): _MOVES,
-    ("resolver/sim/demo.py", "sys.exit"): _MOVES,
-    ("resolver/sim/problems.py", "sys.stderr.write"): _OUTPUT,
-    ("resolver/sim/r12study.py", "argparse"): _STUDY,
-    ("resolver/sim/r12study.py", "print"): _STUDY,
-    ("resolver/sim/simulator.py", "argparse"): _MOVES,
-    ("resolver/sim/simulator.py", "print"): _MOVES,
-    ("resolver/sim/simulator.py", "sys.stderr.write"): _MOVES,
-    ("resolver/stats/coverage.py", "argparse"): _STUDY,
-    ("resolver/stats/coverage.py", "print"): _STUDY,
-    ("resolver/stats/coverage.py", "sys.exit"): _STUDY,
-    ("resolver/stats/paired_coverage.py", "argparse"): _STUDY,
-    ("resolver/stats/paired_coverage.py", "print"): _STUDY,
-    ("resolver/stats/paired_coverage.py", "sys.exit"): _STUDY,
-    ("resolver/web/server.py", "argparse"): _MOVES,
-    ("resolver/web/server.py", "print"): _MOVES,
-}
-
-
 def library_command_code() -> dict[tuple[str, str], list[int]]:
     found: dict[tuple[str, str], list[int]] = {}
     for path in sorted(RESOLVER.rglob("*.py")):
@@ -530,8 +475,7 @@ def test_commands_live_in_the_command_package():
     """No argparse, print, input, sys.exit or writes to sys.stdout / sys.stderr in resolver/
     outside resolver/cli/: the library returns data or writes to a reporter it is given."""
     found = library_command_code()
-    bad = [f"{file}:{','.join(map(str, lines))}: {what}" for (file, what), lines in sorted(found.items())
-           if (file, what) not in PENDING_COMMAND_CODE]
+    bad = [f"{file}:{','.join(map(str, lines))}: {what}" for (file, what), lines in sorted(found.items())]
     assert bad == [], "command-line code outside resolver/cli/:\n" + "\n".join(bad)
 
 
@@ -554,6 +498,3 @@ def test_the_command_code_check_sees_each_kind_and_ignores_text(tmp_path):
     assert command_code(path) == [("argparse", 1), ("print", 7), ("argparse", 8), ("sys.stdout.write", 9),
                                   ("sys.stderr.write", 10), ("sys.exit", 11), ("sys.exit", 12), ("input", 13)]
 
-
-def test_every_pending_command_entry_is_still_needed():
-    assert sorted(set(PENDING_COMMAND_CODE) - set(library_command_code())) == []

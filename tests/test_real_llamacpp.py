@@ -109,10 +109,10 @@ def test_a_server_killed_under_the_runner_is_named_within_10_s(tmp_path):
 
 
 def test_the_demo_names_a_segfaulted_server_in_one_line_within_10_s(tmp_path):
-    """The demo's real-model step (resolver.sim.demo.run_real_model), its server killed by SIGSEGV."""
+    """The demo's real-model step (resolver.cli.demo.run_real_model), its server killed by SIGSEGV."""
     for folder in ("configs", "templates", "samplers"):
         shutil.copytree(REPO / folder, tmp_path / folder)
-    step = ("import sys; from pathlib import Path; from resolver.sim.demo import run_real_model; "
+    step = ("import sys; from pathlib import Path; from resolver.cli.demo import run_real_model; "
             "run_real_model(Path(sys.argv[1]), None, 1024)")
     demo = subprocess.Popen([sys.executable, "-c", step, str(tmp_path)], cwd=REPO, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -303,7 +303,7 @@ def test_demo_real_ends_with_the_real_model_in_the_scores(tmp_path):
                     ignore=shutil.ignore_patterns("20*", ".cache*", "real"))
     shutil.copy(REPO / "data" / "demo-real.json", tmp_path / "data" / "demo-real.json")
     proc = subprocess.run(
-        [sys.executable, "-m", "resolver.sim.demo", "--real", "--no-serve", "--root", str(tmp_path)],
+        [sys.executable, "-m", "resolver.demo", "--real", "--no-serve", "--root", str(tmp_path)],
         cwd=REPO, capture_output=True, text=True, timeout=1200,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "REASONSCAPE_VENV": sys.prefix, "TQDM_DISABLE": "1"},
     )

@@ -120,7 +120,8 @@ def test_bad_profiles_exit_2_with_one_line():
 def test_pointsdb_pairs_samples_of_the_same_problem_only(tmp_path, capsys):
     import duckdb
 
-    from resolver.sim.agreement import collected_correctness, main
+    from resolver.cli.agreement import main
+    from resolver.sim.agreement import collected_correctness
 
     path = tmp_path / "mini.db"
     con = duckdb.connect(str(path))

@@ -1,4 +1,4 @@
-"""resolver.sim.simulator over real HTTP on loopback: endpoints, recognition, streaming, faults, CLI."""
+"""the simulator (resolver.sim, `python -m resolver.simulator`) over real HTTP on loopback: endpoints, recognition, streaming, faults, CLI."""
 from __future__ import annotations
 
 import json
@@ -154,7 +154,7 @@ def test_fault_spec_parsing():
 
 def test_cli_errors_are_one_line():
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "resolver.sim.simulator", *args], cwd=REPO,
+        return subprocess.run([sys.executable, "-m", "resolver.simulator", *args], cwd=REPO,
                               capture_output=True, text=True, timeout=60)
     bad = run("--faults", "429=lots")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "429=lots" in bad.stderr

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from resolver.stats import coverage as coverage
 from resolver.stats import estimates as stats
+from tests.studies import coverage
 
 THRESHOLD = 0.93
 

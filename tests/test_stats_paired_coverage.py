@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from resolver.stats import paired
-from resolver.stats import paired_coverage as study
+from tests.studies import paired_coverage as study
 
 THRESHOLD = 0.93
 P_MODES = ("C_P", "E_P")

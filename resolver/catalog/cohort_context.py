@@ -26,13 +26,10 @@ import math
 import os
 import re
 import shutil
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-
-from tqdm import tqdm
 
 from resolver.catalog.cohort_verify import config_name
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
@@ -99,8 +96,13 @@ class TokenizerCounter:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
-def load_counter(choice: str | None, hf_id: str | None):
-    """--tokenizer NAME|PATH|usage, else the eval's hf_id, else usage counts."""
+def _ignore(line: str) -> None:
+    pass
+
+
+def load_counter(choice: str | None, hf_id: str | None, warn=_ignore):
+    """--tokenizer NAME|PATH|usage, else the eval's hf_id, else usage counts (`warn` gets a
+    note when the eval's tokenizer cannot be used)."""
     name = choice or hf_id
     if not name or name == USAGE:
         return UsageCounter()
@@ -110,12 +112,10 @@ def load_counter(choice: str | None, hf_id: str | None):
         if choice:
             raise UserError(f"--tokenizer {choice!r} could not be loaded; give a local tokenizer "
                             f"directory, a reachable HF id, or 'usage' ({exc})") from None
-        print(f"cohort.py: note: tokenizer {name!r} not available; cutting proportionally by characters",
-              file=sys.stderr)
+        warn(f"cohort.py: note: tokenizer {name!r} not available; cutting proportionally by characters")
         return UsageCounter()
     if not getattr(tokenizer, "is_fast", False):
-        print(f"cohort.py: note: {name!r} has no fast tokenizer (no offsets); cutting by characters",
-              file=sys.stderr)
+        warn(f"cohort.py: note: {name!r} has no fast tokenizer (no offsets); cutting by characters")
         return UsageCounter()
     return TokenizerCounter(tokenizer, name)
 
@@ -189,8 +189,10 @@ def find_eval(cohort_dir: Path, wanted: str):
 
 
 def make_context_variant(cohort_dir, wanted_id: str, limit: int, tokenizer: str | None = None,
-                         now: datetime | None = None, quiet: bool = True) -> ContextResult:
-    """Write the context-limited copy of an eval and register it in evals.json."""
+                         now: datetime | None = None, quiet: bool = True, warn=_ignore,
+                         progress=None) -> ContextResult:
+    """Write the context-limited copy of an eval and register it in evals.json (`warn`: as
+    for load_counter; `progress`: a tqdm-like factory for a bar over the bytes copied)."""
     cohort_dir = Path(cohort_dir)
     if limit < 1:
         raise UserError(f"--context must be a positive number of tokens, got {limit}")
@@ -204,14 +206,14 @@ def make_context_variant(cohort_dir, wanted_id: str, limit: int, tokenizer: str 
     if not folders:
         raise UserError(f"eval {wanted_id} has no run folders in {cohort_dir}; "
                         f"pull them first: python data.py pull eval {wanted_id}")
-    counter = load_counter(tokenizer, spec.hf_id)
+    counter = load_counter(tokenizer, spec.hf_id, warn)
     names = [n for f in folders if (n := config_name(f.name, spec))]
     folder = cohort_dir / run_folder_name(names[0] if names else "ctx", spec.model, spec.template, sampler,
                                           now or datetime.now())
     if folder.exists():
         raise UserError(f"{folder} already exists; wait a second and run again")
     result = ContextResult(folder, new_id, sampler, {}, counter=counter.name)
-    _write_variant(folders, folder, limit, counter, sampler, result, quiet)
+    _write_variant(folders, folder, limit, counter, sampler, result, None if quiet else progress)
     result.entry = _register(cohort_dir, spec, sampler, limit, folder)
     result.commands, result.notes = evaluate_commands(cohort_dir, new_id, folder)
     result.notes.extend(_overlap_notes(specs, cohort_dir, folder))
@@ -229,13 +231,25 @@ def _overlap_notes(specs, cohort_dir: Path, folder: Path) -> list:
     return notes
 
 
-def _write_variant(folders: dict, folder: Path, limit: int, counter, sampler: str, result, quiet: bool) -> None:
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def __enter__(self) -> "_NoBar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def _write_variant(folders: dict, folder: Path, limit: int, counter, sampler: str, result, progress) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.ctx-", dir=folder.parent))
     try:
         files = [(src, rel) for run, paths in sorted(folders.items()) for src in paths
                  for rel in [src.relative_to(run.resolve())]]
-        with tqdm(total=sum(src.stat().st_size for src, _ in files), unit="B", unit_scale=True,
-                  desc=f"context {limit}", disable=quiet or None, leave=False) as bar:
+        total = sum(src.stat().st_size for src, _ in files)
+        with (progress(total=total, unit="B", unit_scale=True, desc=f"context {limit}", leave=False)
+              if progress else _NoBar()) as bar:
             for src, rel in files:
                 _clip_file(src, tmp / rel, limit, counter, sampler, result)
                 bar.update(src.stat().st_size)

@@ -1,15 +1,47 @@
-"""The command layer: argument parsing, printing, exit codes and output files of the root
-scripts; every other package of resolver computes and returns data (docs/architecture.md).
+"""The command layer: every script's flags, printed output, exit codes and output files.
+
+One module per command (runner, evaluate, cohort, data, leaderboard, explorer, spiderweb,
+the subpackages `analyze` and `probe` with a module per subcommand, and the `python -m`
+commands demo, simulator, r12sim, llamacpp, agreement, theme_agreement), the
+shared plumbing in `base` (one-line errors, exit 2 / 130) and the `reasonscape` dispatcher in
+`commands`. It is the top layer: it may import every other package, and nothing in resolver/
+imports it; the root scripts and the `resolver/<shim>.py` files are a few lines that call a
+module's `main` through `run_main` (docs/architecture.md).
 """
-# Placeholder from the analyze/probe branch; the scripts' branch owns this file.
 from __future__ import annotations
 
-from resolver import lazy_exports
+from importlib import import_module
+
+from resolver.cli.base import EXIT_INTERRUPTED, EXIT_USAGE, ArgParser, positive_int, run_main
 
 __all__ = [
+    "ArgParser",
+    "EXIT_INTERRUPTED",
+    "EXIT_USAGE",
+    "positive_int",
+    "run_main",
+    # the command modules, loaded on first use (PEP 562) so `import resolver.cli` stays cheap
+    "agreement",
     "analyze",
+    "cohort",
+    "commands",
+    "data",
+    "demo",
+    "evaluate",
+    "explorer",
+    "leaderboard",
+    "llamacpp",
     "probe",
+    "r12sim",
+    "runner",
+    "simulator",
+    "spiderweb",
     "theme_agreement",
 ]
+_COMMANDS = frozenset(__all__[5:])
 
-__getattr__, __dir__ = lazy_exports(__name__, {}, {"analyze", "probe", "theme_agreement"}, globals())
+
+def __getattr__(name: str):
+    if name in _COMMANDS:
+        return import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

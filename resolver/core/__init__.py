@@ -1,5 +1,5 @@
 """Foundations every package may use: the user-error type, strict input reading,
-atomic writes, the virtualenv bootstrap, entry-script plumbing, typed-file models and their
+atomic writes, the virtualenv bootstrap, typed-file models and their
 one-line errors, child processes that end with their parent (imports nothing else).
 """
 # Public names load on first use (resolver.lazy_exports; docs/architecture.md).
@@ -13,7 +13,6 @@ if TYPE_CHECKING:
     from resolver.core import FileModel, at, error_line, first_problem, validate_file
     from resolver.core.atomic import write_text_atomic
     from resolver.core.bootstrap import REPO, reexec_in_venv
-    from resolver.core.cli import ArgParser, positive_int, run_main
     from resolver.core.errors import UserError, choices_text, file_not_found
     from resolver.core.inputs import compile_search, did_you_mean, display_path, read_json_file, read_yaml_file, refuse_unknown_keys
     from resolver.core.lifeline import ENV_PARENT, child_options, die_with_parent, watch_parent_from_env
@@ -25,7 +24,6 @@ __all__ = [
     "error_line",
     "at",
     "FileModel",
-    "ArgParser",
     "child_options",
     "choices_text",
     "compile_search",
@@ -36,13 +34,11 @@ __all__ = [
     "file_not_found",
     "markdown_table",
     "plain_table",
-    "positive_int",
     "read_json_file",
     "read_yaml_file",
     "reexec_in_venv",
     "refuse_unknown_keys",
     "REPO",
-    "run_main",
     "UserError",
     "watch_parent_from_env",
     "write_text_atomic",
@@ -54,7 +50,6 @@ _HOMES = {
     "error_line": "typed",
     "at": "typed",
     "FileModel": "typed",
-    "ArgParser": "cli",
     "REPO": "bootstrap",
     "ENV_PARENT": "lifeline",
     "UserError": "errors",
@@ -67,12 +62,10 @@ _HOMES = {
     "file_not_found": "errors",
     "markdown_table": "text_tables",
     "plain_table": "text_tables",
-    "positive_int": "cli",
     "read_json_file": "inputs",
     "read_yaml_file": "inputs",
     "reexec_in_venv": "bootstrap",
     "refuse_unknown_keys": "inputs",
-    "run_main": "cli",
     "watch_parent_from_env": "lifeline",
     "write_text_atomic": "atomic",
 }

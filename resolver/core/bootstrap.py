@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 from resolver.core.lifeline import child_options
 
@@ -35,10 +36,17 @@ def _requirements_digest(files: list[Path]) -> str:
     return digest.hexdigest()
 
 
-def ensure_requirements(requirements: Path) -> None:
-    """Create the venv and install `requirements` unless already installed as-is."""
+def _silent(line: str) -> None:
+    pass
+
+
+def ensure_requirements(requirements: Path, say: Callable[[str], None] = _silent) -> None:
+    """Create the venv and install `requirements` unless already installed as-is.
+
+    ``say`` gets the lines worth showing while it works (the command layer prints them).
+    """
     if not venv_python().exists():
-        print(f"creating virtualenv {VENV} ...", flush=True)
+        say(f"creating virtualenv {VENV} ...")
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, **child_options())
     files = [requirements]
     if requirements.parent != REPO:  # tests/requirements.txt includes ../requirements.txt
@@ -47,7 +55,7 @@ def ensure_requirements(requirements: Path) -> None:
     digest = _requirements_digest(files)
     if stamp.exists() and stamp.read_text() == digest:
         return
-    print(f"installing {requirements.relative_to(REPO)} into {VENV} (first run takes a few minutes) ...", flush=True)
+    say(f"installing {requirements.relative_to(REPO)} into {VENV} (first run takes a few minutes) ...")
     subprocess.run(
         [str(venv_python()), "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r", str(requirements)],
         check=True, **child_options(),
@@ -55,11 +63,13 @@ def ensure_requirements(requirements: Path) -> None:
     stamp.write_text(digest)
 
 
-def reexec_in_venv(module: str, requirements: Path = REPO / "requirements.txt") -> None:
-    """Install if needed, then replace this process with `venv/python -m module args`."""
+def reexec_in_venv(module: str, requirements: Path = REPO / "requirements.txt",
+                   say: Callable[[str], None] = _silent) -> None:
+    """Install if needed (``say`` as for ensure_requirements), then replace this process
+    with `venv/python -m module args`."""
     if inside_venv():
         return
-    ensure_requirements(requirements)
+    ensure_requirements(requirements, say)
     args = [str(venv_python()), "-m", module, *sys.argv[1:]]
     os.chdir(REPO)
     os.execv(args[0], args)

@@ -1,7 +1,7 @@
 """The one exception type that means "the user asked for something invalid".
 
 Entry scripts turn a UserError into a single line on stderr and exit code 2
-(see resolver.core.cli.run_main); anything else is a bug and keeps its traceback.
+(see resolver.cli.run_main); anything else is a bug and keeps its traceback.
 """
 
 

@@ -120,11 +120,25 @@ def _checked(result):
     return result
 
 
-def _progress(total_bytes: int, quiet: bool):
-    from tqdm import tqdm
+class _NoBar:
+    """No progress shown (library callers that pass no `progress`)."""
 
-    return tqdm(total=total_bytes, unit="B", unit_scale=True, unit_divisor=1024, desc="evaluate",
-                disable=quiet or None, file=sys.stderr, dynamic_ncols=True)
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def __enter__(self) -> "_NoBar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def _progress(total_bytes: int, quiet: bool, progress):
+    """A progress bar over the bytes scanned: `progress` is a tqdm-like factory the command hands in."""
+    if progress is None:
+        return _NoBar()
+    return progress(total=total_bytes, unit="B", unit_scale=True, unit_divisor=1024, desc="evaluate",
+                    disable=quiet or None)
 
 
 def plan_jobs(file_lists, expects, parallel: int, regrade: bool, sizes: list | None = None) -> tuple:
@@ -161,7 +175,8 @@ def _samples(results) -> pa.Table:
 
 # ============================================================ dataset mode
 
-def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offline: bool = False) -> Report:
+def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offline: bool = False,
+                     progress=None) -> Report:
     """Bring a dataset's PointsDB up to date (idempotent; see the module docstring).
 
     ``offline``: re-grade every stored answer with the current grader while building
@@ -191,7 +206,7 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offl
         # computed while the workers scan (it generates the config's points)
         expected = bookkeeping.expected_rows(dataset, report.warnings.append) if plan.meta_changed else None
         with pointsdb.PointsWriter(dataset.db_path, keep_existing=reuse) as writer, \
-                _progress(sum(map(sum, sizes)), quiet) as bar:
+                _progress(sum(map(sum, sizes)), quiet, progress) as bar:
             for eid in plan.drop:
                 writer.drop_eval(eid)
             for spec, old in plan.relabel:
@@ -224,7 +239,7 @@ def _grader_version() -> int:
 # ============================================================ interview mode
 
 def evaluate_interview(spec_text: str, db_path=None, parallel: int = 16, quiet: bool = False,
-                       offline: bool = False, inplace: bool = False) -> Report:
+                       offline: bool = False, inplace: bool = False, progress=None) -> Report:
     """Evaluate loose NDJSON files; evals come from the records' model/template/sampler.
 
     With ``db_path`` the result is written as a complete PointsDB (rebuilt each time,
@@ -241,7 +256,7 @@ def evaluate_interview(spec_text: str, db_path=None, parallel: int = 16, quiet: 
                 for get in pool.map(regrade_file_inplace, files):
                     add_regraded(report.regraded, get())
             getters = pool.map(scan_batch_safe, jobs)
-            with _progress(sum(sizes[0]), quiet) as bar:
+            with _progress(sum(sizes[0]), quiet, progress) as bar:
                 results = next(_gather(getters, job_bytes, [0] * len(jobs), 1, bar))[1]
     except BaseException:
         if inplace:                 # workers stopped mid-file leave their half-written copies

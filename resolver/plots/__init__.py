@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from resolver.plots.compression import compression_figure
     from resolver.plots.fft import fft_figure
     from resolver.plots.hazard import hazard_figure
-    from resolver.plots.paired_coverage import paired_coverage_figure
     from resolver.plots.pairwise import pairwise_figure
     from resolver.plots.scores import scores_figure
     from resolver.plots.spiderweb import bar_figure, radar_figure
@@ -29,7 +28,6 @@ __all__ = [
     "fft_figure",
     "frontier_figure",
     "hazard_figure",
-    "paired_coverage_figure",
     "pairwise_figure",
     "peak_figure",
     "radar_figure",
@@ -45,7 +43,6 @@ _HOMES = {
     "fft_figure": "fft",
     "frontier_figure": "capacity",
     "hazard_figure": "hazard",
-    "paired_coverage_figure": "paired_coverage",
     "pairwise_figure": "pairwise",
     "peak_figure": "capacity",
     "radar_figure": "spiderweb",

@@ -27,7 +27,7 @@ How a run goes
   "prompt_too_long"``, counted in the summary, not retried and not cached (a
   bigger context on the next run may answer it).
 * A rejected API key or exhausted quota stops the run at once (nothing can succeed).
-* Ctrl-C (or SIGTERM) stops sending, writes everything answered, and prints how
+* Ctrl-C (or SIGTERM) stops sending, writes everything answered, and the command says how
   to resume.
 
 With `client=None` the same loop runs from the cache alone (read-batch mode):
@@ -41,12 +41,9 @@ import asyncio
 import hashlib
 import random
 import signal
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from tqdm import tqdm
 
 from resolver.client import (
     DEFAULT_LOAD_TIMEOUT,
@@ -63,6 +60,7 @@ from resolver.client import (
 from resolver.core import UserError
 from resolver.records import RecordWriter, new_run_folder, step_file
 from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, forget_step, graded_record, messages_for, request_for
+from resolver.run.report import Reporter
 from resolver.run.rounds import Tally, needs_another_round
 from resolver.run.summary import RunSummary
 
@@ -116,8 +114,9 @@ class RunLoop:
     """Runs steps against a server (or the cache alone) and writes one run folder."""
 
     def __init__(self, experiment, opts: RunOptions, cache: ResponseCache, client: ChatClient | None,
-                 folder: Path, *, progress: bool = True):
+                 folder: Path, *, progress: bool = True, reporter: Reporter | None = None):
         self.exp = experiment
+        self.reporter = reporter or Reporter()
         self.opts = opts
         self.cache = cache
         self.client = client
@@ -135,8 +134,8 @@ class RunLoop:
         self._live_cached = 0
         self._queued = 0             # samples started and not finished
         self._wake = asyncio.Event()
-        self._bar = tqdm(total=0, unit="sample", desc=f"{experiment.model}", file=sys.stderr,
-                         dynamic_ncols=True, disable=not progress, smoothing=0.1)
+        self._bar = self.reporter.bar(total=0, unit="sample", desc=f"{experiment.model}",
+                                      disable=not progress, smoothing=0.1)
         self._started = time.monotonic()
         self._cpu_started = time.process_time()
         self._last_postfix = 0.0
@@ -213,9 +212,9 @@ class RunLoop:
         if not self.opts.quiet:
             low, high, below = state.tally.skill_interval()
             interval = "below chance" if below else f"95% interval {low:.2f}-{high:.2f}"
-            tqdm.write(f"{state.step.name}: {state.rounds} round(s), "
-                       f"{state.tally.untruncated + state.tally.truncated} samples, "
-                       f"excess accuracy {state.tally.excess():.2f} ({interval})", file=sys.stderr)
+            self.reporter.note(f"{state.step.name}: {state.rounds} round(s), "
+                               f"{state.tally.untruncated + state.tally.truncated} samples, "
+                               f"excess accuracy {state.tally.excess():.2f} ({interval})")
 
     def _prepare(self, step, index: int, case) -> _Sample:
         messages = messages_for(self.exp, step, case)
@@ -328,14 +327,14 @@ class RunLoop:
         """A failure line on stderr; before the server's first answer it is held, so that a run
         stopped by its first failures says so in one line (that line names the last failure)."""
         if self._held_lines is None:
-            tqdm.write(line, file=sys.stderr)
+            self.reporter.note(line)
         else:
             self._held_lines.append(line)
 
     def _release_held_lines(self) -> None:
         held, self._held_lines = self._held_lines or [], None
         for line in held:
-            tqdm.write(line, file=sys.stderr)
+            self.reporter.note(line)
 
     # ---- writing ---------------------------------------------------------------
     async def _flush_forever(self) -> None:
@@ -383,13 +382,8 @@ def ordered_steps(experiment, opts: RunOptions) -> list:
     return steps
 
 
-def resume_hint(folder: Path) -> str:
-    return ("to resume, run the same command again: answered requests come from the cache and "
-            f"are not sent again; the partial folder {folder} can then be deleted "
-            "(the new run folder holds every sample)")
-
-
-async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache, ssl_context=None) -> RunSummary:
+async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache, ssl_context,
+                           reporter: Reporter) -> RunSummary:
     load_timeout = opts.load_timeout
     async with ChatClient(opts.apibase, opts.apikey, parallel=opts.parallel, timeout=opts.timeout,
                           load_timeout=DEFAULT_LOAD_TIMEOUT if load_timeout is None else load_timeout,
@@ -400,27 +394,27 @@ async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache, s
             # whether the model exists (no /models): one minimal chat request can.
             await client.probe_chat(experiment.model)
         if models and experiment.model not in models:
-            sys.stderr.write(f"warning: {client.base} lists models {', '.join(models[:8])}; "
-                             f"--model {experiment.model!r} is not among them\n")
+            reporter.warn(f"warning: {client.base} lists models {', '.join(models[:8])}; "
+                          f"--model {experiment.model!r} is not among them")
         folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                                 experiment.template.name, experiment.sampler.name)
-        loop = RunLoop(experiment, opts, cache, client, folder, progress=not opts.quiet)
+        loop = RunLoop(experiment, opts, cache, client, folder, progress=not opts.quiet, reporter=reporter)
         try:
-            return await _interruptible(loop.run(ordered_steps(experiment, opts)))
+            return await _interruptible(loop.run(ordered_steps(experiment, opts)), reporter)
         except UserError:
             if not any(folder.iterdir()):
                 folder.rmdir()           # nothing was written: leave no empty run folder
             raise
 
 
-async def _interruptible(coro) -> RunSummary:
+async def _interruptible(coro, reporter: Reporter) -> RunSummary:
     """Run `coro`; the first Ctrl-C / SIGTERM cancels it cleanly, a second one is immediate."""
     task = asyncio.ensure_future(coro)
     loop = asyncio.get_running_loop()
     installed = []
 
     def stop(signum):
-        sys.stderr.write("\nstopping: finishing writes (Ctrl-C again to quit at once)\n")
+        reporter.warn("\nstopping: finishing writes (Ctrl-C again to quit at once)")
         for sig in installed:
             loop.remove_signal_handler(sig)
         task.cancel()
@@ -441,8 +435,8 @@ async def _interruptible(coro) -> RunSummary:
                 pass
 
 
-def run_api(opts: RunOptions) -> int:
-    """runner.py --mode api: returns the exit status (0 ok, 1 failed samples, 130 interrupted)."""
+def run_api(opts: RunOptions, reporter: Reporter | None = None) -> RunSummary:
+    """runner.py --mode api: run the experiment, return its summary (the command says what it means)."""
     from resolver.client import parse_endpoint, ssl_context_for
 
     endpoint = parse_endpoint(opts.apibase)         # bad URL: one-line error before any work
@@ -450,14 +444,4 @@ def run_api(opts: RunOptions) -> int:
     experiment = build_experiment(opts)
     fast_event_loop()
     with ResponseCache(opts.cache) as cache:
-        summary = asyncio.run(_run_with_client(opts, experiment, cache, ssl_context))
-    for line in summary.lines():
-        print(line)
-    if summary.interrupted:
-        print("interrupted: " + resume_hint(summary.folder))
-        return 130
-    if summary.failed:
-        print(f"{summary.failed} sample(s) failed and are not in the results; "
-              "run the same command again to retry only those")
-        return 1
-    return 0
+        return asyncio.run(_run_with_client(opts, experiment, cache, ssl_context, reporter or Reporter()))

@@ -23,8 +23,7 @@ lets read-batch fill the cache and the normal pipeline run from it.
 from __future__ import annotations
 
 import json
-import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
 
@@ -236,7 +235,19 @@ def batch_file_path(opts, experiment) -> Path:
         when += timedelta(seconds=1)
 
 
-def run_write_batch(opts) -> int:
+@dataclass(frozen=True)
+class WrittenBatch:
+    """What write-batch did: the plan, and the file it wrote (None when every step is answered)."""
+
+    plan: BatchPlan
+    steps: int                      # steps of the experiment
+    cache_path: Path
+    model: str
+    path: Path | None = None
+    lines: int = 0
+
+
+def run_write_batch(opts) -> WrittenBatch:
     """runner.py --mode write-batch: write the next needed round of every step."""
     from resolver.client import ResponseCache
     from resolver.run.experiment import build_experiment
@@ -244,77 +255,63 @@ def run_write_batch(opts) -> int:
     experiment = build_experiment(opts)
     with ResponseCache(opts.cache) as cache:
         plan = plan_batch(experiment, cache)
-    total = len(experiment.steps)
+    done = WrittenBatch(plan, len(experiment.steps), cache.path, experiment.model)
     if not plan.requests:
-        print(f"write-batch: all {total} steps are answered in the cache ({cache.path}); nothing to "
-              "write. Run --mode read-batch (any --batch file) or api mode to write the run folder.")
-        return 0
+        return done
     path = batch_file_path(opts, experiment)
-    lines = write_batch_file(path, plan.requests)
-    by_round = {}
-    for r in plan.rounds.values():
-        by_round[r] = by_round.get(r, 0) + 1
-    rounds_text = ", ".join(f"round {r}: {n} steps" for r, n in sorted(by_round.items()))
-    print(f"write-batch: {lines} requests for {len(plan.rounds)} of {total} steps ({rounds_text}); "
-          f"{plan.complete} steps complete")
-    print(f"batch file: {path}")
-    print(f"next: vllm run-batch -i {path} -o output.ndjson --model <path> "
-          f"--served-model-name {experiment.model}")
-    print("then: the same runner.py command with --mode read-batch --batch output.ndjson")
-    return 0
+    return replace(done, path=path, lines=write_batch_file(path, plan.requests))
 
 
-def run_read_batch(opts) -> int:
-    """runner.py --mode read-batch: import vLLM's answers into the cache, then write
-    a run folder from the cache and say which steps still need rounds."""
-    import asyncio
+@dataclass
+class ReadBatch:
+    """read-batch's input: the experiment, vLLM's output file read, and the custom_ids in it
+    that are not requests of this experiment (`unknown`, ignored)."""
 
-    from resolver.client import ResponseCache
-    from resolver.records import new_run_folder
-    from resolver.run.api_runner import RunLoop, ordered_steps
+    experiment: object
+    output: BatchOutput
+    known: set
+    unknown: list
+    imported: int = 0
+    too_long: int = 0
+
+
+def read_batch(opts) -> ReadBatch:
+    """runner.py --mode read-batch, first part: build the experiment and read --batch."""
     from resolver.run.experiment import build_experiment
 
     experiment = build_experiment(opts)
     output = read_batch_output(opts.batch)
     known = experiment_keys(experiment)
     unknown = [cid for cid in [*output.answers, *output.too_long] if cid not in known]
-    for problem in output.problems[:20]:
-        print(f"batch: {problem}", file=sys.stderr)
-    if len(output.problems) > 20:
-        print(f"batch: ... and {len(output.problems) - 20} more problem lines", file=sys.stderr)
-    if unknown:
-        print(f"batch: {len(unknown)} answers have a custom_id that is not a request of this experiment "
-              f"(different config, template, sampler, model or seed?) and were ignored; "
-              f"first: {unknown[0]}", file=sys.stderr)
-    with ResponseCache(opts.cache) as cache:
-        imported = too_long = 0
-        for custom_id, answer in output.answers.items():
-            if custom_id in known:
-                cache.put(custom_id, answer.to_json())
-                imported += 1
-        for custom_id, message in output.too_long.items():
-            if custom_id in known:
-                cache.put_too_long(custom_id, message)
-                too_long += 1
-        cache.flush()
-        print(f"read-batch: {output.lines} lines, {imported} answers imported into {cache.path}, "
-              f"{too_long} prompts too long for the model's context (finished samples), "
-              f"{len(output.problems)} problem lines left out, {len(unknown)} unknown ids ignored")
-        folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
-                                experiment.template.name, experiment.sampler.name)
-        loop = RunLoop(experiment, opts, cache, None, folder, progress=not opts.quiet)
-        summary = asyncio.run(loop.run(ordered_steps(experiment, opts)))
-    for line in summary.lines():
-        print(line)
-    if summary.incomplete:
-        names = ", ".join(name for name, _, _ in summary.incomplete[:5])
-        more = "" if len(summary.incomplete) <= 5 else f" and {len(summary.incomplete) - 5} more"
-        print(f"{len(summary.incomplete)} steps still need rounds ({names}{more}): run --mode write-batch "
-              "again, answer it with vllm run-batch, then --mode read-batch; the last read-batch's "
-              "run folder holds every sample (earlier ones can be deleted)")
-    else:
-        print("all steps complete")
-    return 0
+    return ReadBatch(experiment, output, known, unknown)
+
+
+def import_batch(batch: ReadBatch, cache) -> None:
+    """Put the experiment's answers (and its prompts too long for the model) into the cache."""
+    for custom_id, answer in batch.output.answers.items():
+        if custom_id in batch.known:
+            cache.put(custom_id, answer.to_json())
+            batch.imported += 1
+    for custom_id, message in batch.output.too_long.items():
+        if custom_id in batch.known:
+            cache.put_too_long(custom_id, message)
+            batch.too_long += 1
+    cache.flush()
+
+
+def replay_batch(batch: ReadBatch, opts, cache, reporter=None):
+    """Write a run folder from the cache alone; returns the RunSummary (its `incomplete`
+    steps still need rounds)."""
+    import asyncio
+
+    from resolver.records import new_run_folder
+    from resolver.run.api_runner import RunLoop, ordered_steps
+
+    experiment = batch.experiment
+    folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
+                            experiment.template.name, experiment.sampler.name)
+    loop = RunLoop(experiment, opts, cache, None, folder, progress=not opts.quiet, reporter=reporter)
+    return asyncio.run(loop.run(ordered_steps(experiment, opts)))
 
 
 def experiment_keys(experiment) -> set[str]:

@@ -8,22 +8,34 @@ diffed between runs, or fed to other tools.
 """
 from __future__ import annotations
 
-import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
-
-from tqdm import tqdm
 
 from resolver.records import RecordWriter, new_run_folder, step_file
 from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, forget_step, messages_for
+from resolver.run.report import Reporter
 
 
-def write_offline(experiment, folder: Path, rounds: int, *, quiet: bool = False) -> int:
+@dataclass(frozen=True)
+class OfflineRun:
+    """What `runner.py --offline` wrote."""
+
+    folder: Path
+    samples: int
+    steps: int
+    rounds: int
+    count: int                 # samples per round (the precision level's count)
+    precision: str
+    seconds: float
+
+
+def write_offline(experiment, folder: Path, rounds: int, *, quiet: bool = False, reporter: Reporter | None = None) -> int:
     """Write every step's records into `folder`; returns the number of records."""
     count = experiment.precision.count * rounds
     total = 0
-    with tqdm(total=count * len(experiment.steps), unit="sample", desc="generating",
-              disable=quiet, file=sys.stderr, dynamic_ncols=True) as bar:
+    with (reporter or Reporter()).bar(total=count * len(experiment.steps), unit="sample", desc="generating",
+                                      disable=quiet) as bar:
         for step in experiment.steps:  # offline has no GPU load to spread: config order
             with RecordWriter(step_file(folder, step)) as writer:
                 for index, case in cases_for(step, 0, count):
@@ -35,15 +47,12 @@ def write_offline(experiment, folder: Path, rounds: int, *, quiet: bool = False)
     return total
 
 
-def run_offline(opts: RunOptions) -> Path:
-    """Build the experiment, write the run folder, print a one-line summary."""
+def run_offline(opts: RunOptions, reporter: Reporter | None = None) -> OfflineRun:
+    """Build the experiment and write its run folder."""
     started = time.perf_counter()
     experiment = build_experiment(opts)
     folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                             experiment.template.name, experiment.sampler.name)
-    total = write_offline(experiment, folder, opts.offline, quiet=opts.quiet)
-    elapsed = time.perf_counter() - started
-    print(f"offline: {total} samples in {len(experiment.steps)} steps "
-          f"({opts.offline} round(s) x {experiment.precision.count}, precision "
-          f"{experiment.precision_name!r}) written to {folder} in {elapsed:.1f}s")
-    return folder
+    total = write_offline(experiment, folder, opts.offline, quiet=opts.quiet, reporter=reporter)
+    return OfflineRun(folder, total, len(experiment.steps), opts.offline, experiment.precision.count,
+                      experiment.precision_name, time.perf_counter() - started)

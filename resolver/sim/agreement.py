@@ -103,42 +103,9 @@ def agreement_table(correct: dict) -> list[dict]:
     return rows
 
 
-def main(argv=None) -> int:
-    from resolver.core import ArgParser, UserError, positive_int
-    from resolver.sim.profiles import PROFILES
-
-    parser = ArgParser(prog="python -m resolver.sim.agreement", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", default="configs/tiny.yaml", help="experiment config (default configs/tiny.yaml)")
-    parser.add_argument("--template", default="templates/zerocot-nosys.json", help="template the prompts use")
-    parser.add_argument("--sampler", default="samplers/greedy-4k.json", help="sampler (its max_tokens applies)")
-    parser.add_argument("--samples", type=positive_int, default=200, help="samples per point (default 200)")
-    parser.add_argument("--profiles", default=",".join(PROFILES),
-                        help="comma-separated profiles (default: all)")
-    parser.add_argument("--seed", type=int, default=42, help="the runner's --seed (default 42)")
-    parser.add_argument("--pointsdb", metavar="FILE",
-                        help="measure the evals of this PointsDB instead of simulating (other flags ignored)")
-    args = parser.parse_args(argv)
-    if args.pointsdb:
-        print_table(agreement_table(collected_correctness(args.pointsdb)))
-        return 0
-    names = [n.strip() for n in args.profiles.split(",") if n.strip()]
-    unknown = [n for n in names if n not in PROFILES]
-    if unknown or len(names) < 2:
-        raise UserError(f"--profiles {args.profiles!r}: give two or more of {', '.join(PROFILES)}")
-    correct = simulated_correctness(args.config, args.template, args.sampler, names, args.samples, args.seed)
-    print_table(agreement_table(correct))
-    return 0
-
-
-def print_table(rows: list[dict]) -> None:
-    print("| A | B | problems | accuracy A | accuracy B | phi (all) | phi (within points) |")
-    print("|---|---|---:|---:|---:|---:|---:|")
-    for row in rows:
-        print(f"| {row['a']} | {row['b']} | {row['n']} | {row['accuracy_a']:.3f} | {row['accuracy_b']:.3f} "
-              f"| {row['phi']:.2f} | {row['phi_within_points']:.2f} |")
-
-
 if __name__ == "__main__":
-    from resolver.core import run_main
+    # The documented `python -m resolver.sim.agreement` (docs/simulator.md): the command is
+    # resolver/cli/agreement.py, started by name so the library does not import the command layer.
+    import runpy
 
-    run_main(main)
+    runpy.run_module("resolver.cli.agreement", run_name="__main__", alter_sys=True)

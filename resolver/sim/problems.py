@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 import threading
 from pathlib import Path
 
@@ -88,8 +87,12 @@ def _grader(task, case) -> callable:
     return check
 
 
+def _ignore(line: str) -> None:
+    pass
+
+
 def simulator_steps(config_path: str, *, seed: int = 42, precision: str | None = None,
-                    tokenizer: str | None = None, template=None, cache_dir: str = "cache"):
+                    tokenizer: str | None = None, template=None, cache_dir: str = "cache", warn=_ignore):
     """(steps, round size, deepest sample count) for indexing a config's problems.
 
     The depth is what a runner can ask for: count x maxrounds samples per step
@@ -97,7 +100,8 @@ def simulator_steps(config_path: str, *, seed: int = 42, precision: str | None =
 
     All densities and degrees are covered: thinner grids are subsets of the
     normal grid and a step's problems depend only on its parameters and seed.
-    Calibrated tasks are indexed only when a tokenizer (and template) is given.
+    Calibrated tasks are indexed only when a tokenizer (and template) is given; `warn`
+    gets one line for each task left out.
     """
     from resolver.config import expand_steps, load_config
 
@@ -105,8 +109,8 @@ def simulator_steps(config_path: str, *, seed: int = 42, precision: str | None =
     steps = []
     for task in config.tasks:
         if task.mode == "calibrate" and not tokenizer:
-            sys.stderr.write(f"simulator: skipping calibrated task {task.name!r} "
-                             "(give --tokenizer and --template to recognise it)\n")
+            warn(f"simulator: skipping calibrated task {task.name!r} "
+                 "(give --tokenizer and --template to recognise it)")
             continue
         steps += expand_steps(config, tasks=[task.name], seed=seed, tokenizer=tokenizer,
                               template=template, cache_dir=cache_dir)
@@ -126,11 +130,11 @@ class ExperimentProblems:
     """
 
     def __init__(self, config_path: str, *, seed: int = 42, precision: str | None = None,
-                 tokenizer: str | None = None, template=None, cache_dir: str = "cache"):
+                 tokenizer: str | None = None, template=None, cache_dir: str = "cache", warn=None):
         self.index = ProblemIndex()
         self.steps, self.round_size, self.max_depth = simulator_steps(
             config_path, seed=seed, precision=precision, tokenizer=tokenizer, template=template,
-            cache_dir=cache_dir)
+            cache_dir=cache_dir, warn=warn or _ignore)
         self.depth = 0
         self._task_texts: list[str] | None = None
         self._difficulty: dict[int, float] = {}

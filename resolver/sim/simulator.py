@@ -32,17 +32,18 @@ from aiohttp import web
 
 from resolver.client import fast_event_loop
 from resolver.core import UserError, child_options
-from resolver.sim.app import THINK_STYLES, SimulatorApp
-from resolver.sim.faults import FaultPlan, SimStats, parse_faults
+from resolver.sim.app import SimulatorApp
+from resolver.sim.faults import FaultPlan, SimStats
 from resolver.sim.problems import REPO_ROOT, ExperimentProblems
 from resolver.sim.profiles import PROFILES
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
 
 # ================================================================ running it
+
 def bind_socket(host: str, port: int) -> socket.socket:
     """A listening socket on host:port (port 0 = any free port); UserError when taken."""
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        sys.stderr.write(f"warning: the simulator is listening on {host}, not only on loopback\n")
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -177,7 +178,7 @@ def start_simulator_process(config: str | None, *, port: int = 0, seed: int = 42
     `cpu` pins the process to one core (benchmarks). Raises RuntimeError with the
     server's own message when it exits before becoming ready.
     """
-    args = [python, "-m", "resolver.sim.simulator", "--port", str(port),
+    args = [python, "-m", "resolver.simulator", "--port", str(port),
             "--seed", str(seed), "--latency", str(latency_ms)]
     if config:
         args += ["--config", str(config)]
@@ -214,72 +215,39 @@ def _drain(stream) -> None:
         pass
 
 
-# ================================================================ command line
-def build_parser():
-    from resolver.core import ArgParser
+# ================================================================ serving until stopped
+def run_simulator(*, config: str | None, seed: int = 42, precision: str | None = None, host: str = "127.0.0.1",
+                  port: int = 3333, latency_ms: float = 0.0, faults: dict | None = None, retry_after: float = 1.0,
+                  stall_seconds: float = 30.0, api_key: str | None = None, think_style: str = "inline",
+                  tokenizer: str | None = None, template=None, say=None, warn=None) -> None:
+    """Serve in this process until Ctrl-C (`python -m resolver.simulator`).
 
-    parser = ArgParser(prog="python -m resolver.simulator",
-                       description="Simulated OpenAI-compatible model server (models sim-*), for demos and tests.")
-    parser.add_argument("--config", help="experiment config whose prompts it should recognise "
-                        "(without it every prompt gets a plausible wrong answer)")
-    parser.add_argument("--seed", type=int, default=42, help="the runner's --seed (default 42)")
-    parser.add_argument("--precision", help="recognise only as many rounds as this precision level "
-                        "can ask for (default: the config's deepest level)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=3333, help="port (default 3333; 0 = any free port)")
-    parser.add_argument("--latency", type=float, default=0.0, metavar="MS",
-                        help="added delay before every answer, in milliseconds (default 0)")
-    parser.add_argument("--fault-rate", type=float, default=0.0, metavar="R",
-                        help="total fault rate, split evenly over 429, 500, stall, drop, malformed")
-    parser.add_argument("--faults", metavar="SPEC",
-                        help="per-kind fault rates, e.g. 429=0.05,500=0.02,stall=0.01,drop=0.01,malformed=0.01")
-    parser.add_argument("--retry-after", type=float, default=1.0, metavar="S",
-                        help="Retry-After seconds sent with simulated 429s (default 1)")
-    parser.add_argument("--stall-seconds", type=float, default=30.0, metavar="S",
-                        help="how long a stalled request hangs before answering (default 30)")
-    parser.add_argument("--api-key", help="require this bearer token (default: no auth)")
-    parser.add_argument("--think-style", choices=THINK_STYLES, default="inline",
-                        help="where sim-thinker puts its reasoning: inline <think> block (default), "
-                             "or the reasoning_content / reasoning field")
-    parser.add_argument("--tokenizer", help="tokenizer for calibrated tasks (as runner.py --tokenizer)")
-    parser.add_argument("--template", help="template for calibrated tasks (as runner.py --template)")
-    return parser
-
-
-def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.port < 0 or args.port > 65535:
-        raise UserError(f"--port {args.port} is not valid; use 0..65535")
-    faults = parse_faults(args.faults, args.fault_rate)
+    `warn` gets the lines about what is not served (a non-loopback host, calibrated tasks
+    left out), `say` the ready line (READY_PREFIX and the URL, which
+    start_simulator_process waits for) once the socket answers.
+    """
+    warn = warn or (lambda line: None)
+    if port < 0 or port > 65535:
+        raise UserError(f"--port {port} is not valid; use 0..65535")
     started = time.monotonic()
-    template = None
-    if args.template:
-        from resolver.config import load_template
-
-        template = load_template(args.template)
-    problems = (ExperimentProblems(args.config, seed=args.seed, precision=args.precision,
-                                   tokenizer=args.tokenizer, template=template) if args.config else None)
-    plan = FaultPlan(faults, retry_after=args.retry_after, stall_seconds=args.stall_seconds, seed=args.seed)
-    app = SimulatorApp(problems, seed=args.seed, latency_ms=args.latency, faults=plan,
-                       api_key=args.api_key, think_style=args.think_style)
-    sock = bind_socket(args.host, args.port)
-    port = sock.getsockname()[1]
-    host = f"[{args.host}]" if ":" in args.host else args.host
+    problems = (ExperimentProblems(config, seed=seed, precision=precision, tokenizer=tokenizer,
+                                   template=template, warn=warn) if config else None)
+    plan = FaultPlan(faults or {}, retry_after=retry_after, stall_seconds=stall_seconds, seed=seed)
+    app = SimulatorApp(problems, seed=seed, latency_ms=latency_ms, faults=plan,
+                       api_key=api_key, think_style=think_style)
+    if host not in LOOPBACK:
+        warn(f"warning: the simulator is listening on {host}, not only on loopback")
+    sock = bind_socket(host, port)
+    shown = f"[{host}]" if ":" in host else host
 
     def ready():
         known = f"{problems.index.size} problems indexed" if problems else "no config: every answer is a guess"
-        print(f"{READY_PREFIX}http://{host}:{port}  (models: {', '.join(PROFILES)}; {known}; "
-              f"started in {time.monotonic() - started:.1f} s)", flush=True)
+        if say:
+            say(f"{READY_PREFIX}http://{shown}:{sock.getsockname()[1]}  (models: {', '.join(PROFILES)}; {known}; "
+                f"started in {time.monotonic() - started:.1f} s)")
 
     try:
         fast_event_loop()
         asyncio.run(serve(app, sock, ready))
     except KeyboardInterrupt:
         pass
-    return 0
-
-
-if __name__ == "__main__":
-    from resolver.core import run_main
-
-    run_main(main)

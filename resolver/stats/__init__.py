@@ -37,7 +37,6 @@ __all__ = [
     "check_mode",
     "compare_joint",
     "compare_modes",
-    "coverage",
     "DEFAULT_MODE",
     "estimates",
     "guess_sum_all",
@@ -52,7 +51,6 @@ __all__ = [
     "MODES",
     "original_excess_interval",
     "paired",
-    "paired_coverage",
     "reasonscore",
     "samples_needed",
     "SCORE_FLOOR",
@@ -87,5 +85,5 @@ _HOMES = {
     "joint_table": "paired",
     "samples_needed": "paired",
 }
-_MODULES = {'coverage', 'estimates', 'paired', 'paired_coverage'}
+_MODULES = {'estimates', 'paired'}
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, _MODULES, globals())

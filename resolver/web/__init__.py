@@ -10,10 +10,11 @@ from resolver import lazy_exports
 
 if TYPE_CHECKING:
     from resolver.web.data import check_group_by, open_app_dataset
-    from resolver.web.server import add_server_args, app_links, check_port, normalize_base_pathname, serve
+    from resolver.web.server import DEFAULT_HOST, DEFAULT_LINK_PORTS, app_links, check_port, normalize_base_pathname, serve
 
 __all__ = [
-    "add_server_args",
+    "DEFAULT_HOST",
+    "DEFAULT_LINK_PORTS",
     "app_links",
     "archetypes",
     "check_group_by",
@@ -32,7 +33,8 @@ __all__ = [
 ]
 
 _HOMES = {
-    "add_server_args": "server",
+    "DEFAULT_HOST": "server",
+    "DEFAULT_LINK_PORTS": "server",
     "app_links": "server",
     "check_group_by": "data",
     "check_port": "server",

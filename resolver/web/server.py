@@ -1,4 +1,5 @@
-"""Start-up plumbing shared by leaderboard.py, explorer.py and spiderweb.py.
+"""Start-up plumbing shared by leaderboard.py, explorer.py and spiderweb.py (their flags are
+resolver/cli/webapp.py).
 
 Every app takes the same serving flags (README.md): --port, --url-base-pathname, --debug, and
 --host, which defaults to 127.0.0.1 so a results browser is never exposed by accident.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from typing import Callable
 
 import dash
 
@@ -29,26 +31,6 @@ DEFAULT_LINK_PORTS = {"leaderboard": 8050, "explorer": 8051, "spiderweb": 8052}
 PORT_SEARCH = 50            # how many ports above the default are tried when it is busy
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 _PATH_SEGMENT = re.compile(r"^[A-Za-z0-9._~-]+$")
-
-
-def add_server_args(parser, default_port: int) -> None:
-    """Add the serving flags every web app shares (and the links to the other apps)."""
-    parser.add_argument("--port", type=int, default=None,
-                        help=f"web server port (default {default_port}; when it is busy the next free one)")
-    parser.add_argument("--host", default=DEFAULT_HOST,
-                        help="address to bind (default 127.0.0.1: this machine only)")
-    parser.add_argument("--allowed-hosts", default="",
-                        help="extra comma-separated host names the Host header may carry (e.g. a reverse "
-                             "proxy's name); default: the bound host, and loopback names when bound to loopback")
-    parser.add_argument("--url-base-pathname", default="/",
-                        help="URL prefix when served behind a reverse proxy, e.g. /rs/ (default /)")
-    parser.add_argument("--debug", action="store_true",
-                        help="Dash debug mode: dev tools and callback errors shown in the page (no version "
-                             "check, no auto-reload)")
-    for app, port in DEFAULT_LINK_PORTS.items():
-        parser.add_argument(f"--{app}-url", default=None,
-                            help=f"base URL of {app}.py for links between the apps (default http://localhost:{port}/)")
-    parser.set_defaults(default_port=default_port)
 
 
 def app_links(args) -> dict:
@@ -206,8 +188,8 @@ def shown_url(host: str, port: int, base: str) -> str:
     return f"http://{shown}:{port}{base}"
 
 
-def serve(app: dash.Dash, args, name: str) -> None:
-    """Bind, print the address really served, then serve until Ctrl-C."""
+def serve(app: dash.Dash, args, announce: Callable[[str], None]) -> None:
+    """Bind, hand `announce` the URL really served (the command prints it), then serve until Ctrl-C."""
     check_port(args.port)
     base = normalize_base_pathname(args.url_base_pathname)
     install_host_check(app.server, allowed_hosts(args.host, getattr(args, "allowed_hosts", "")))
@@ -218,7 +200,7 @@ def serve(app: dash.Dash, args, name: str) -> None:
     else:
         _quiet_server_banners(app)
     server, port = bind(app, args.host, args.port, getattr(args, "default_port", 8050))
-    print(f"{name}: serving on {shown_url(args.host, port, base)}  (Ctrl-C to stop)", flush=True)
+    announce(shown_url(args.host, port, base))
     try:
         server.serve_forever()
     finally:

@@ -71,7 +71,7 @@ def _built(root: Path) -> Path:
     if root.exists():
         shutil.rmtree(root)
     _copy_shipped(root)
-    proc = subprocess.run([sys.executable, "-m", "resolver.sim.r12study", "--root", str(root), "--density", "corner",
+    proc = subprocess.run([sys.executable, "-m", "resolver.r12sim", "--root", str(root), "--density", "corner",
                            "--profiles", ",".join(PROFILES), "--parallel", "32"],
                           cwd=root, env=env(), capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:

@@ -4,7 +4,7 @@ resolver.analysis and the figures in resolver.plots (docs/analyze.md)."""
 from __future__ import annotations
 
 from resolver.cli.analyze import flags, output, shared
-from resolver.core import ArgParser
+from resolver.cli.base import ArgParser
 
 __all__ = ["build_parser", "flags", "main", "output", "shared"]
 

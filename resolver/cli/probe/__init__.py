@@ -3,8 +3,8 @@ failure, truncation, shortcuts); the computations live in resolver.probe and
 resolver.audit, the figures in resolver.plots (docs/analyze.md)."""
 from __future__ import annotations
 
+from resolver.cli.base import ArgParser
 from resolver.cli.probe import options
-from resolver.core import ArgParser
 
 __all__ = ["build_parser", "main", "options"]
 

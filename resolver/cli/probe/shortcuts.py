@@ -11,8 +11,8 @@ __all__ = ["register_shortcuts", "run_shortcuts"]
 
 def register_shortcuts(subparsers) -> None:
     from resolver.audit import MIN_SAMPLES
+    from resolver.cli.base import positive_int
     from resolver.config import DENSITIES
-    from resolver.core import positive_int
 
     p = subparsers.add_parser(
         "shortcuts", help="shortcut audit: do question-blind rules beat guess_chance on a config's problems?",

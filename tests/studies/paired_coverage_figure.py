@@ -1,5 +1,5 @@
-"""The paired-interval coverage figure of docs/statistics.md (python -m resolver.stats.paired_coverage
---figure FILE): it only draws the table resolver.stats.paired_coverage computed.
+"""The paired-interval coverage figure of docs/statistics.md (python -m tests.studies.paired_coverage
+--figure FILE): it only draws the table tests/studies/paired_coverage.py computed.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from resolver.stats.paired_coverage import SIZES, WIDTH_SKILLS
+from tests.studies.paired_coverage import SIZES, WIDTH_SKILLS
 
 __all__ = ["paired_coverage_figure"]
 

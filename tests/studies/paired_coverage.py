@@ -4,14 +4,14 @@
 Two simulated models answer the same problems. Per problem one latent U ~ Uniform(0, 1)
 orders the outcome of a model: correct when U < p = (1 - tau)(g + (1 - g) s), truncated
 when p <= U < p + tau, otherwise incorrect -- the same marginal as the single-model
-study (resolver/stats/coverage.py). With probability lambda the two models share U
+study (tests/studies/coverage.py). With probability lambda the two models share U
 (hard problems are hard for both), otherwise each draws its own; lambda is set so that
 the correlation of the two models' *correct* indicators is exactly rho. A cell's pairs
 are then multinomial over the 4 x 4 joint outcomes, so a replicate is one multinomial
 draw: the whole grid takes a second or two.
 
-    python -m resolver.stats.paired_coverage                 # the tables of docs/statistics.md
-    python -m resolver.stats.paired_coverage --figure docs/figures/paired_coverage.png
+    python -m tests.studies.paired_coverage                 # the tables of docs/statistics.md
+    python -m tests.studies.paired_coverage --figure docs/figures/paired_coverage.png
 """
 from __future__ import annotations
 
@@ -21,8 +21,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from resolver.stats.estimates import MODES
-from resolver.stats.paired import compare_joint
+from resolver.stats import MODES, compare_joint
 
 RHOS = (0.0, 0.3, 0.6)
 GUESSES = (0.0, 1 / 3)
@@ -161,7 +160,7 @@ def main(argv=None) -> int:
     print()
     print(width_by_rho(table).to_string(index=False))
     if args.figure:
-        from resolver.plots import paired_coverage_figure
+        from tests.studies.paired_coverage_figure import paired_coverage_figure
 
         paired_coverage_figure(table).savefig(args.figure)
     return 0

@@ -1,4 +1,4 @@
-"""Shared plumbing for the thin entry scripts: one-line errors, exit codes."""
+"""Shared plumbing of the commands: argparse with one-line errors, exit codes, `run_main`."""
 from __future__ import annotations
 
 import argparse
@@ -6,8 +6,7 @@ import os
 import sys
 from typing import Callable, Sequence
 
-from resolver.core.errors import UserError
-from resolver.core.lifeline import watch_parent_from_env
+from resolver.core import UserError, watch_parent_from_env
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130

@@ -20,7 +20,7 @@ USAGE = ("usage: reasonscape {" + ",".join(SCRIPTS) + "} [arguments...]\n"
 
 def script_path(name: str) -> Path:
     """The file of one entry script: in a checkout the repository root, once installed the package."""
-    checkout = Path(__file__).resolve().parents[2] / f"{name}.py"
+    checkout = Path(__file__).resolve().parents[2] / f"{name}.py"   # resolver/cli/commands.py -> the checkout
     if checkout.is_file():
         return checkout
     spec = find_spec(f"reasonscape_scripts.{name}")

@@ -7,7 +7,7 @@ resolver.stats exactly as PointsDB sums would, and each interval is checked agai
 its mode's estimand (s, (1 - tau) s or (1 - tau) s + tau). All replicates of the
 whole grid are one vectorised DataFrame, so the full grid takes seconds.
 
-    python -m resolver.stats.coverage            # the markdown table of docs/statistics.md
+    python -m tests.studies.coverage            # the markdown table of docs/statistics.md
 """
 from __future__ import annotations
 

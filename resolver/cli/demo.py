@@ -83,7 +83,7 @@ def show_and_run(root: Path, *cmd: str, prog: str = "demo", server=None) -> None
 
 def start_simulator(root: Path, port: int):
     """The simulator on `port` (0 = any free port), started once it says it is serving."""
-    from resolver.sim.simulator import start_simulator_process
+    from resolver.sim import start_simulator_process
 
     simulator = start_simulator_process(str(root / CONFIG), port=port)
     print(f"\n$ python -m resolver.simulator --config {CONFIG} --port {simulator.port} &", flush=True)
@@ -131,7 +131,7 @@ def run_real_model(root: Path, gguf: Path | None, n_ctx: int) -> None:
     """Serve the GGUF with llama.cpp on loopback and run the tiny config against it."""
     from resolver.llamacpp import LlamaServer, install, smollm2_gguf
 
-    reason = install()
+    reason = install(say=say)
     if reason:
         raise SystemExit(f"demo: {reason}")
     model = real_model_name(gguf)
@@ -174,6 +174,12 @@ def main(argv=None) -> None:
         print("\nstopped")
 
 
-if __name__ == "__main__":
-    reexec_in_venv("resolver.sim.demo")
+def run() -> None:
+    """`python -m resolver.demo`: into the project's virtualenv (installing it the first time), then main."""
+    reexec_in_venv("resolver.demo", say=say)
     main()
+
+
+def say(line: str) -> None:
+    """The bootstrap's progress lines (creating the venv, installing requirements)."""
+    print(line, flush=True)

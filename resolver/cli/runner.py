@@ -1,0 +1,223 @@
+"""runner.py: generate an experiment's prompts and run them against a model.
+
+    python runner.py --config configs/r12.yaml --template templates/zeroshot-nosys.json \\
+        --sampler samplers/greedy-max.json --model your-model --apibase http://localhost:3333
+    python runner.py ... --offline 1          # write the prompts only, no model
+    python runner.py ... --mode write-batch   # requests for `vllm run-batch`
+    python runner.py ... --mode read-batch --batch out.ndjson
+
+Reference: docs/runner.md (flags) and docs/configs.md (configs, templates, samplers).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from resolver.cli.base import ArgParser, positive_int
+
+
+def seconds(text: str) -> float:
+    """A finite, positive number of seconds (at most a week)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 7 * 86400:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0 and at most 604800, got {text!r}")
+    return value
+
+
+def model_name(text: str) -> str:
+    """A model name: non-empty, no leading/trailing spaces, no control characters."""
+    if not text or text != text.strip() or any(ord(c) < 32 or c == "\x7f" for c in text) or len(text) > 512:
+        raise argparse.ArgumentTypeError(f"expected a model name such as Qwen3-8B (non-empty, no surrounding "
+                                         f"spaces or control characters, at most 512 characters), got {text[:60]!r}")
+    return text
+
+
+def build_parser() -> ArgParser:
+    p = ArgParser(prog="runner.py", description="Unified experiment runner (ReasonScape).")
+    p.add_argument("--config", required=True, help="YAML experiment configuration file")
+    p.add_argument("--template", required=True, help="prompt template file (templates/*.json)")
+    p.add_argument("--sampler", required=True, help="sampler parameters file (samplers/*.json)")
+    p.add_argument("--model", required=True, type=model_name, help="model name sent to the server and recorded")
+    p.add_argument("--mode", choices=("api", "write-batch", "read-batch"), default=None,
+                   help="api (default), write-batch or read-batch")
+    p.add_argument("--apibase", help="API base URL, e.g. http://localhost:3333 (api mode only; /v1 added if missing), "
+                        "or an Azure OpenAI deployment URL with ?api-version=...")
+    p.add_argument("--apikey", default=None,
+                   help="API key (default: $OPENAI_API_KEY; for an Azure deployment URL $AZURE_OPENAI_API_KEY first)")
+    p.add_argument("--ca-bundle", default=None, metavar="FILE",
+                   help="PEM file of extra CA certificates to trust for an https --apibase (default: "
+                        "$REQUESTS_CA_BUNDLE, then $CURL_CA_BUNDLE; the system store always counts)")
+    p.add_argument("--batch", help="vLLM run-batch output file to import (read-batch mode)")
+    p.add_argument("--precision", help="precision level from the config (default: the first defined)")
+    p.add_argument("--seed", type=int, default=42, help="random seed added to every step's seed (default 42)")
+    p.add_argument("--density", default="normal", choices=("normal", "lowdef", "corner"),
+                   help="grid sampling density: normal (default), lowdef, corner")
+    p.add_argument("--degree", type=int, default=None,
+                   help="degree value to apply to grid entries that do not already have a degree "
+                        "(entries with one keep theirs; default: none)")
+    p.add_argument("--parallel", type=positive_int, default=16, help="requests in flight (api mode, default 16)")
+    p.add_argument("--threads", type=positive_int, default=1,
+                   help="open at least this many steps at once (default 1; --parallel keeps the request pool full regardless)")
+    p.add_argument("--timeout", type=seconds, default=3600.0, help="request timeout in seconds (default 3600)")
+    p.add_argument("--load-timeout", type=seconds, default=600.0, metavar="SECONDS",
+                   help="how long a server may answer 503 'Loading model' before the run gives up (default 600)")
+    p.add_argument("--cache", default="cache/", help="response cache: a file or a directory (default cache/)")
+    p.add_argument("--task", action="append", default=[], dest="tasks", metavar="TASK",
+                   help="run only this config task (repeatable)")
+    p.add_argument("--output", default="results/", help="output base directory (default results/)")
+    order = p.add_mutually_exclusive_group()
+    order.add_argument("--shuffle", dest="shuffle", action="store_true", default=True,
+                       help="shuffle step order (the default; accepted for old command lines)")
+    order.add_argument("--no-shuffle", dest="shuffle", action="store_false", help="run steps in config order")
+    p.add_argument("--quiet", action="store_true", help="no per-step output or progress bars (errors still shown)")
+    p.add_argument("--tokenizer", help="HuggingFace tokenizer id or local directory (needed for calibrate tasks)")
+    p.add_argument("--offline", type=positive_int, default=None, metavar="ROUNDS",
+                   help="write ROUNDS rounds of prompts per step without calling a model")
+    return p
+
+
+class ShownReporter:
+    """A run's progress on stderr: a tqdm bar, lines written above it, warnings."""
+
+    def bar(self, **kwargs):
+        from tqdm import tqdm
+
+        return tqdm(file=sys.stderr, dynamic_ncols=True, **kwargs)
+
+    def note(self, line: str) -> None:
+        from tqdm import tqdm
+
+        tqdm.write(line, file=sys.stderr)
+
+    def warn(self, line: str) -> None:
+        sys.stderr.write(line + "\n")
+
+
+def dispatch(opts) -> int:
+    """Run the chosen mode; returns the exit status."""
+    if opts.offline is not None:
+        return mode_offline(opts)
+    if opts.mode == "write-batch":
+        return mode_write_batch(opts)
+    if opts.mode == "read-batch":
+        return mode_read_batch(opts)
+    return mode_api(opts)
+
+
+def mode_offline(opts) -> int:
+    from resolver.run import run_offline
+
+    run = run_offline(opts, ShownReporter())
+    print(f"offline: {run.samples} samples in {run.steps} steps "
+          f"({run.rounds} round(s) x {run.count}, precision "
+          f"{run.precision!r}) written to {run.folder} in {run.seconds:.1f}s")
+    return 0
+
+
+def mode_api(opts) -> int:
+    """0 ok, 1 failed samples, 130 interrupted."""
+    from resolver.run import run_api
+
+    summary = run_api(opts, ShownReporter())
+    for line in summary.lines():
+        print(line)
+    if summary.interrupted:
+        print("interrupted: " + resume_hint(summary.folder))
+        return 130
+    if summary.failed:
+        print(f"{summary.failed} sample(s) failed and are not in the results; "
+              "run the same command again to retry only those")
+        return 1
+    return 0
+
+
+def resume_hint(folder) -> str:
+    return ("to resume, run the same command again: answered requests come from the cache and "
+            f"are not sent again; the partial folder {folder} can then be deleted "
+            "(the new run folder holds every sample)")
+
+
+def mode_write_batch(opts) -> int:
+    from resolver.run import run_write_batch
+
+    done = run_write_batch(opts)
+    plan = done.plan
+    if done.path is None:
+        print(f"write-batch: all {done.steps} steps are answered in the cache ({done.cache_path}); nothing to "
+              "write. Run --mode read-batch (any --batch file) or api mode to write the run folder.")
+        return 0
+    by_round: dict = {}
+    for r in plan.rounds.values():
+        by_round[r] = by_round.get(r, 0) + 1
+    rounds_text = ", ".join(f"round {r}: {n} steps" for r, n in sorted(by_round.items()))
+    print(f"write-batch: {done.lines} requests for {len(plan.rounds)} of {done.steps} steps ({rounds_text}); "
+          f"{plan.complete} steps complete")
+    print(f"batch file: {done.path}")
+    print(f"next: vllm run-batch -i {done.path} -o output.ndjson --model <path> "
+          f"--served-model-name {done.model}")
+    print("then: the same runner.py command with --mode read-batch --batch output.ndjson")
+    return 0
+
+
+def mode_read_batch(opts) -> int:
+    from resolver.client import ResponseCache
+    from resolver.run import import_batch, read_batch, replay_batch
+
+    batch = read_batch(opts)
+    output, unknown = batch.output, batch.unknown
+    for problem in output.problems[:20]:
+        print(f"batch: {problem}", file=sys.stderr)
+    if len(output.problems) > 20:
+        print(f"batch: ... and {len(output.problems) - 20} more problem lines", file=sys.stderr)
+    if unknown:
+        print(f"batch: {len(unknown)} answers have a custom_id that is not a request of this experiment "
+              f"(different config, template, sampler, model or seed?) and were ignored; "
+              f"first: {unknown[0]}", file=sys.stderr)
+    with ResponseCache(opts.cache) as cache:
+        import_batch(batch, cache)
+        print(f"read-batch: {output.lines} lines, {batch.imported} answers imported into {cache.path}, "
+              f"{batch.too_long} prompts too long for the model's context (finished samples), "
+              f"{len(output.problems)} problem lines left out, {len(unknown)} unknown ids ignored")
+        summary = replay_batch(batch, opts, cache, ShownReporter())
+    for line in summary.lines():
+        print(line)
+    if summary.incomplete:
+        names = ", ".join(name for name, _, _ in summary.incomplete[:5])
+        more = "" if len(summary.incomplete) <= 5 else f" and {len(summary.incomplete) - 5} more"
+        print(f"{len(summary.incomplete)} steps still need rounds ({names}{more}): run --mode write-batch "
+              "again, answer it with vllm run-batch, then --mode read-batch; the last read-batch's "
+              "run folder holds every sample (earlier ones can be deleted)")
+    else:
+        print("all steps complete")
+    return 0
+
+
+def check_paths(opts) -> None:
+    """Refuse output and cache paths that cannot work, before any work is done."""
+    from pathlib import Path
+
+    from resolver.core import UserError
+
+    output = Path(opts.output)
+    if output.exists() and not output.is_dir():
+        raise UserError(f"--output {opts.output} is a file; give a directory for the run folders (e.g. results/)")
+    for parent in output.parents:
+        if parent.exists() and not parent.is_dir():
+            raise UserError(f"--output {opts.output}: {parent} is a file, not a directory")
+    cache = Path(opts.cache)
+    for parent in cache.parents:
+        if parent.exists() and not parent.is_dir():
+            raise UserError(f"--cache {opts.cache}: {parent} is a file, not a directory")
+
+
+def main(argv=None) -> int:
+    from resolver.run import RunOptions
+
+    args = build_parser().parse_args(argv)
+    opts = RunOptions.from_namespace(args)
+    check_paths(opts)
+    return dispatch(opts)
+

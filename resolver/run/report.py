@@ -1,0 +1,47 @@
+"""What a run shows while it works, handed in by the command layer (resolver/cli/runner.py).
+
+The run code decides which lines are worth showing and when; a Reporter decides how. The
+command layer's writes them on stderr above a tqdm progress bar. This default shows
+nothing, so a run started from Python (tests, benchmarks) is silent.
+"""
+from __future__ import annotations
+
+
+class NullBar:
+    """A progress bar that shows nothing (the tqdm methods the run code calls)."""
+
+    total = 0
+    disable = True
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def refresh(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def set_postfix_str(self, text: str = "", refresh: bool = True) -> None:
+        pass
+
+    def __enter__(self) -> "NullBar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Reporter:
+    """Shows a run's progress: `bar(**tqdm_arguments)` makes a progress bar, `note` writes a
+    line above it (per-step results, failed requests), `warn` a line of its own (warnings,
+    "stopping: ...")."""
+
+    def bar(self, **kwargs) -> NullBar:
+        return NullBar()
+
+    def note(self, line: str) -> None:
+        pass
+
+    def warn(self, line: str) -> None:
+        pass
