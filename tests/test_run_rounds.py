@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from resolver.config.manifold import Precision
+from resolver.config.loader import Precision
 from resolver.run.rounds import Tally, needs_another_round
 from resolver.run.summary import RunSummary
 from resolver.stats import estimates as stats

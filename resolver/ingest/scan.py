@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from resolver.core import UserError
-from resolver.ingest.records import (
+from resolver.ingest.record_checks import (
     FIELDS,
     NO_PROBLEM,
     RANK,

@@ -66,7 +66,7 @@ def run_fft(args) -> int:
         evals = db.evals()
         labels = _labels(db)
         db_dir = db.path.parent
-    from resolver.probe.tokens import ByteTokenizer, eval_tokenizers
+    from resolver.probe.tokenizers import ByteTokenizer, eval_tokenizers
 
     tokenizers = eval_tokenizers(evals, args.tokenizer, fallback=ByteTokenizer(), who="probe.py")
     table = fft_table(points, views, db_dir, tokenizers, progress=not args.quiet)
@@ -137,7 +137,7 @@ def register_truncation(subparsers) -> None:
 
 def run_truncation(args) -> int:
     from resolver.probe.render import truncation_markdown
-    from resolver.probe.tokens import load_tokenizer
+    from resolver.probe.tokenizers import load_tokenizer
     from resolver.probe.truncation import truncation_report
 
     tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else None

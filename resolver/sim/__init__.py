@@ -1,30 +1,7 @@
 """The built-in simulated model server, its profiles, the simulated r12 study and the
 quick-start demo (docs/simulator.md).
 """
-# Public names load on first use (resolver.lazy_exports; docs/architecture.md).
-from __future__ import annotations
+import lazy_loader
 
-from typing import TYPE_CHECKING
-
-from resolver import lazy_exports
-
-if TYPE_CHECKING:
-    from resolver.sim.profiles import PROFILES
-    from resolver.sim.r12study import missing_data_hint
-    from resolver.sim.simulator import SimulatorServer, start_simulator_process
-
-__all__ = [
-    "missing_data_hint",
-    "PROFILES",
-    "SimulatorServer",
-    "start_simulator_process",
-]
-
-_HOMES = {
-    "PROFILES": "profiles",
-    "SimulatorServer": "simulator",
-    "missing_data_hint": "r12study",
-    "start_simulator_process": "simulator",
-}
-_MODULES = {}
-__getattr__, __dir__ = lazy_exports(__name__, _HOMES, _MODULES, globals())
+# Public names load on first use; they are listed in __init__.pyi (docs/architecture.md).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

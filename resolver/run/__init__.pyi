@@ -1,0 +1,22 @@
+# resolver.run's public names (its __all__): lazy_loader.attach_stub reads this file and loads a
+# name's module on first use; type checkers read it as the package, and `x as x` is how a
+# stub says a name is re-exported (docs/architecture.md).
+from .api_runner import run_api as run_api
+from .batch import run_read_batch as run_read_batch
+from .batch import run_write_batch as run_write_batch
+from .experiment import (
+    RunOptions as RunOptions,
+)
+from .experiment import (
+    build_experiment as build_experiment,
+)
+from .experiment import (
+    cases_for as cases_for,
+)
+from .experiment import (
+    messages_for as messages_for,
+)
+from .experiment import (
+    request_for as request_for,
+)
+from .offline import run_offline as run_offline
