@@ -8,7 +8,6 @@ typo (``"tag"`` for ``"tags"``) changes results without a word.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from pathlib import Path
@@ -38,6 +37,8 @@ def display_path(path) -> str:
 
 def did_you_mean(key, valid) -> str:
     """' (did you mean tags?)' for the closest valid key, or ''."""
+    import difflib  # here, not above: every script's --help imports resolver.core (docs/performance.md)
+
     close = difflib.get_close_matches(str(key), [str(v) for v in valid], n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 
