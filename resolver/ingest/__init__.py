@@ -2,14 +2,15 @@
 
 The parts, in the order data flows through them:
 
-* ``discovery``   - which files a run reads and how they are cut into scan batches;
-* ``records``     - what a record must look like to become a sample (the checks, in SQL);
-* ``scan``        - one DuckDB query per batch of files, in worker processes;
-* ``points``      - an eval's samples -> its PointsDB rows (de-duplication, sums, arrays);
-* ``bookkeeping`` - fingerprints and the incremental plan (build / relabel / drop / skip);
-* ``regrade``     - ``--offline --inplace``: re-graded records written back to their files;
-* ``pipeline``    - the two entry points, ``evaluate_dataset`` and ``evaluate_interview``;
-* ``report``      - what a run did, as data and console text.
+* ``input_files``   - which files a run reads and how they are cut into scan batches;
+* ``record_checks`` - what a record must look like to become a sample (the checks, in SQL);
+* ``scan``          - one DuckDB query per batch of files, in worker processes;
+* ``points``        - an eval's samples -> its PointsDB rows (de-duplication, sums, arrays);
+* ``bookkeeping``   - fingerprints and the incremental plan (build / relabel / drop / skip);
+* ``regrade``       - ``--offline --inplace``: re-graded records written back to their files;
+* ``pipeline``      - the two entry points, ``evaluate_dataset`` and ``evaluate_interview``;
+* ``report``        - what a run did, as data and console text;
+* ``raw_records``   - the records behind a PointsDB point, read by the same rule (probe.py, explorer).
 """
 import lazy_loader
 

@@ -2,7 +2,7 @@
 
 Per run: the files of every eval to (re)build are cut into batches (input_files.py);
 worker processes scan each batch with one DuckDB query (scan.py, with the checks
-of records.py); the main process merges an eval's batches in sorted file order,
+of record_checks.py); the main process merges an eval's batches in sorted file order,
 turns its samples into points with one DuckDB query (points.py) and writes the
 eval as one Arrow batch. Dataset mode is incremental (bookkeeping.py): an
 unchanged eval is skipped, a changed or new one rebuilt, a removed one dropped;
