@@ -55,7 +55,7 @@ def open_dataset(path):
         raise UserError(f"dataset file not found: {path}; {existing_datasets_text(dataset_file)}")
     from resolver.catalog import load_dataset
     from resolver.pointsdb import open_pointsdb
-    from resolver.sim import missing_data_hint
+    from resolver.sim.r12study import missing_data_hint
 
     dataset = load_dataset(dataset_file, allow_pointsdb=True)
     if not Path(dataset.db_path).exists():

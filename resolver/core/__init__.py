@@ -9,22 +9,22 @@ import importlib
 # Standard library only (the quick start imports core from a bare python3, before the
 # virtualenv exists: docs/architecture.md), so these are plain imports.
 from resolver.core.atomic import write_text_atomic
-from resolver.core.bootstrap import REPO, reexec_in_venv
 from resolver.core.cli import ArgParser, positive_int, run_main
 from resolver.core.errors import UserError, choices_text, file_not_found
 from resolver.core.inputs import compile_search, did_you_mean, display_path, read_json_file, read_yaml_file, refuse_unknown_keys
 from resolver.core.lifeline import ENV_PARENT, child_options, die_with_parent, watch_parent_from_env
 from resolver.core.text_tables import markdown_table, plain_table
 
-__all__ = ["ArgParser", "ENV_PARENT", "REPO", "UserError", "child_options", "choices_text", "compile_search",
+__all__ = ["ArgParser", "ENV_PARENT", "UserError", "bootstrap", "child_options", "choices_text", "compile_search",
            "did_you_mean", "die_with_parent", "display_path", "file_not_found", "markdown_table", "plain_table",
-           "positive_int", "read_json_file", "read_yaml_file", "reexec_in_venv", "refuse_unknown_keys", "run_main",
-           "typed", "watch_parent_from_env", "write_text_atomic"]
+           "positive_int", "read_json_file", "read_yaml_file", "refuse_unknown_keys", "run_main", "typed",
+           "watch_parent_from_env", "write_text_atomic"]
 
 
 def __getattr__(name: str):
-    # `typed` (FileModel, validate_file, ...) needs pydantic, which the bare-python3 bootstrap
-    # does not have: it loads when first asked for (`from resolver.core.typed import FileModel`).
-    if name == "typed":
-        return importlib.import_module("resolver.core.typed")
+    # Two public submodules load when first asked for (`from resolver.core.typed import FileModel`):
+    # `typed` needs pydantic, which the bare-python3 bootstrap does not have yet, and `bootstrap`
+    # (pathlib, subprocess) is needed only by the quick start and the r12 study.
+    if name in ("bootstrap", "typed"):
+        return importlib.import_module(f"resolver.core.{name}")
     raise AttributeError(f"module 'resolver.core' has no attribute {name!r}")

@@ -6,7 +6,9 @@ pinned requirements when they changed, and re-executes the caller inside the ven
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -27,8 +29,6 @@ def inside_venv() -> bool:
 
 
 def _requirements_digest(files: list[Path]) -> str:
-    import hashlib  # here, not above: every script's --help imports resolver.core (docs/performance.md)
-
     digest = hashlib.sha256()
     for f in files:
         digest.update(f.read_bytes())
@@ -37,8 +37,6 @@ def _requirements_digest(files: list[Path]) -> str:
 
 def ensure_requirements(requirements: Path) -> None:
     """Create the venv and install `requirements` unless already installed as-is."""
-    import subprocess  # here, not above: every script's --help imports resolver.core (docs/performance.md)
-
     if not venv_python().exists():
         print(f"creating virtualenv {VENV} ...", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, **child_options())

@@ -1,7 +1,17 @@
 """The built-in simulated model server, its profiles, the simulated r12 study and the
 quick-start demo (docs/simulator.md).
 """
-import lazy_loader
+from __future__ import annotations
 
-# Public names load on first use; they are listed in __init__.pyi (docs/architecture.md).
-__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
+import importlib
+
+# The quick start imports resolver.sim.demo from a bare python3, before any requirement
+# (lazy_loader too) is installed: this package's public names are its modules, each loaded
+# when first asked for (`from resolver.sim.simulator import SimulatorServer`; docs/architecture.md).
+__all__ = ["agreement", "app", "demo", "faults", "problems", "profiles", "r12study", "simulator"]
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

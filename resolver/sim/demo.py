@@ -19,7 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from resolver.core import REPO, child_options, reexec_in_venv
+from resolver.core import child_options
+from resolver.core.bootstrap import REPO, reexec_in_venv
 from resolver.llamacpp import ServerDied  # standard library only, like this module
 
 PROFILES = ("sim-strong", "sim-mid", "sim-weak", "sim-loopy")

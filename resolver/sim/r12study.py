@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from resolver.core import REPO
+from resolver.core.bootstrap import REPO
 
 COMMAND = "python -m resolver.r12sim"
 TEMPLATE = "templates/zerocot-nosys.json"
@@ -192,7 +192,7 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    from resolver.core import reexec_in_venv
+    from resolver.core.bootstrap import reexec_in_venv
 
     reexec_in_venv("resolver.sim.r12study")
     main()
