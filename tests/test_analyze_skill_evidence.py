@@ -190,8 +190,8 @@ def test_pairwise_puts_the_guesser_last(db, sort):
 
 @pytest.mark.parametrize("sort", ["score", "ratio"])
 def test_leaderboard_rank_by_puts_the_guesser_last(db, sort):
+    from resolver.analysis.leaderboard_scores import OVERALL, Board, best_values, rows_for
     from resolver.pointsdb.reader import open_pointsdb
-    from resolver.web.board import OVERALL, Board, best_values, rows_for
 
     with open_pointsdb(db) as con:
         board = Board(con)

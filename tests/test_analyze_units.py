@@ -10,7 +10,7 @@ import pytest
 from scipy.optimize import minimize
 from scipy.stats import norm
 
-from resolver.analysis import aggregate, cluster, discovery, modelinfo, pairwise, points, rank, scores, tokens
+from resolver.analysis import aggregate, cluster, inventory, modelinfo, pairwise, points, rank, scores, token_usage
 from resolver.core.errors import UserError
 
 # ------------------------------------------------------------------ cluster
@@ -251,7 +251,7 @@ def test_token_means_by_outcome():
     agg = pd.DataFrame({"correct": [2], "incorrect": [1], "invalid": [0], "truncated": [1], "guess_sum": [0.0],
                         "prompt_tokens": [400], "completion_tokens_sum": [1600], "tokens_correct": [200],
                         "tokens_incorrect": [400], "tokens_invalid": [0], "tokens_truncated": [1000]})
-    row = tokens.token_means(agg).iloc[0]
+    row = token_usage.token_means(agg).iloc[0]
     assert row["prompt_tokens_mean"] == 100 and row["completion_tokens_mean"] == 400
     assert row["correct_tokens_mean"] == 100 and row["incorrect_tokens_mean"] == 400
     assert math.isnan(row["invalid_tokens_mean"]) and row["truncated_tokens_mean"] == 1000
@@ -291,10 +291,10 @@ def test_points_sorted_numerically_by_params():
 
 def test_search_and_tag_parsing_errors():
     with pytest.raises(UserError, match="regular expression"):
-        discovery.compile_search("(")
+        inventory.compile_search("(")
     with pytest.raises(UserError, match="key:value"):
-        discovery.parse_tag_list("size:small,moe")
-    assert discovery.parse_tag_list("size:small, arch:moe") == ["size:small", "arch:moe"]
+        inventory.parse_tag_list("size:small,moe")
+    assert inventory.parse_tag_list("size:small, arch:moe") == ["size:small", "arch:moe"]
 
 
 # --------------------------------------------------------------- modelinfo

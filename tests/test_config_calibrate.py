@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from resolver.config.calibrate import TOLERANCE, count_prompt_tokens, load_tokenizer, resolve_calibration, search_parameter
-from resolver.config.manifold import ManifoldEntry, TaskConfig, expand_steps, load_config
+from resolver.config.loader import ManifoldEntry, TaskConfig, expand_steps, load_config
 from resolver.config.point_identity import step_seed
 from resolver.config.prompts import load_template, render_messages
 from resolver.core.errors import UserError

@@ -6,10 +6,9 @@ import textwrap
 
 import pytest
 import yaml
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
-from resolver.config.manifold import expand_steps, expected_points, load_config, step_name, step_seed, thin
+from resolver.config.loader import expand_steps, expected_points, load_config, step_name, step_seed, thin
 from resolver.core.errors import UserError
 
 

@@ -73,7 +73,7 @@ def test_modelinfo_uses_a_filled_folder_when_the_hub_is_down(dead_hub, tmp_path,
     ("config", "configs/r13.yaml", ("did you mean configs/r12.yaml", "configs/tiny.yaml")),
 ])
 def test_not_found_lists_what_exists(repo, monkeypatch, loader, path, expected):
-    from resolver.config.manifold import load_config
+    from resolver.config.loader import load_config
     from resolver.config.prompts import load_sampler, load_template
 
     monkeypatch.chdir(repo)

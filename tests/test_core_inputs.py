@@ -6,7 +6,7 @@ import json
 import pytest
 
 from resolver.catalog.datasets import EvalSpec, eval_files, load_dataset
-from resolver.config.manifold import MAX_GRID_POINTS, load_config
+from resolver.config.loader import MAX_GRID_POINTS, load_config
 from resolver.core.errors import UserError
 from resolver.core.inputs import did_you_mean, read_json_file, read_yaml_file
 

@@ -7,7 +7,7 @@ from conftest import run_script
 from test_evaluate_pipeline import all_ndjson, check_against_raw
 
 from resolver.catalog.datasets import eval_id
-from resolver.config.manifold import expected_points, load_config
+from resolver.config.loader import expected_points, load_config
 from tests.support.runner import simulated_cohort
 
 pytestmark = pytest.mark.slow

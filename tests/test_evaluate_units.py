@@ -283,7 +283,7 @@ def test_a_ctrl_c_during_worker_start_up_prints_no_worker_traceback():
 
 
 def test_versions_text_for_analyze_evals():
-    from resolver.analysis.discovery import versions_text
+    from resolver.analysis.inventory import versions_text
 
     assert versions_text({"grader_version": 1, "task_versions": {"a": [1], "b": [1]}}) == "grader v1, tasks v1"
     assert versions_text({"grader_version": 2, "task_versions": {"a": [1], "b": [1, 2]}}) == \
@@ -329,7 +329,7 @@ def test_the_scan_reads_lines_as_duckdbs_read_json_would(tmp_path):
     column per field, DuckDB's own reader, on hostile values of every field."""
     import duckdb
 
-    from resolver.ingest.records import FIELDS, TEXT_FIELDS
+    from resolver.ingest.record_checks import FIELDS, TEXT_FIELDS
     from resolver.ingest.scan import _RAW, _params
 
     values = [None, True, False, 0, -1, 2**31, 2**63, 1.5, 1e300, "", "x", "true", "null", "5", "{}", [], [1], {},
@@ -357,7 +357,7 @@ def test_the_scan_reads_lines_as_duckdbs_read_json_would(tmp_path):
 
 
 # ---------------------------------------------------------------- the record rules, read by Python
-# An independent reading of the rules in resolver/ingest/records.py's docstring (evaluate
+# An independent reading of the rules in resolver/ingest/record_checks.py's docstring (evaluate
 # runs that module's SQL and per-value verdicts); the grid test holds them to the same answers.
 _INT32_MAX = 2**31 - 1
 _ORDER = ("model", "template", "sampler", "base_task", "params", "key", "task", "manifold", "usage",
@@ -475,7 +475,7 @@ def test_the_sql_checks_agree_with_a_python_reading_of_the_rules(tmp_path, expec
     assert not mismatches, f"{len(mismatches)} of {len(records)} differ, e.g. {mismatches[:3]}"
     assert result.unanswered == [unanswered] and unanswered >= 2
     # the same rules for one record Python has parsed (what probe.py reads)
-    from resolver.ingest.records import record_problem
+    from resolver.ingest.record_checks import record_problem
 
     for record in records:
         want, got = _reference(record), record_problem(record)
@@ -490,7 +490,7 @@ def test_the_sql_checks_agree_with_a_python_reading_of_the_rules(tmp_path, expec
 def test_guided_batches_cover_every_file_once_and_shrink_towards_the_end():
     """plan_batches: consecutive slices of each list, in order, never across lists; big
     batches first (whole lists while they fit), at least MIN_BATCH_BYTES unless a list runs out."""
-    from resolver.ingest.discovery import MAX_BATCH_BYTES, MIN_BATCH_BYTES, plan_batches
+    from resolver.ingest.input_files import MAX_BATCH_BYTES, MIN_BATCH_BYTES, plan_batches
 
     rng = random.Random(5)
     mb = 2**20
@@ -527,7 +527,7 @@ def test_eval_files_keep_the_order_of_sorted_paths(tmp_path):
 def test_probe_reads_exactly_the_records_evaluate_counts(tmp_path):
     """probe's point_records: a record evaluate.py refuses ("is_correct": "false") or one of
     another task version is not a sample of the point; the first copy of an index wins."""
-    from resolver.probe.traces import outcome_name, point_records
+    from resolver.ingest.raw_records import outcome_name, point_records
 
     lines = [_record(key="x-1", is_correct=True), _record(key="x-2", is_correct="false"),
              _record(key="x-3", task_version=2), _record(key="x-1", is_correct=False),

@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from resolver.grading import answers as answers
 from resolver.grading.answers import canonical_target, extract_by_kind, final_answer_text, grade, strip_reasoning

@@ -21,8 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from resolver.grading.answers import grade
-from resolver.grading.answers import verdict as verdict_of
+from resolver.grading.answers import grade, verdict as verdict_of
 from resolver.grading.replies import split_message
 from resolver.tasks import get_task
 

@@ -18,7 +18,7 @@ from conftest import run_script
 from resolver.analysis.invalid_reasons import count_reasons, describe, families
 from resolver.grading.answer_reasons import INVALID_REASONS
 from resolver.grading.answers import grade, grade_record
-from resolver.ingest.records import _VERDICTS
+from resolver.ingest.record_checks import _VERDICTS
 from resolver.tasks import get_task, task_of_record
 
 CASES = json.loads((Path(__file__).resolve().parent / "grading_corpus" / "cases.json").read_text(encoding="utf-8"))

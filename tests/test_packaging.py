@@ -48,10 +48,11 @@ def test_every_data_file_is_installed():
         if not path.is_file() or path.suffix in (".py", ".pyc") or path.name == "README.md":
             continue
         package = ".".join(path.parent.relative_to(REPO).parts)
-        owner = next((pkg for pkg in patterns if package == pkg or package.startswith(pkg + ".")), None)
-        assert owner, f"{path.relative_to(REPO)} would be left out of an install"
-        relative = path.relative_to(REPO / Path(*owner.split(".")))
-        assert any(relative.match(pattern) for pattern in patterns[owner]), relative
+        # a "*" key holds patterns for every package (each relative to its own directory)
+        owners = [pkg for pkg in patterns if pkg == "*" or package == pkg or package.startswith(pkg + ".")]
+        assert owners, f"{path.relative_to(REPO)} would be left out of an install"
+        assert any(path.relative_to(REPO / Path(*(package if owner == "*" else owner).split("."))).match(pattern)
+                   for owner in owners for pattern in patterns[owner]), f"{path.relative_to(REPO)} would be left out"
 
 
 @pytest.mark.parametrize("name", SCRIPTS)

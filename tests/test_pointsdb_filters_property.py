@@ -3,8 +3,7 @@ and parsed filters select exactly what a plain Python evaluation of the same fil
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from test_pointsdb_query import EVALS, _rows, _write_db
 
 from resolver.core.errors import UserError

@@ -8,8 +8,7 @@ import random
 
 import pytest
 
-from resolver.catalog.datasets import eval_id as make_eval_id
-from resolver.catalog.datasets import facets_from_groups
+from resolver.catalog.datasets import eval_id as make_eval_id, facets_from_groups
 from resolver.core.errors import UserError
 from resolver.pointsdb.filters import parse_filters, validate_dimension
 from resolver.pointsdb.reader import open_pointsdb

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from resolver.probe.fft import FFT_BINS, FREQUENCIES, dominant_frequency, mean_spectrum, token_spectrum
-from resolver.probe.tokens import ByteTokenizer, render_prompt
+from resolver.probe.tokenizers import ByteTokenizer, render_prompt
 
 
 @pytest.mark.parametrize("period, length", [(8, 4000), (5, 160), (12, 3600), (4, 64)])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from resolver.ingest import records as ingest_records
+from resolver.ingest import record_checks as ingest_records
 from resolver.records import schema
 from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, graded_record, messages_for
 
@@ -94,7 +94,7 @@ def _fields_read(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("module", ["resolver/probe/traces.py", "resolver/catalog/cohort_context.py",
+@pytest.mark.parametrize("module", ["resolver/ingest/raw_records.py", "resolver/catalog/cohort_context.py",
                                     "resolver/grading/answers.py"])
 def test_record_readers_read_only_schema_fields(module):
     read = _fields_read(REPO / module)

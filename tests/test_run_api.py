@@ -16,7 +16,7 @@ import time
 import pytest
 
 from resolver.client.cache import request_key
-from resolver.config.manifold import load_config
+from resolver.config.loader import load_config
 from resolver.config.prompts import build_request, load_sampler
 from resolver.grading.answers import grade_record
 from resolver.records.schema import RECORD_FIELDS

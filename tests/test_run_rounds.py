@@ -16,13 +16,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from resolver.config.manifold import Precision
+from resolver.config.loader import Precision
 from resolver.run.rounds import Tally, needs_another_round
 from resolver.run.summary import RunSummary
 from resolver.stats import estimates as stats
 from resolver.stats.intervals_light import skill_interval, skill_margin, wilson_cc_bounds
-from tests.support.runner import Z95 as Z
-from tests.support.runner import cc_bounds_by_root, skill_by_root
+from tests.support.runner import Z95 as Z, cc_bounds_by_root, skill_by_root
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -18,10 +18,7 @@ import pytest
 import zstandard
 
 from resolver.core.errors import UserError
-from resolver.share import blobs as blobs
-from resolver.share import manifest as manifestlib
-from resolver.share import sync as datasync
-from resolver.share import tarsafe as tarsafe
+from resolver.share import blobs as blobs, manifest as manifestlib, sync as datasync, tarsafe as tarsafe
 from resolver.share.remote_base import RemoteError, part_path
 from resolver.share.remote_dir import DirectoryRemote
 from resolver.share.remote_http import HttpRemote

@@ -10,8 +10,7 @@ import sys
 import pytest
 from conftest import REPO, free_port, run_script
 
-from resolver.share import blobs as blobs
-from resolver.share import manifest as manifestlib
+from resolver.share import blobs as blobs, manifest as manifestlib
 from resolver.share.remote_base import RemoteError, part_path
 from resolver.share.remote_http import HttpRemote
 from resolver.share.remote_s3 import S3Remote

@@ -7,10 +7,7 @@ import shutil
 import pytest
 from conftest import run_script
 
-from resolver.share import blobs as blobs
-from resolver.share import manifest as manifestlib
-from resolver.share import scopes as scopes
-from resolver.share import sync as datasync
+from resolver.share import blobs as blobs, manifest as manifestlib, scopes as scopes, sync as datasync
 from resolver.share.remotes import open_remote
 from tests.support.cohort_factory import build_data_dir, eval_entry, eval_id, tree_bytes, write_evals, write_run
 

@@ -271,8 +271,11 @@ def test_is_incomplete():
 
 # ------------------------------------------------------------ properties (hypothesis)
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import (  # noqa: E402
+    given,
+    settings,
+    strategies as st,  # noqa: E402
+)
 
 counts_strategy = st.tuples(
     st.integers(0, 500), st.integers(0, 500), st.integers(0, 50), st.integers(0, 100),

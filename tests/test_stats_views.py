@@ -49,13 +49,13 @@ def same(a: dict, b: dict):
 @pytest.mark.parametrize("model,task,tier,degree", CELLS)
 @pytest.mark.parametrize("mode", stats.MODES)
 def test_scores_json_cell_value_and_web_paths_agree(db, scores_json, model, task, tier, degree, mode):
-    from resolver.web.board import Board
+    from resolver.analysis.leaderboard_scores import Board
 
     eval_id = model_eval_id(model)
     published = scores_json[eval_id]["tiers"][tier]["tasks"][task]["modes"][mode]
     direct = cell_value(db, eval_id, task, tier, mode)
     same(published, direct)
-    # the leaderboard's Board (resolver/web/board.py) over all manifolds and groups
+    # the leaderboard's Board (resolver/analysis/leaderboard_scores.py) over all manifolds and groups
     board = Board(db).view((), ())
     entry = [e for e in board.results if e["eval_id"] == eval_id][0]
     same(entry["tiers"][tier]["tasks"][task]["modes"][mode], direct)
@@ -70,7 +70,7 @@ def test_scores_json_cell_value_and_web_paths_agree(db, scores_json, model, task
 
 
 def test_explorer_projection_agrees_with_cell_value(hand, db):
-    from resolver.web.landscape import MODE, Landscape
+    from resolver.web.explorer_data import MODE, Landscape
 
     land = Landscape(load_dataset(hand), db)
     table = land.view_projection("arithmetic/length", "params.length")

@@ -10,7 +10,7 @@ import pytest
 
 from resolver.audit import players
 from resolver.audit.shortcuts import PointAudit, audit_point
-from resolver.config.manifold import expand_steps, load_config
+from resolver.config.loader import expand_steps, load_config
 from resolver.tasks import Task, TestCase, get_task
 
 DATE_OPTIONS = ("Which date?\n\nOptions:\n(A) 03/15/2021\n(B) 03/14/2021\n(C) 04/14/2021\n"

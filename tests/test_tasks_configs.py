@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from resolver.config.manifold import expand_steps, expected_points, load_config
+from resolver.config.loader import expand_steps, expected_points, load_config
 
 R12 = {"arithmetic", "boolean", "brackets", "cars", "dates", "letters", "movies", "objects",
        "shapes", "shuffle", "sort", "tables"}
@@ -70,4 +70,4 @@ def test_calibrate_and_manifold_do_not_import_each_other(repo):
     source = (repo / "resolver" / "config" / "calibrate.py").read_text()
     imported = {n.module for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Import) for a in n.names}
-    assert "resolver.config.manifold" not in imported
+    assert "resolver.config.loader" not in imported

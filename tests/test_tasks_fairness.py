@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from resolver.config.manifold import expand_steps, load_config
+from resolver.config.loader import expand_steps, load_config
 from resolver.tasks import get_task
 
 _R12 = load_config("configs/r12.yaml")

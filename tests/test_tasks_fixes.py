@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from resolver.config.manifold import expand_steps, load_config
+from resolver.config.loader import expand_steps, load_config
 from resolver.tasks import get_task
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from resolver.audit import film_reader
-from resolver.config.manifold import expand_steps, load_config
+from resolver.config.loader import expand_steps, load_config
 from resolver.tasks import TestCase, get_task
 
 TOY = """# title\tyear\tgenres\tthemes

@@ -2,7 +2,7 @@
 and a shape (collapse, specialist) only on evidence: the intervals compared must be apart."""
 import pandas as pd
 
-from resolver.web import archetypes as A
+from resolver.analysis import archetypes as A
 
 
 def _profile(centers, truncated=None, tokens=None, samples=100, eval_id="e", margin=0.05):

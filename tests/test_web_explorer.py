@@ -19,7 +19,7 @@ def dataset(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def page(dataset):
-    from resolver.probe.tokens import load_tokenizer
+    from resolver.probe.tokenizers import load_tokenizer
     from resolver.web.explorer import build_app
 
     def with_bytes_fft(ds, db):
@@ -290,7 +290,7 @@ def test_unloadable_tokenizer_is_one_line_error(tmp_path, dataset):
 def test_views_inferred_without_a_config(dataset, tmp_path):
     """A dataset file without "config": per task a 2-D view of the first two varying numeric params + 1-D views."""
     from resolver.web.data import open_app_dataset
-    from resolver.web.landscape import Landscape
+    from resolver.web.explorer_data import Landscape
 
     spec = json.loads(Path(dataset).read_text())
     spec.pop("config")
@@ -324,7 +324,7 @@ def test_text_dimension_on_a_surface_axis(dataset):
     and a click at a position inspects the points of that value."""
     from resolver.web import explorer_figures as ex
     from resolver.web.data import open_app_dataset
-    from resolver.web.landscape import Landscape
+    from resolver.web.explorer_data import Landscape
 
     ds, db = open_app_dataset(dataset)
     with db:
@@ -344,10 +344,10 @@ def test_each_eval_gets_its_own_tokenizer_or_a_note(dataset):
     """Without --tokenizer an eval's FFT uses its hf_id tokenizer when cached; the others get a note."""
     import pandas as pd
 
-    from resolver.probe.tokens import ByteTokenizer, eval_tokenizers
+    from resolver.probe.tokenizers import ByteTokenizer, eval_tokenizers
     from resolver.web import explorer_figures as ex
     from resolver.web.data import open_app_dataset
-    from resolver.web.landscape import Landscape
+    from resolver.web.explorer_data import Landscape
 
     evals = pd.DataFrame({"eval_id": ["a1", "b2", "c3"],
                           "hf_id": [None, "no-such-org/no-such-model-xyz", "no-such-org/no-such-model-xyz"]})

@@ -49,7 +49,7 @@ def _design():
 def served(tmp_path_factory):
     """(Flask test client, A's eval id, B's eval id, the explorer's Landscape) on the hand-made PointsDB."""
     from resolver.web.data import open_app_dataset
-    from resolver.web.landscape import Landscape
+    from resolver.web.explorer_data import Landscape
     from resolver.web.leaderboard import build_app
 
     path = tmp_path_factory.mktemp("lbdiff") / "pointsdb-hand.db"
@@ -146,7 +146,7 @@ def test_explorer_link_opens_the_point_of_largest_difference(served):
 
 
 def test_url_carries_the_two_evals_and_drops_unknown_ones(served):
-    from resolver.web.board import Board
+    from resolver.analysis.leaderboard_scores import Board
     from resolver.web.leaderboard import state_from_url, state_to_url
 
     client, a, b, land = served

@@ -370,19 +370,19 @@ def _raw_reasons(dataset, model: str, task: str) -> Counter:
 
 
 def test_cell_hover_breaks_invalid_answers_down_by_reason(dataset):
+    from resolver.analysis.leaderboard_scores import Board
     from resolver.pointsdb.reader import open_pointsdb
-    from resolver.web import lbtable
-    from resolver.web.board import Board
+    from resolver.web import leaderboard_table
     from resolver.web.leaderboard import state_from_url
 
     with open_pointsdb(dataset.parent / "pointsdb-webtest.db") as db:
         board = Board(db)
     state = state_from_url(board, "", [])
-    rows = lbtable.selected_rows(board, state)
+    rows = leaderboard_table.selected_rows(board, state)
     view = board.view((), ())
     for model in ("Alpha-8B-Q4", "Alpha-8B"):
         row = next(r for r in rows if r["model"] == model)
-        tips = lbtable.table_content(board, [row], rows, view.columns["overall"], state, {})["tooltips"][0]
+        tips = leaderboard_table.table_content(board, [row], rows, view.columns["overall"], state, {})["tooltips"][0]
         for task in ("arithmetic", "boolean", "brackets"):
             raw = _raw_reasons(dataset, model, task)
             hover = tips[task]["value"]

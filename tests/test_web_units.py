@@ -5,8 +5,8 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from resolver.web import lbtable, urlstate
-from resolver.web.board import grader_versions
+from resolver.analysis.leaderboard_scores import grader_versions
+from resolver.web import leaderboard_table, urlstate
 from resolver.web.spiderweb import group_label
 
 TASK = {"truncated_ratio": 0.0, "point_count": 4, "expected_points": 4, "is_incomplete": False}
@@ -23,15 +23,15 @@ def test_url_state_round_trip_and_defaults():
 
 def test_cell_text_marks_below_chance_only_when_flagged():
     plain = {"center": 0.0, "margin": 0.05}
-    assert lbtable.cell_text(plain, TASK) == ".00 - .05"
+    assert leaderboard_table.cell_text(plain, TASK) == ".00 - .05"
     # the same text as analyze.py scores markdown: the flag replaces the numbers (docs/decisions.md)
-    assert lbtable.cell_text({**plain, "below_chance": True}, TASK) == "≤ chance"
-    assert lbtable.cell_text(None, None) == "—"
+    assert leaderboard_table.cell_text({**plain, "below_chance": True}, TASK) == "≤ chance"
+    assert leaderboard_table.cell_text(None, None) == "—"
 
 
 def test_model_cell_escapes_markup_and_links_both_apps():
     row = {"label": "a*b <script>", "eval_id": "1e5", "groups": ["family:x"], "model": "m"}
-    cell = lbtable.model_cell(row, {"explorer": "http://e:1/", "spiderweb": "http://s:2/"})
+    cell = leaderboard_table.model_cell(row, {"explorer": "http://e:1/", "spiderweb": "http://s:2/"})
     assert "<script>" not in cell and "a\\*b &lt;script&gt;" in cell
     assert "href='http://e:1/?evals=1e5'" in cell and "href='http://s:2/?evals=1e5'" in cell
 
@@ -61,7 +61,7 @@ def test_group_labels_are_integers_when_whole():
 def test_ranking_header_sorts_keep_models_without_skill_last():
     """Clicking Score or Score/Token (best first) orders by skill evidence first, as every ranking does;
     other columns, and the reverse direction, sort by value alone."""
-    from resolver.web.lbtable import _sorted
+    from resolver.web.leaderboard_table import _sorted
 
     rows = [
         {"eval_id": "skilled-long", "rank": 1, "score": 0.80, "ratio": 0.5, "tokens": 1600, "skill": True},

@@ -22,9 +22,9 @@ sys.path.insert(0, str(REPO / "tests"))
 from test_layout import package_graph  # noqa: E402
 
 CONCERN = {"core": "errors, inputs, bootstrap", "tasks": "generators", "grading": "answers, kinds",
-           "config": "configs, prompts", "records": "NDJSON schema, run folders", "client": "HTTP, retries, cache",
+           "config": "configs, prompts, tokenizers", "records": "NDJSON schema, run folders", "client": "HTTP, retries, cache",
            "stats": "intervals, scores", "pointsdb": "DuckDB schema, I/O", "catalog": "datasets, cohorts",
-           "run": "runner modes", "ingest": "evaluate.py", "share": "data.py", "analysis": "analyze.py",
+           "run": "runner modes", "ingest": "evaluate.py, raw records", "share": "data.py", "analysis": "analyze.py",
            "probe": "probe.py", "audit": "shortcut audit", "plots": "PNG figures", "web": "Dash apps",
            "sim": "simulator, demo", "llamacpp": "llama.cpp server"}
 

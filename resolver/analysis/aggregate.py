@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from resolver import stats
-from resolver.analysis.tokens import token_means
+from resolver.analysis.token_usage import token_means
 
 RAW_COUNTER_COLUMNS = {"n_u": "untruncated samples", "n_t": "truncated samples",
                        "n_e": "correct samples", "g": "expected lucky guesses (guess_sum)",

@@ -33,8 +33,7 @@ from pathlib import Path
 
 from resolver.catalog.cohort_verify import config_name
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
-from resolver.catalog.datasets import eval_files
-from resolver.catalog.datasets import eval_id as make_eval_id
+from resolver.catalog.datasets import eval_files, eval_id as make_eval_id
 from resolver.config import load_hf_tokenizer
 from resolver.core import UserError, choices_text, display_path, write_text_atomic
 from resolver.records import iter_records, run_folder_name, safe_name

@@ -28,7 +28,8 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, TypeAdapter, ValidationInfo, field_validator
 
-from resolver.core import FileModel, UserError, choices_text, did_you_mean, read_json_file, validate_file
+from resolver.core import UserError, choices_text, did_you_mean, read_json_file
+from resolver.core.typed import FileModel, validate_file
 
 DENSITIES = ("normal", "lowdef", "corner")
 # Fields a cohort-level filter may test (docs/cohort.md shows tags and sampler).

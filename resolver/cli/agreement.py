@@ -10,8 +10,8 @@ from resolver.core import UserError
 
 
 def main(argv=None) -> int:
-    from resolver.sim import PROFILES, agreement
-
+    from resolver.sim import agreement
+    from resolver.sim.profiles import PROFILES
     parser = ArgParser(prog="python -m resolver.sim.agreement", description=agreement.__doc__.split("\n\n")[0])
     parser.add_argument("--config", default="configs/tiny.yaml", help="experiment config (default configs/tiny.yaml)")
     parser.add_argument("--template", default="templates/zerocot-nosys.json", help="template the prompts use")

@@ -39,8 +39,7 @@ def build_parser() -> ArgParser:
 
 
 def main(argv=None) -> int:
-    from resolver.catalog import cohort_report as cohort_report
-    from resolver.catalog import cohorts as cohorts
+    from resolver.catalog import cohort_report as cohort_report, cohorts as cohorts
 
     args = build_parser().parse_args(argv)
     if args.command in ("list", "info"):

@@ -56,9 +56,7 @@ def build_parser() -> ArgParser:
 
 def main(argv=None) -> int:
     from resolver.core import UserError
-    from resolver.share import choose_remote_url, load_manifest, open_remote
-    from resolver.share import scopes as scopes
-    from resolver.share import sync as datasync
+    from resolver.share import choose_remote_url, load_manifest, open_remote, scopes as scopes, sync as datasync
 
     args = build_parser().parse_args(argv)
     manifest = load_manifest(args.manifest)

@@ -19,7 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from resolver.core import REPO, child_options, reexec_in_venv
+from resolver.core import child_options
+from resolver.core.bootstrap import REPO, reexec_in_venv
 from resolver.llamacpp import ServerDied  # standard library only, like this module
 
 PROFILES = ("sim-strong", "sim-mid", "sim-weak", "sim-loopy")
@@ -83,7 +84,7 @@ def show_and_run(root: Path, *cmd: str, prog: str = "demo", server=None) -> None
 
 def start_simulator(root: Path, port: int):
     """The simulator on `port` (0 = any free port), started once it says it is serving."""
-    from resolver.sim import start_simulator_process
+    from resolver.sim.simulator import start_simulator_process
 
     simulator = start_simulator_process(str(root / CONFIG), port=port)
     print(f"\n$ python -m resolver.simulator --config {CONFIG} --port {simulator.port} &", flush=True)

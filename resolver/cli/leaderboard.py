@@ -4,7 +4,7 @@ from resolver.cli.webapp import add_server_args, serve_app
 
 
 def main(argv=None):
-    from resolver.sim import missing_data_hint
+    from resolver.sim.r12study import missing_data_hint
     from resolver.web import app_links, check_group_by, check_port, normalize_base_pathname, open_app_dataset
     from resolver.web.leaderboard import build_app
 

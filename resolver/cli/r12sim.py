@@ -11,9 +11,8 @@ import shutil
 import time
 from pathlib import Path
 
-from resolver.cli.demo import say
-from resolver.cli.demo import show_and_run as run_shown
-from resolver.core import REPO
+from resolver.cli.demo import say, show_and_run as run_shown
+from resolver.core.bootstrap import REPO
 from resolver.sim import r12study  # standard library only: this runs before the bootstrap
 
 COMMAND, TEMPLATE, SAMPLER, TOKENIZER_DIR = r12study.COMMAND, r12study.TEMPLATE, r12study.SAMPLER, r12study.TOKENIZER_DIR
@@ -66,7 +65,7 @@ def build_tokenizer(root: Path) -> str:
 
 def run_study(root: Path, config: str, study: str, profiles, args, tokenizer: str | None = None) -> None:
     """The simulator on `config`, then runner.py for each profile into data/<study>/<profile>/."""
-    from resolver.sim import start_simulator_process
+    from resolver.sim.simulator import start_simulator_process
 
     clear_runs(root, study, profiles)
     # the same tokenizer path for both, so the runner reuses the simulator's calibration cache
@@ -108,7 +107,7 @@ def main(argv=None) -> None:
 
 def run() -> None:
     """`python -m resolver.r12sim`: into the project's virtualenv (installing it the first time), then main."""
-    from resolver.core import reexec_in_venv
+    from resolver.core.bootstrap import reexec_in_venv
 
     reexec_in_venv("resolver.r12sim", say=say)
     main()

@@ -11,7 +11,7 @@ from resolver.core import UserError
 
 
 def build_parser() -> ArgParser:
-    from resolver.sim import THINK_STYLES
+    from resolver.sim.app import THINK_STYLES
 
     parser = ArgParser(prog="python -m resolver.simulator",
                        description="Simulated OpenAI-compatible model server (models sim-*), for demos and tests.")
@@ -42,7 +42,8 @@ def build_parser() -> ArgParser:
 
 
 def main(argv=None) -> int:
-    from resolver.sim import parse_faults, run_simulator
+    from resolver.sim.faults import parse_faults
+    from resolver.sim.simulator import run_simulator
 
     args = build_parser().parse_args(argv)
     if args.port < 0 or args.port > 65535:

@@ -11,7 +11,7 @@ columns is longer than one of ratings), so the mean sits below the target by tha
 spread; docs/tasks.md gives the measured numbers. The
 prompt length grows with the size parameter (close to linearly), so the search
 extrapolates to bracket the target and then alternates interpolation and bisection. Measurements use the very cases the step will generate
-(the seed rule of resolver.config.point_identity, which resolver.config.manifold uses too), so a cached mapping stays true.
+(the seed rule of resolver.config.point_identity, which resolver.config.loader uses too), so a cached mapping stays true.
 
 The mapping is cached per (tokenizer, template, task) as JSON under the cache
 directory: calibrating r12-style configs again costs nothing.

@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from resolver.core import FileModel, UserError, at, choices_text
+from resolver.core import UserError, choices_text
+from resolver.core.typed import FileModel, at
 
 __all__ = ["Calibration", "ExperimentConfig", "ManifoldEntry", "Precision", "TaskConfig", "View",
            "MANIFOLD_KEYS", "MAX_CONFIG_POINTS", "MAX_GRID_POINTS", "MODES", "VIEW_PREFIXES"]

@@ -1,6 +1,6 @@
 """A point's identity: its parameters in canonical types, and the seed they give.
 
-Both the config expansion (resolver.config.manifold) and calibration (resolver.config.calibrate)
+Both the config expansion (resolver.config.loader) and calibration (resolver.config.calibrate)
 need the same seed for the same point, so the rule lives here and both import it;
 neither imports the other's internals for it.
 

@@ -39,7 +39,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
-from resolver.core import FileModel, UserError, at, choices_text, file_not_found, first_problem, read_json_file, validate_file
+from resolver.core import UserError, choices_text, file_not_found, read_json_file
+from resolver.core.typed import FileModel, at, first_problem, validate_file
 
 PLACEHOLDERS = ("task_description", "answer_format", "input", "examples")
 ROLES = ("system", "user", "assistant")

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import os
-import tempfile
-from pathlib import Path
 
 
 def write_text_atomic(path, text: str) -> None:
     """Write `text` to a temp file beside `path`, fsync it, then rename it over `path`."""
+    import tempfile
+    from pathlib import Path  # here, not above: every script's --help imports resolver.core (docs/performance.md)
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

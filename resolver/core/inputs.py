@@ -8,11 +8,10 @@ typo (``"tag"`` for ``"tags"``) changes results without a word.
 """
 from __future__ import annotations
 
-import difflib
-import json
 import re
-from pathlib import Path
 
+# json, pathlib and difflib are imported in the functions that use them: every script's --help
+# imports resolver.core (docs/performance.md)
 from resolver.core.errors import UserError, choices_text
 
 MAX_INPUT_BYTES = 256 << 20     # a config, dataset or manifest larger than this is not one
@@ -30,6 +29,8 @@ def compile_search(text: str | None, flag: str = "--search"):
 
 def display_path(path) -> str:
     """Relative to the current directory when under it (shorter, clickable in editors)."""
+    from pathlib import Path
+
     try:
         return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
@@ -38,12 +39,16 @@ def display_path(path) -> str:
 
 def did_you_mean(key, valid) -> str:
     """' (did you mean tags?)' for the closest valid key, or ''."""
+    import difflib
+
     close = difflib.get_close_matches(str(key), [str(v) for v in valid], n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 
 
 def refuse_unknown_keys(obj: dict, valid, where: str) -> None:
     """UserError naming the first key of `obj` not in `valid`, the closest valid key and the list."""
+    import json
+
     for key in obj:
         if key not in valid:
             shown = json.dumps(str(key), ensure_ascii=False)[1:-1][:80]
@@ -53,6 +58,8 @@ def refuse_unknown_keys(obj: dict, valid, where: str) -> None:
 
 def read_text_file(path, what: str) -> str:
     """A file's UTF-8 text; UserError when missing, a directory, unreadable, huge or not UTF-8."""
+    from pathlib import Path
+
     path = Path(path)
     try:
         if path.is_dir():
@@ -70,6 +77,8 @@ def read_text_file(path, what: str) -> str:
 
 def parse_json_text(text: str, where: str):
     """json.loads with one-line errors for syntax and for nesting deeper than Python can follow."""
+    import json
+
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

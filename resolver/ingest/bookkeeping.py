@@ -16,7 +16,7 @@ from pathlib import Path
 from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_file_paths
 from resolver.core import UserError
-from resolver.ingest.discovery import relative_names
+from resolver.ingest.input_files import relative_names
 from resolver.records import TEXT_SIZE_METHOD
 
 # Bump when the meaning of stored numbers changes, so every eval is rebuilt once.

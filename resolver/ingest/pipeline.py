@@ -1,8 +1,8 @@
 """The evaluate.py pipeline: runner NDJSON -> samples -> points -> PointsDB.
 
-Per run: the files of every eval to (re)build are cut into batches (discovery.py);
+Per run: the files of every eval to (re)build are cut into batches (input_files.py);
 worker processes scan each batch with one DuckDB query (scan.py, with the checks
-of records.py); the main process merges an eval's batches in sorted file order,
+of record_checks.py); the main process merges an eval's batches in sorted file order,
 turns its samples into points with one DuckDB query (points.py) and writes the
 eval as one Arrow batch. Dataset mode is incremental (bookkeeping.py): an
 unchanged eval is skipped, a changed or new one rebuilt, a removed one dropped;
@@ -24,7 +24,7 @@ from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_id, load_dataset
 from resolver.core import UserError, die_with_parent
 from resolver.ingest import bookkeeping
-from resolver.ingest.discovery import expand_interview, file_size, plan_batches
+from resolver.ingest.input_files import expand_interview, file_size, plan_batches
 from resolver.ingest.points import EvalStats, eval_points, source_names
 from resolver.ingest.regrade import regrade_file_inplace, remove_regrade_temps
 from resolver.ingest.report import Report, add_regraded

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from resolver import pointsdb
 from resolver.catalog import EvalSpec
 from resolver.grading import ALL_REASONS, UNKNOWN
-from resolver.ingest.discovery import relative_names
+from resolver.ingest.input_files import relative_names
 from resolver.ingest.report import add_regraded
 from resolver.pointsdb import OUTCOME_INVALID, OUTCOME_TRUNCATED
 

@@ -3,7 +3,7 @@
 A batch (a whole eval, or a slice of its sorted file list) is read by ONE DuckDB
 query, ``read_ndjson_objects`` over all its files (``file_index`` names a row's
 file), each line parsed once by ``from_json``; the per-record checks of
-``records.py`` run in the same query and its per-value rules on each Arrow batch of
+``record_checks.py`` run in the same query and its per-value rules on each Arrow batch of
 the result. DuckDB keeps the order of files and lines, so a row's position within
 its file is its record number; only for the rare records that need a message is the
 file read again, by Python, to turn that number into a line number. Workers return
@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from resolver.core import UserError
-from resolver.ingest.records import (
+from resolver.ingest.record_checks import (
     FIELDS,
     NO_PROBLEM,
     RANK,
@@ -85,7 +85,7 @@ def _duckdb():
 
 
 # The raw rows, one parse per line: `from_json` pulls every field out of the line at once,
-# the small ones as their raw JSON text (what records.py checks; a JSON null is SQL NULL,
+# the small ones as their raw JSON text (what record_checks.py checks; a JSON null is SQL NULL,
 # like a missing key) and the two texts as text. On the r12 tree this costs 30% less than
 # json_extract plus json_extract_string (two parses) and 40% less than read_json with one
 # column per field; the rows are the same (checked on hostile lines by
@@ -274,7 +274,7 @@ def _scan_files(job: ScanJob, raw: str = _RAW, long_lines: list | None = None) -
 
 
 def _check_texts(job: ScanJob, keep: np.ndarray, flagged: np.ndarray, file_no, ordinal, problems: list):
-    """Rows whose answer / reasoning might not be text: their line's raw JSON decides (see records.py)."""
+    """Rows whose answer / reasoning might not be text: their line's raw JSON decides (see record_checks.py)."""
     wanted: dict[int, dict[int, int]] = {}
     for flagged_row in np.flatnonzero(flagged).tolist():
         wanted.setdefault(int(file_no[flagged_row]), {})[int(ordinal[flagged_row])] = flagged_row

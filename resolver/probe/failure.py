@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from resolver.probe.traces import full_text, load_points, outcome_name, point_records, sample_index
+from resolver.ingest.raw_records import full_text, load_points, outcome_name, point_records, sample_index
 
 #: genresult values longer than this are summarised (whole problems are not facets).
 MAX_VALUE_CHARS = 80

@@ -19,8 +19,8 @@ import pandas as pd
 from tqdm import tqdm
 
 from resolver.analysis import TaskView, view_points
-from resolver.probe.tokens import render_prompt
-from resolver.probe.traces import point_records
+from resolver.ingest.raw_records import point_records
+from resolver.probe.tokenizers import render_prompt
 
 FFT_BINS = 256
 FREQUENCIES = np.linspace(0.0, 0.5, FFT_BINS)

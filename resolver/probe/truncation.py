@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from resolver.ingest.raw_records import full_text, load_points, point_records, sample_index
 from resolver.probe.loops import class_distribution, detect_loop
-from resolver.probe.traces import full_text, load_points, point_records, sample_index
 
 COLUMNS = ["point_id", "key", "sample_index", "completion_tokens", "classification", "period",
            "repeats", "delta_tokens", "coverage", "start_token", "start_fraction", "severe", "unit_text"]

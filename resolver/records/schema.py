@@ -2,7 +2,7 @@
 its JSON types, required or not.
 
 runner.py writes it (resolver/run/experiment.py's blank and graded records), evaluate.py
-reads it (resolver/ingest/records.py), probe.py and cohort.py read it back; the field
+reads it (resolver/ingest/record_checks.py), probe.py and cohort.py read it back; the field
 table in docs/architecture.md is rendered from here. tests/test_records_schema.py fails
 when any of them drifts from this definition.
 """
@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic import Field as PydField
+from pydantic import BaseModel, ConfigDict, Field as PydField, ValidationError
 
 RECORD_VERSION = 1
 

@@ -15,8 +15,7 @@ nothing heavy: the runner loads it at start-up.
 """
 from __future__ import annotations
 
-from deflate import __version__ as _DEFLATE_VERSION
-from deflate import deflate_compress
+from deflate import __version__ as _DEFLATE_VERSION, deflate_compress
 
 GZIP_LEVEL = 1
 GZIP_FRAMING = 18          # gzip's 10-byte header (no file name) and 8-byte trailer around the deflate stream

@@ -33,7 +33,8 @@ from resolver.config import (
     load_template,
     render_messages,
 )
-from resolver.core import UserError, first_problem
+from resolver.core import UserError
+from resolver.core.typed import first_problem
 from resolver.grading import GRADER_VERSION, grade
 from resolver.records import RECORD_VERSION, new_record
 from resolver.records.text_size import text_size

@@ -20,8 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from resolver.catalog import cohorts as cohortlib
-from resolver.catalog import load_dataset
+from resolver.catalog import cohorts as cohortlib, load_dataset
 from resolver.catalog.manifest import Manifest
 from resolver.core import UserError
 

@@ -18,9 +18,8 @@ from resolver.analysis import format_value
 from resolver.core import UserError
 from resolver.pointsdb import OUTCOME_NAMES
 from resolver.stats import MODE_DESCRIPTIONS, MODES, SUMMED_COLUMNS
-from resolver.web import explorer_figures as figs
-from resolver.web import layout, urlstate
-from resolver.web.landscape import ALL_MANIFOLDS, MODE, Landscape
+from resolver.web import explorer_figures as figs, layout, urlstate
+from resolver.web.explorer_data import ALL_MANIFOLDS, MODE, Landscape
 from resolver.web.samples import render_sample
 
 DEFAULT_EVALS = 2

@@ -11,7 +11,7 @@ from typing import Any
 from dash import dcc, html
 
 from resolver.web import theme
-from resolver.web.landscape import ALL_MANIFOLDS, MODE, Landscape, pivot
+from resolver.web.explorer_data import ALL_MANIFOLDS, MODE, Landscape, pivot
 
 # Diamonds mark cells where at least this share of answers hit the token limit, sized by the share:
 # one truncated answer in 32 (3%) is noise that would cover a whole surface; a tenth is a pattern.

@@ -24,7 +24,7 @@ TOP_POINTS = 5                  # largest differences listed under the grid, eac
 DECIDED_BORDER = "3px solid #111111"
 VERDICTS = {"b": "B better", "a": "A better", "none": "no evidence either way"}
 MARKS = {"b": "B ", "a": "A "}  # the decided cell's mark, as in analyze.py compare's PNG
-ALL_MANIFOLDS = "*"             # the explorer's "every manifold entry" (resolver.web.landscape)
+ALL_MANIFOLDS = "*"             # the explorer's "every manifold entry" (resolver.web.explorer_data)
 
 
 class Differences:
@@ -62,7 +62,7 @@ class Differences:
     def views(self) -> tuple:
         """The explorer's views (the config's, else inferred from the params), 2-D first per task."""
         from resolver.analysis import config_views
-        from resolver.web.landscape import inferred_views
+        from resolver.web.explorer_data import inferred_views
 
         config = self.dataset.config_path
         views = (config_views(config) if config is not None and config.is_file() else []) \

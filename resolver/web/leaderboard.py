@@ -15,13 +15,13 @@ import math
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 
 from resolver.analysis import NO_SKILL_MARK, eval_labels
+from resolver.analysis.leaderboard_scores import OVERALL, Board
 from resolver.stats import MODE_DESCRIPTIONS, MODES
-from resolver.web import layout, lbdiff, lbtable, theme, urlstate
-from resolver.web.board import OVERALL, Board
+from resolver.web import layout, lbdiff, leaderboard_table, theme, urlstate
 from resolver.web.data import eval_facets
 
-PAGE_SIZE = lbtable.PAGE_SIZE
-SCORE_MODE = lbtable.SCORE_MODE
+PAGE_SIZE = leaderboard_table.PAGE_SIZE
+SCORE_MODE = leaderboard_table.SCORE_MODE
 DEFAULTS = {"tier": OVERALL, "sort": "score", "mode": SCORE_MODE, "page": "1"}
 
 
@@ -53,7 +53,7 @@ def _layout(dataset, board: Board, facets: dict, labels: dict):
         layout.control("Tier", dcc.RadioItems(id="lb-tier", options=tier_options, value=OVERALL, inline=True)),
         layout.control("Rank by", dcc.RadioItems(id="lb-sort", inline=True, value="score", options=[
             {"label": "ReasonScore", "value": "score"}, {"label": "score/token", "value": "ratio"}]),
-            help=lbtable.HELP["score"] + " " + lbtable.HELP["ratio"]),
+            help=leaderboard_table.HELP["score"] + " " + leaderboard_table.HELP["ratio"]),
         layout.control("Cells", dcc.Dropdown(id="lb-mode", options=_mode_options(), value=SCORE_MODE,
                                              clearable=False, searchable=False),
                        help="Statistics mode of the cell intervals. " +
@@ -98,7 +98,7 @@ def _layout(dataset, board: Board, facets: dict, labels: dict):
             ], className="rs-pager"),
             dcc.Store(id="lb-page", data=0),
             html.Div(id="lb-empty"),
-            dcc.Loading(html.Div(lbtable.datatable(), className="rs-table-wrap"), id="lb-loading",
+            dcc.Loading(html.Div(leaderboard_table.datatable(), className="rs-table-wrap"), id="lb-loading",
                         type="dot", delay_show=150),
         ])
 
@@ -109,7 +109,7 @@ def _legend():
         html.Span([html.Span(className="rs-swatch", style={"background": theme.score_colour(0.5)}), "mid"]),
         html.Span([html.Span(className="rs-swatch", style={"background": theme.score_colour(0.95)}),
                    "high: colour = the cell's ranking score (center + margin − truncation)"]),
-        html.Span([html.Span(className="rs-swatch", style={"backgroundImage": lbtable.HATCH}),
+        html.Span([html.Span(className="rs-swatch", style={"backgroundImage": leaderboard_table.HATCH}),
                    "hatched: truncation > 2% (penalty [-.ZZ])"]),
         html.Span("cell: .XX - .YY = center - upper 95% bound of the mode named in the header · (N/M) points when "
                   "incomplete · * incomplete score · — no data · ≤ chance: the interval lies below guessing"),
@@ -176,10 +176,10 @@ def _register(app, board: Board, differ: lbdiff.Differences, links: dict):
                   prevent_initial_call=True)
     def download(_csv, _json, search, facet_ids):
         state = state_from_url(board, search, [i["key"] for i in facet_ids])
-        rows = lbtable.selected_rows(board, state)
+        rows = leaderboard_table.selected_rows(board, state)
         if ctx.triggered_id == "lb-json":
-            return {"content": lbtable.export_json(board, rows, state), "filename": "leaderboard.json"}
-        return {"content": lbtable.export_csv(board, rows, state), "filename": "leaderboard.csv"}
+            return {"content": leaderboard_table.export_json(board, rows, state), "filename": "leaderboard.json"}
+        return {"content": leaderboard_table.export_csv(board, rows, state), "filename": "leaderboard.csv"}
 
 
 def diff_key(board: Board, search: str) -> list:
@@ -241,14 +241,14 @@ def _next_page(trigger, page: int) -> int:
 
 def table_update(board: Board, state: dict, links: dict) -> dict:
     """Everything the table shows for a view state (rows of the page, styles, labels, empty state)."""
-    rows = lbtable.selected_rows(board, state)
+    rows = leaderboard_table.selected_rows(board, state)
     pages = max(1, math.ceil(len(rows) / PAGE_SIZE))
     page = min(max(state["page"], 0), pages - 1)
     shown = rows[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
     view = board.view(tuple(sorted(state["manifolds"])), tuple(sorted(state["groups"])))
     columns = [g for g in view.columns.get(state["tier"], [])
                if not state["groups"] or str(g) in set(state["groups"])]
-    table = lbtable.table_content(board, shown, rows, columns, state, links)
+    table = leaderboard_table.table_content(board, shown, rows, columns, state, links)
     return {"page": page, "pages": pages, **table,
             "label": f"page {page + 1} of {pages} · {len(rows)} evals",
             "empty": None if rows else html.Div(empty_reason(board, state), className="rs-panel rs-empty",
@@ -259,15 +259,15 @@ def table_update(board: Board, state: dict, links: dict) -> dict:
 def empty_reason(board: Board, state: dict) -> str:
     """Why a view has no rows, in words that point at the filter to change (each filter tried alone)."""
     alone = {"q": "", "facets": {}, "manifolds": [], "groups": [], "page": 0}
-    if state["q"] and not lbtable.selected_rows(board, {**state, **alone, "q": state["q"]}):
+    if state["q"] and not leaderboard_table.selected_rows(board, {**state, **alone, "q": state["q"]}):
         return f"No eval's label, model, id or tag contains {state['q']!r}. Clear the search box to see all."
     chosen = {k: v for k, v in state["facets"].items() if v}
-    if chosen and not lbtable.selected_rows(board, {**state, **alone, "facets": chosen}):
+    if chosen and not leaderboard_table.selected_rows(board, {**state, **alone, "facets": chosen}):
         text = " and ".join(f"{k} in ({', '.join(v)})" for k, v in chosen.items())
         return f"No eval has {text}: facet values are OR-ed within a key and AND-ed across keys."
     if state["manifolds"] or state["groups"]:
         where = "; ".join(board.manifold_labels.get(m, m) for m in state["manifolds"]) or "all manifold entries"
-        if not lbtable.selected_rows(board, {**state, **alone, "manifolds": state["manifolds"],
+        if not leaderboard_table.selected_rows(board, {**state, **alone, "manifolds": state["manifolds"],
                                              "groups": state["groups"]}):
             return (f"No points in the chosen manifold entries ({where}) for the chosen {board.group_by} "
                     f"values ({', '.join(state['groups']) or 'all'}). A manifold entry belongs to the task named "

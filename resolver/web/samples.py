@@ -1,6 +1,6 @@
 """The explorer's sample viewer: every answered sample of a point with its prompt, reasoning and answer.
 
-Samples are read from the run's NDJSON through resolver.probe.traces (the same reading as
+Samples are read from the run's NDJSON through resolver.ingest.raw_records (the same reading as
 `probe.py failure`); this module only splits each record into what a reader wants to see
 and renders one sample at a time.
 """
@@ -10,7 +10,7 @@ import re
 
 from dash import html
 
-from resolver.probe import load_points, outcome_name, point_records, sample_index
+from resolver.ingest import load_points, outcome_name, point_records, sample_index
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
 

@@ -16,9 +16,9 @@ import pandas as pd
 from dash import Input, Output, State, ctx, dcc, html, no_update
 
 from resolver.analysis import eval_labels, format_value, spiderweb_from_aggregate
+from resolver.analysis.archetypes import classify, dataset_medians
 from resolver.stats import MODE_DESCRIPTIONS, MODES, add_statistics
 from resolver.web import layout, urlstate
-from resolver.web.archetypes import classify, dataset_medians
 from resolver.web.data import ranked_eval_ids
 from resolver.web.spider_figures import OVERLAYS, bar_figure, radar_figure
 

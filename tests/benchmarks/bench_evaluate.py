@@ -253,7 +253,7 @@ def measure(name: str, dataset: Path, files: list, parallel: int) -> dict:
 def breakdown(files: list, expect: tuple, repeats: int = 3) -> dict:
     """Where one worker's CPU goes on one eval: in-process, one DuckDB thread, best of `repeats`."""
     sys.path.insert(0, str(REPO))
-    from resolver.ingest.records import FIELDS
+    from resolver.ingest.record_checks import FIELDS
     from resolver.ingest.scan import _RAW, ScanJob, _params, _query, scan_batch
 
     con = duckdb.connect(config={"threads": 1})

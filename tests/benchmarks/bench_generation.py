@@ -23,7 +23,7 @@ sys.path.insert(0, str(REPO))
 from benchlib import write_result  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from resolver.config.manifold import expand_steps, load_config  # noqa: E402
+from resolver.config.loader import expand_steps, load_config  # noqa: E402
 from resolver.config.prompts import load_template, render_messages  # noqa: E402
 from resolver.tasks import TestCase, get_task  # noqa: E402
 

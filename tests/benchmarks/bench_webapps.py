@@ -73,8 +73,8 @@ def _lb_state(board, **changes):
 
 
 def bench_leaderboard(dataset_path, repeats):
+    from resolver.analysis.leaderboard_scores import Board
     from resolver.web import leaderboard as lb
-    from resolver.web.board import Board
 
     boards = []
 
@@ -144,9 +144,8 @@ def bench_spiderweb(dataset_path, repeats):
 
 
 def bench_explorer(dataset_path, repeats):
-    from resolver.web import explorer as ex
-    from resolver.web import explorer_figures as figs
-    from resolver.web.landscape import Landscape
+    from resolver.web import explorer as ex, explorer_figures as figs
+    from resolver.web.explorer_data import Landscape
 
     start_s, land, _ = startup(lambda ds, db: Landscape(ds, db), dataset_path, repeats)
     clear = [land.view_surface.cache_clear, land.view_projection.cache_clear, land.token_histogram.cache_clear,

@@ -225,9 +225,7 @@ def main(argv=None) -> None:
 
     if browser_missing_reason():
         raise SystemExit(f"bench_webapps_browser.py: error: {browser_missing_reason()}")
-    from resolver.web import explorer as ex
-    from resolver.web import leaderboard as lb
-    from resolver.web import spiderweb as sw
+    from resolver.web import explorer as ex, leaderboard as lb, spiderweb as sw
     from resolver.web.data import open_app_dataset
 
     results: dict = {}

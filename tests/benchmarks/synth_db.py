@@ -28,8 +28,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from resolver.catalog.datasets import eval_id, facets_from_groups  # noqa: E402
-from resolver.pointsdb import schema  # noqa: E402
-from resolver.pointsdb import writer as pointsdb_writer  # noqa: E402
+from resolver.pointsdb import schema, writer as pointsdb_writer  # noqa: E402
 
 TASKS = ("arithmetic", "boolean", "brackets", "cars", "dates", "letters", "movies", "objects",
          "sequence", "shapes", "shuffle", "sort")

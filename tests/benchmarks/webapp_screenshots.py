@@ -46,7 +46,7 @@ def leaderboard(browser, dataset, db, out: Path):
 
 def leaderboard_diff(browser, dataset, db, out: Path):
     """The difference view from a shared link: B = the best eval by ReasonScore, A = the second."""
-    from resolver.web.board import Board
+    from resolver.analysis.leaderboard_scores import Board
     from resolver.web.leaderboard import build_app
 
     ranked = [r["eval_id"] for r in Board(db).view().results]
@@ -61,7 +61,7 @@ def leaderboard_diff(browser, dataset, db, out: Path):
 
 
 def explorer(browser, dataset, db, out: Path):
-    from resolver.probe.tokens import load_tokenizer
+    from resolver.probe.tokenizers import load_tokenizer
     from resolver.web.explorer import build_app
 
     # As `explorer.py DATASET --tokenizer bytes`: the FFT panel needs no download.

@@ -211,7 +211,7 @@ def wait_for(predicate, seconds: float = 30.0) -> bool:
 
 def config_steps(config_path, precision: str | None = None) -> list:
     """The steps of a real experiment config (manifold.expand_steps), as write_run step dicts."""
-    from resolver.config.manifold import expand_steps, load_config
+    from resolver.config.loader import expand_steps, load_config
 
     config = load_config(config_path)
     _, level = config.precision_level(precision)

@@ -161,7 +161,7 @@ def _steps_for(model: str, steps):
 
 def build_web_dataset(root: Path) -> Path:
     """Write config, cohorts and run folders under root, run evaluate.py; return the dataset file."""
-    from resolver.config.manifold import expand_steps, load_config
+    from resolver.config.loader import expand_steps, load_config
 
     root = Path(root)
     (root / "configs").mkdir(parents=True, exist_ok=True)

@@ -37,8 +37,8 @@ def register_evals(subparsers) -> None:
 
 
 def run_evals(args) -> int:
-    from resolver.analysis import discovery
-    from resolver.analysis.discovery import list_evals, parse_tag_list
+    from resolver.analysis import inventory
+    from resolver.analysis.inventory import list_evals, parse_tag_list
 
     tags = parse_tag_list(args.facets) + parse_tag_list(args.groups)
     dataset, db = shared.open_dataset(args.dataset)
@@ -49,7 +49,7 @@ def run_evals(args) -> int:
     if not rows:   # a search that finds nothing is an answer, not a mistake: empty table, exit 0
         sys.stderr.write("analyze.py: no evals match --search/--facets; run `analyze.py evals "
                          f"{args.dataset}` without them to see all\n")
-    output.write_output("evals", discovery.evals_text(rows, args.format), None)
+    output.write_output("evals", inventory.evals_text(rows, args.format), None)
     return 0
 
 
@@ -62,8 +62,8 @@ def register_tasks(subparsers) -> None:
 
 
 def run_tasks(args) -> int:
-    from resolver.analysis import discovery
-    from resolver.analysis.discovery import list_tasks
+    from resolver.analysis import inventory
+    from resolver.analysis.inventory import list_tasks
 
     dataset, db = shared.open_dataset(args.dataset)
     with db:
@@ -72,7 +72,7 @@ def run_tasks(args) -> int:
     rows = list_tasks(counts, load_config_or_none(dataset), args.search)
     if not rows:
         raise UserError(f"no tasks match --search {args.search!r}" if args.search else "the dataset has no tasks")
-    text = common.to_json(rows) if args.format == "json" else discovery.tasks_markdown(rows)
+    text = common.to_json(rows) if args.format == "json" else inventory.tasks_markdown(rows)
     output.write_output("tasks", text, None)
     return 0
 
@@ -97,7 +97,7 @@ def register_tokens(subparsers) -> None:
 
 
 def run_tokens(args) -> int:
-    from resolver.analysis.tokens import compute_tokens
+    from resolver.analysis.token_usage import compute_tokens
 
     group = common.parse_dimension(args.group_by)
     agg, labels = shared.aggregate(args, common.unique_dims("eval_id", group))

@@ -13,7 +13,7 @@ __all__ = ["aggregate", "dims", "open_dataset", "split_title", "split_values"]
 def open_dataset(path):
     """resolver.analysis.open_dataset, naming the data.py pull, the simulated study or
     evaluate.py when the PointsDB does not exist yet (docs/data.md)."""
-    from resolver.sim import missing_data_hint
+    from resolver.sim.r12study import missing_data_hint
 
     return common.open_dataset(path, missing_hint=missing_data_hint)
 

@@ -15,11 +15,10 @@ import math
 
 from dash.dash_table.DataTable import DataTable
 
-from resolver.analysis import NO_SKILL_MARK, NO_SKILL_NOTE, scores, skilled_first_key
-from resolver.analysis import describe as describe_reasons
+from resolver.analysis import NO_SKILL_MARK, NO_SKILL_NOTE, describe as describe_reasons, scores, skilled_first_key
+from resolver.analysis.leaderboard_scores import Board, best_values, rows_for
 from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import theme, urlstate
-from resolver.web.board import Board, best_values, rows_for
 from resolver.web.data import eval_matches_facets
 
 PAGE_SIZE = 10

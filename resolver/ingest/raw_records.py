@@ -17,7 +17,7 @@ from typing import Iterator
 import pandas as pd
 
 from resolver.core import UserError
-from resolver.ingest import record_problem
+from resolver.ingest.record_checks import record_problem
 from resolver.pointsdb import OUTCOME_NAMES, outcome_of
 from resolver.records import iter_records, sample_index_of
 

@@ -28,7 +28,8 @@ from typing import Any
 
 from resolver.config.config_file import MAX_CONFIG_POINTS, MAX_GRID_POINTS, ExperimentConfig, ManifoldEntry, Precision, TaskConfig, combos
 from resolver.config.point_identity import canonical_params, identity_text, step_seed
-from resolver.core import UserError, choices_text, file_not_found, read_yaml_file, validate_file
+from resolver.core import UserError, choices_text, file_not_found, read_yaml_file
+from resolver.core.typed import validate_file
 
 __all__ = ["DENSITIES", "ExperimentConfig", "ManifoldEntry", "MAX_CONFIG_POINTS", "MAX_GRID_POINTS", "Precision",
            "Step", "TaskConfig", "config_degrees", "expand_steps", "expected_points", "load_config", "step_name",
