@@ -52,5 +52,5 @@ _HOMES = {
     "scores_figure": "scores",
     "surface_figure": "surface",
 }
-_MODULES = {}
+_MODULES: set[str] = set()
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, _MODULES, globals())
