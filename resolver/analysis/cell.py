@@ -51,7 +51,7 @@ def cell_value(db, eval_id: str, group, tier=None, mode: str = stats.DEFAULT_MOD
     if agg.empty or int(agg["points"].iloc[0]) == 0:
         raise UserError(f"no points for eval {eval_id}, {group_by} {group!r}, tier {tier or 'all'}")
     row = stats.add_statistics(agg, mode).iloc[0]
-    value = {"mode": mode}
+    value: dict[str, str | bool | float | int] = {"mode": mode}
     value.update({name: bool(row[name]) if name == "below_chance" else float(row[name]) for name in VALUE_FIELDS})
     value.update(samples=int(row["samples"]), truncated_ratio=float(row["truncated_ratio"]))
     return value

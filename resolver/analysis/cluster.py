@@ -31,7 +31,7 @@ def interval_cliques(lows, highs) -> list:
     their interval midpoint, highest first. Touching intervals (low == high) overlap.
     """
     n = len(lows)
-    cliques = []
+    cliques: list[tuple[frozenset[int], float]] = []
     for x in sorted(set(lows), reverse=True):
         members = frozenset(i for i in range(n) if lows[i] <= x <= highs[i])
         if members and not any(members <= kept for kept, _ in cliques):
@@ -95,7 +95,7 @@ def _plain(value):
 
 def memberships(clusters: list) -> dict:
     """{series value: [cluster ranks it belongs to]} for one facet."""
-    result = {}
+    result: dict[object, list[int]] = {}
     for cluster in clusters:
         for member in cluster["members"]:
             result.setdefault(member["name"], []).append(cluster["rank"])

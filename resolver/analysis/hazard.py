@@ -23,6 +23,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from resolver.core import UserError
 
@@ -30,7 +31,7 @@ CORRECT, INCORRECT, INVALID, TRUNCATED = 0, 1, 2, 3
 DEFAULT_BUCKET_SIZE = 256
 
 
-def hazard_table(completion_tokens: Sequence[int], outcomes: Sequence[int],
+def hazard_table(completion_tokens: ArrayLike, outcomes: ArrayLike,
                  bucket_size: int = DEFAULT_BUCKET_SIZE) -> pd.DataFrame:
     """One row per token bucket from 0 to the longest sample (see the module docstring).
 

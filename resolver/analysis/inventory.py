@@ -120,12 +120,12 @@ def list_tasks(counts: pd.DataFrame, config=None, search: str | None = None) -> 
         if regex and not regex.search(name):
             continue
         task = config_tasks.get(name)
-        have = by_task is not None and name in by_task.index
+        counted = by_task.loc[name] if by_task is not None and name in by_task.index else None
         rows.append({
             "base_task": name, "label": task.label if task else name,
             "generator": task.generator if task else None,
-            "points": int(by_task.at[name, "points"]) if have else 0,
-            "evals": int(by_task.at[name, "evals"]) if have else 0,
+            "points": int(counted["points"]) if counted is not None else 0,
+            "evals": int(counted["evals"]) if counted is not None else 0,
             "views": [describe_view(v) for v in task.views] if task else [],
         })
     return sorted(rows, key=lambda r: r["base_task"])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TypeGuard
 
 from resolver.core import markdown_table
 
@@ -93,6 +94,11 @@ def _first(config: dict, keys):
     return None
 
 
+def _is_size(value: object) -> TypeGuard[int]:
+    """A usable size: a positive int (a missing or null key is not)."""
+    return isinstance(value, int) and value > 0
+
+
 def estimate_parameters(config: dict) -> tuple:
     """(total, active) parameter counts of a decoder-only transformer from its config.
 
@@ -103,7 +109,7 @@ def estimate_parameters(config: dict) -> tuple:
     """
     hidden, layers, vocab = config.get("hidden_size"), config.get("num_hidden_layers"), config.get("vocab_size")
     heads = config.get("num_attention_heads")
-    if not all(isinstance(v, int) and v > 0 for v in (hidden, layers, vocab, heads)):
+    if not (_is_size(hidden) and _is_size(layers) and _is_size(vocab) and _is_size(heads)):
         return None, None
     head_dim = config.get("head_dim") or hidden // heads
     kv_heads = config.get("num_key_value_heads") or heads

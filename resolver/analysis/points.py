@@ -6,6 +6,8 @@ counters.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from resolver import stats
@@ -56,7 +58,7 @@ def compute_points(points: pd.DataFrame, split: str | None = None, sort_keys=())
     parameter, center, margin (E_I) and the counters.
     """
     frame = stats.add_statistics(points, mode="E_I")
-    parts = [(None, frame)] if split is None else _split_parts(frame, split)
+    parts: list[tuple[Any, pd.DataFrame]] = [(None, frame)] if split is None else _split_parts(frame, split)
     tables = []
     for value, part in parts:
         params = param_frame(part)

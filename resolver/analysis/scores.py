@@ -59,7 +59,8 @@ def expected_index(expected: pd.DataFrame | None) -> dict:
     Each task also gets a (base_task, None) entry: its row without a degree when
     there is one, else the sum over its degrees (a task without tiers is one tier).
     """
-    index, totals = {}, {}
+    index: dict[tuple[str, int | None], int] = {}
+    totals: dict[str, int] = {}
     if expected is None or expected.empty:
         return index
     for task, degree, points in expected[["base_task", "degree", "points"]].itertuples(index=False, name=None):
@@ -216,7 +217,7 @@ def summarize_scores(cells: pd.DataFrame, evals: pd.DataFrame | None = None, sor
         raise UserError(f"unknown --sort {sort!r}; valid: score, ratio")
     columns = tier_columns(cells)
     meta = _eval_metadata(evals)
-    by_eval = {}
+    by_eval: dict[str, list[dict]] = {}
     if "completion_tokens_mean" not in cells.columns:
         cells = cells.assign(completion_tokens_mean=float("nan"))
     for record in cells.to_dict("records"):
@@ -264,7 +265,7 @@ def _eval_metadata(evals: pd.DataFrame | None) -> dict:
 
 def score_table_columns(results: list) -> dict:
     """{tier: [groups]} across the ranked evals (the markdown/PNG column layout)."""
-    columns = {}
+    columns: dict[str, list[str]] = {}
     for entry in results:
         for tier, data in entry["tiers"].items():
             names = columns.setdefault(tier, [])

@@ -49,7 +49,7 @@ def skill_evidence(counts: pd.DataFrame, series: str = "eval_id") -> dict:
     `counts` has one row per cell (e.g. eval x tier x task) with the summed counters of
     resolver.stats (correct, incorrect, invalid, truncated, guess_sum).
     """
-    evidence = {}
+    evidence: dict[object, bool] = {}
     if counts is None or counts.empty:
         return evidence
     for name, part in counts.groupby(series, sort=False, dropna=False):

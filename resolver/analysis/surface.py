@@ -72,7 +72,7 @@ def view_points(points: pd.DataFrame, view: TaskView) -> pd.DataFrame:
 
 def view_columns(views: list[TaskView]) -> list[str]:
     """The dotted dimensions any of the views needs (to fetch them in one query)."""
-    names = []
+    names: list[str] = []
     for view in views:
         names.extend(view.dims)
         names.extend(view.filters)

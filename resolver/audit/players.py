@@ -104,8 +104,9 @@ def parse_date(text: str) -> dt.date | None:
 def date_centroid(case, ctx) -> str | None:
     """The option date nearest the median of all option dates."""
     def best(opts):
-        days = [parse_date(t) for _, t in opts]
-        if any(d is None for d in days):
+        parsed = [parse_date(t) for _, t in opts]
+        days = [d for d in parsed if d is not None]
+        if len(days) < len(parsed):
             return None
         ords = sorted(d.toordinal() for d in days)
         middle = ords[len(ords) // 2]
@@ -124,8 +125,9 @@ def date_nearest_mentioned(case, ctx) -> str | None:
         return None
 
     def best(opts):
-        days = [parse_date(t) for _, t in opts]
-        if any(d is None for d in days):
+        parsed = [parse_date(t) for _, t in opts]
+        days = [d for d in parsed if d is not None]
+        if len(days) < len(parsed):
             return None
         return min(range(len(opts)), key=lambda i: abs((days[i] - mentioned[0]).days))
     return _pick(case, best)

@@ -61,7 +61,7 @@ def _draw_panel(ax, view, facet: str, part, eval_id, labels: dict, tokenizer_nam
     norm = Normalize(min(values), max(values) if max(values) > min(values) else min(values) + 1) if numeric else None
     cell = part[part["eval_id"] == eval_id] if len(part) else part
     for i, row in enumerate(cell.itertuples(index=False)):
-        colour = cmap(norm(row.value)) if numeric else cmap(i / max(len(values) - 1, 1))
+        colour = cmap(norm(row.value)) if norm is not None else cmap(i / max(len(values) - 1, 1))
         # bin 0 is the mean, removed before the transform: leave it out of a log plot
         ax.plot(FREQUENCIES[1:], row.spectrum[1:], color=colour, linewidth=1.2,
                 label=f"{tick_text(row.value)} ({row.samples})")

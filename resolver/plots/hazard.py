@@ -1,6 +1,8 @@
 """Hazard and cumulative-incidence figures (analyze.py hazard)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -8,13 +10,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
 
+if TYPE_CHECKING:
+    from matplotlib.typing import ColorType, LineStyleType
+
 DPI = 100
 CORRECT = "#2ca02c"
 INCORRECT = "#d62728"
 STILL = "grey"
 #: hazards from fewer answers than this still generating are noise: not drawn
 MIN_AT_RISK = 5
-CAUSE_STYLES = {"correct": "-", "incorrect": "--", "still generating": ":"}
+CAUSE_STYLES: dict[str, LineStyleType] = {"correct": "-", "incorrect": "--", "still generating": ":"}
 
 
 def _masked_hazard(table, column):
@@ -53,6 +58,7 @@ def hazard_figure(series: dict, title: str, bucket_size: int, width: int = 1200,
     fig, (left, right) = plt.subplots(1, 2, figsize=(width / DPI, (height + (30 + 18 * len(series) if several else 0)) / DPI), dpi=DPI)
     palette = plt.get_cmap("tab10")
     for i, (name, table) in enumerate(series.items()):
+        colours: dict[str, ColorType]
         if several:
             colour = palette(i % 10)
             colours = {cause: colour for cause in CAUSE_STYLES}

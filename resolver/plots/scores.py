@@ -39,7 +39,7 @@ BELOW_CHANCE_COLOR = "#8b0000"
 
 def _layout(results, columns_by_tier):
     """Rows to draw: ('tier', name) headers and ('eval', entry, tier) rows, by score/token within a tier."""
-    rows = []
+    rows: list[tuple] = []
     for tier in columns_by_tier:
         rows.append(("tier", tier))
         entries = [e for e in results if tier in e["tiers"]]
@@ -94,7 +94,7 @@ def scores_figure(results: list, width: int = 1400, title: str = "ReasonScore"):
     title_in, legend_in = 0.55, 1.0
     height = title_in + header_in + ROW_INCHES * len(rows) + legend_in
     fig = plt.figure(figsize=(width_in, height), dpi=DPI)
-    ax = fig.add_axes([0.1 / width_in, legend_in / height, 1 - 0.2 / width_in, (height - title_in - legend_in) / height])
+    ax = fig.add_axes((0.1 / width_in, legend_in / height, 1 - 0.2 / width_in, (height - title_in - legend_in) / height))
     label_units = label_in / cell_in
     header_units = header_in / ROW_INCHES
     ax.set_xlim(-label_units, max(len(columns), 1))

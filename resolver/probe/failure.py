@@ -11,6 +11,7 @@ the breakdown every view shows), and each invalid failure the record's reason.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -59,7 +60,7 @@ def _facet_values(value) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def genresult_breakdown(observations: list[tuple[dict, bool]]) -> pd.DataFrame:
+def genresult_breakdown(observations: Iterable[tuple[object, bool]]) -> pd.DataFrame:
     """Rows field, value, samples, failures, failure_rate from (genresult, failed) pairs.
 
     Fields whose every value is unique (e.g. the problem text itself) say nothing
