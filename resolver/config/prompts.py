@@ -174,7 +174,7 @@ EXTRA_PARAMS = set(SamplerFile.model_fields) - STANDARD_PARAMS - {"extra_body"}
 _RANGE_CHECKED = {"temperature", "top_p", "min_p", "presence_penalty", "frequency_penalty", "repetition_penalty",
                   "max_tokens", "max_completion_tokens", "n", "min_tokens", "top_k"}
 SamplerFile.field_messages = {
-    **{name: f"{name!r} must be {SamplerFile.model_fields[name].description.split(': ', 1)[1]}"
+    **{name: f"{name!r} must be {str(SamplerFile.model_fields[name].description).split(': ', 1)[1]}"
        for name in ("temperature", "top_p", "min_p", "presence_penalty", "frequency_penalty", "repetition_penalty")},
     **{name: f"{name!r} must be a positive integer" for name in ("max_tokens", "max_completion_tokens", "n",
                                                                    "min_tokens")},
