@@ -27,7 +27,7 @@ DOCUMENTED_ORDER = ["task", "version", "base_task", "key", "input", "target", "r
 @pytest.fixture(scope="module")
 def one_case():
     opts = RunOptions(config=str(REPO / "configs/tiny.yaml"), template=str(REPO / "templates/zerocot-nosys.json"),
-                      sampler=str(REPO / "samplers/greedy-4k.json"), model="m", offline=1).validate()
+                      sampler=str(REPO / "samplers/greedy-4k.json"), model="m", offline=1).checked()
     experiment = build_experiment(opts)
     step = experiment.steps[0]
     (index, case), = cases_for(step, 0, 1)

@@ -136,7 +136,7 @@ def test_bad_template_placeholder_names_file(script, tmp_path):
 def opts(repo, **kw):
     base = dict(config=str(repo / "configs/tiny.yaml"), template=str(repo / "templates/zerocot-nosys.json"),
                 sampler=str(repo / "samplers/greedy-4k.json"), model="m", offline=1)
-    return RunOptions(**{**base, **kw}).validate()
+    return RunOptions(**{**base, **kw}).checked()
 
 
 def test_cases_for_is_count_invariant_and_cached(repo):
@@ -178,14 +178,14 @@ def test_graded_record(repo):
 
 def test_options_validate(repo):
     with pytest.raises(UserError, match="--batch is only used with --mode read-batch"):
-        RunOptions(config="c", template="t", sampler="s", model="m", mode="write-batch", batch="b").validate()
-    o = RunOptions(config="c", template="t", sampler="s", model="m", mode="write-batch").validate()
+        RunOptions(config="c", template="t", sampler="s", model="m", mode="write-batch", batch="b").checked()
+    o = RunOptions(config="c", template="t", sampler="s", model="m", mode="write-batch").checked()
     assert o.seed == 42 and o.timeout == 3600 and o.cache == "cache/" and o.shuffle is True
 
 
 def test_apikey_from_environment(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    o = RunOptions(config="c", template="t", sampler="s", model="m", apibase="http://x").validate()
+    o = RunOptions(config="c", template="t", sampler="s", model="m", apibase="http://x").checked()
     assert o.apikey == "sk-test"
 
 

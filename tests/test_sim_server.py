@@ -32,7 +32,7 @@ def http(url, body=None, headers=None, timeout=30):
 @pytest.fixture(scope="module")
 def experiment():
     opts = RunOptions(config=str(TINY), template=str(TEMPLATE), sampler=str(SAMPLER), model="sim-mid",
-                      apibase="http://127.0.0.1:1").validate()
+                      apibase="http://127.0.0.1:1").checked()
     return build_experiment(opts)
 
 

@@ -61,7 +61,8 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     manifest = load_manifest(args.manifest)
     if args.command == "prune":
-        return print_prune(*datasync.prune(manifest, args.dry_run), args.dry_run)
+        removed, freed = datasync.prune(manifest, args.dry_run)
+        return print_prune(removed, freed, args.dry_run)
     if args.command == "remote":
         return set_or_show_remote(manifest, args.remote, args.url)
     if args.scope and not args.target:
@@ -79,7 +80,7 @@ def main(argv=None) -> int:
     return print_outcomes(outcomes, args.command, scope, url)
 
 
-def human(size: int) -> str:
+def human(size: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if size < 1024 or unit == "TiB":
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"

@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from resolver.cli.base import ArgParser, positive_int
+from resolver.run import Reporter
 
 
 def seconds(text: str) -> float:
@@ -79,7 +80,7 @@ def build_parser() -> ArgParser:
     return p
 
 
-class ShownReporter:
+class ShownReporter(Reporter):
     """A run's progress on stderr: a tqdm bar, lines written above it, warnings."""
 
     def bar(self, **kwargs):

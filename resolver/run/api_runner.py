@@ -57,6 +57,7 @@ from resolver.client import (
     canonical_request,
     fast_event_loop,
 )
+from resolver.config import Step
 from resolver.core import UserError
 from resolver.records import RecordWriter, new_run_folder, step_file
 from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, forget_step, graded_record, messages_for, request_for
@@ -103,7 +104,7 @@ class _Sample:
 
 @dataclass
 class _StepState:
-    step: object
+    step: Step
     tally: Tally = field(default_factory=Tally)
     rounds: int = 0
     writer: RecordWriter | None = None
@@ -133,6 +134,7 @@ class RunLoop:
         self._live_tokens = 0            # for the progress bar (records count at write time)
         self._live_cached = 0
         self._queued = 0             # samples started and not finished
+        self._planned = 0            # samples the bar expects (rounds after the first add theirs)
         self._wake = asyncio.Event()
         self._bar = self.reporter.bar(total=0, unit="sample", desc=f"{experiment.model}",
                                       disable=not progress, smoothing=0.1)
@@ -143,7 +145,8 @@ class RunLoop:
     # ---- top level -----------------------------------------------------------
     async def run(self, steps) -> RunSummary:
         steps = list(steps)
-        self._bar.total = len(steps) * self.exp.precision.count
+        self._planned = len(steps) * self.exp.precision.count
+        self._bar.total = self._planned
         flusher = asyncio.create_task(self._flush_forever())
         tasks: set[asyncio.Task] = set()
         try:
@@ -193,7 +196,8 @@ class RunLoop:
             batch = [self._prepare(state.step, i, case) for i, case in cases_for(state.step, start, start + count)]
             self._queued += len(batch)
             if state.rounds:                     # first rounds are in the initial total
-                self._bar.total += len(batch)
+                self._planned += len(batch)
+                self._bar.total = self._planned
                 self._bar.refresh()
             stored = self.cache.get_many(s.key for s in batch)     # one query per round
             # Cache-only (read-batch): requests vLLM refused as too long are finished samples.
@@ -227,7 +231,8 @@ class RunLoop:
     async def _sample(self, state: _StepState, sample: _Sample, stored: dict | None, count: int,
                       too_long: str | None = None) -> None:
         try:
-            completion = cached_completion(stored) if stored is not None else None   # malformed: ask again
+            completion: Completion | PromptTooLong | None = (
+                cached_completion(stored) if stored is not None else None)    # malformed: ask again
             if completion is None and too_long is not None:
                 completion = PromptTooLong(too_long)
             cached = completion is not None
@@ -266,11 +271,13 @@ class RunLoop:
             stored = self.cache.get(key)
             if stored is not None and cached_completion(stored) is not None:
                 return cached_completion(stored)
+        client = self.client
+        assert client is not None, "only a run with a server asks (_sample counts the sample missing without one)"
         future = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
             async with self._sem:
-                completion = await self.client.complete(sample.body, sample.payload)
+                completion = await client.complete(sample.body, sample.payload)
             self.cache.put(key, completion.to_json(), replace=sample.replace)
             self._answered.add(key)
             self._failure_streak = 0
@@ -289,7 +296,7 @@ class RunLoop:
             future.set_result(None)
             if exc.kind == "fatal":
                 raise UserError(f"stopping: {exc}; no request can succeed like this "
-                                f"(check {self.client.key_hint} and the account's quota)") from None
+                                f"(check {client.key_hint} and the account's quota)") from None
             self._note_failure(str(exc), exc.sent)
             return None
         except BaseException:
@@ -385,6 +392,7 @@ def ordered_steps(experiment, opts: RunOptions) -> list:
 async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache, ssl_context,
                            reporter: Reporter) -> RunSummary:
     load_timeout = opts.load_timeout
+    assert opts.apibase is not None, "RunOptions.checked() requires --apibase in api mode"
     async with ChatClient(opts.apibase, opts.apikey, parallel=opts.parallel, timeout=opts.timeout,
                           load_timeout=DEFAULT_LOAD_TIMEOUT if load_timeout is None else load_timeout,
                           ssl_context=ssl_context) as client:
@@ -411,7 +419,7 @@ async def _interruptible(coro, reporter: Reporter) -> RunSummary:
     """Run `coro`; the first Ctrl-C / SIGTERM cancels it cleanly, a second one is immediate."""
     task = asyncio.ensure_future(coro)
     loop = asyncio.get_running_loop()
-    installed = []
+    installed: list[signal.Signals] = []
 
     def stop(signum):
         reporter.warn("\nstopping: finishing writes (Ctrl-C again to quit at once)")

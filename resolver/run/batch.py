@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from resolver.client import (
     TRANSPORT_ONLY_FIELDS,
@@ -38,6 +38,9 @@ from resolver.client import (
     request_key,
 )
 from resolver.core import UserError
+
+if TYPE_CHECKING:
+    from resolver.run.experiment import Experiment
 
 CHAT_URL = "/v1/chat/completions"
 
@@ -93,7 +96,9 @@ def read_batch_output(path: str | Path) -> BatchOutput:
             if problem:
                 label = f" ({custom_id})" if custom_id else ""
                 result.problems.append(f"line {line_no}{label}: {problem}")
-            elif custom_id in result.answers or custom_id in result.too_long:
+                continue
+            assert custom_id is not None and answer is not None, "a line without a problem has both"
+            if custom_id in result.answers or custom_id in result.too_long:
                 result.problems.append(f"line {line_no} ({custom_id}): duplicate custom_id, first answer kept")
             elif isinstance(answer, PromptTooLong):
                 result.too_long[custom_id] = answer.message
@@ -267,7 +272,7 @@ class ReadBatch:
     """read-batch's input: the experiment, vLLM's output file read, and the custom_ids in it
     that are not requests of this experiment (`unknown`, ignored)."""
 
-    experiment: object
+    experiment: Experiment
     output: BatchOutput
     known: set
     unknown: list

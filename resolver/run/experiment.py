@@ -50,7 +50,7 @@ _FLAG_MESSAGES = {"degree": "--degree must be a whole number >= 0 (the degree gi
 
 
 class RunOptions(BaseModel):
-    """Every runner flag, typed and bounded (pydantic); `validate()` checks how they combine.
+    """Every runner flag, typed and bounded (pydantic); `checked()` checks how they combine.
 
     A bad value is a UserError naming the flag (``--parallel: must be >= 1, got 0``)."""
 
@@ -101,10 +101,11 @@ class RunOptions(BaseModel):
         values = dict(vars(args))
         mode = values.pop("mode", None)
         opts = cls(**values, mode=mode or "api", mode_given=mode is not None)
-        return opts.validate()
+        return opts.checked()
 
-    def validate(self) -> "RunOptions":
-        """Cross-flag rules; raises UserError with one line naming the flag."""
+    def checked(self) -> "RunOptions":
+        """Cross-flag rules; raises UserError with one line naming the flag, else returns the
+        options. (Not named `validate`: that is pydantic's deprecated classmethod.)"""
         if self.offline is not None:
             if self.mode_given and self.mode != "api":
                 raise UserError(f"--offline generates prompts without a model; it cannot be combined "

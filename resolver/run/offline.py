@@ -49,10 +49,12 @@ def write_offline(experiment, folder: Path, rounds: int, *, quiet: bool = False,
 
 def run_offline(opts: RunOptions, reporter: Reporter | None = None) -> OfflineRun:
     """Build the experiment and write its run folder."""
+    rounds = opts.offline
+    assert rounds is not None, "runner.py comes here only with --offline ROUNDS"
     started = time.perf_counter()
     experiment = build_experiment(opts)
     folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                             experiment.template.name, experiment.sampler.name)
-    total = write_offline(experiment, folder, opts.offline, quiet=opts.quiet, reporter=reporter)
-    return OfflineRun(folder, total, len(experiment.steps), opts.offline, experiment.precision.count,
+    total = write_offline(experiment, folder, rounds, quiet=opts.quiet, reporter=reporter)
+    return OfflineRun(folder, total, len(experiment.steps), rounds, experiment.precision.count,
                       experiment.precision_name, time.perf_counter() - started)

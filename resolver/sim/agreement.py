@@ -53,7 +53,7 @@ def simulated_correctness(config: str, template: str, sampler: str, profiles, sa
     from resolver.sim.profiles import PROFILES
 
     experiment = build_experiment(RunOptions(config=config, template=template, sampler=sampler,
-                                             model="sim", apibase="http://127.0.0.1:1", seed=seed).validate())
+                                             model="sim", apibase="http://127.0.0.1:1", seed=seed).checked())
     problems = ExperimentProblems(config, seed=seed)
     problems.max_depth = max(problems.max_depth, samples)   # index as deep as asked
     app = SimulatorApp(problems, seed=seed)

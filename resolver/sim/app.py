@@ -91,7 +91,8 @@ class SimulatorApp:
             return _error(400, "request body is not valid JSON")
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
             return _error(400, "'messages' must be a non-empty list")
-        profile = PROFILES.get(body.get("model"))
+        model = body.get("model")
+        profile = PROFILES.get(model) if isinstance(model, str) else None
         if profile is None:
             return _error(404, f"The model `{body.get('model')}` does not exist. "
                                f"Available: {', '.join(PROFILES)}", "NotFoundError")
@@ -131,7 +132,8 @@ class SimulatorApp:
             cut = b'{"id": "chatcmpl-broken", "choices": [' + b"0, " * (1 + number % 1000)  # JSON ends early
             return web.Response(body=cut, content_type="application/json")
         if fault == "drop":
-            request.transport.close()  # the client sees the connection vanish
+            if request.transport is not None:    # None once the client has gone already
+                request.transport.close()  # the client sees the connection vanish
             raise asyncio.CancelledError()
         await asyncio.sleep(self.faults.stall_seconds)  # "stall": a reply far too late
         return None

@@ -7,6 +7,7 @@ import math
 import re
 import threading
 from pathlib import Path
+from typing import Callable
 
 from resolver.sim.profiles import Problem, problem_latent
 
@@ -72,7 +73,7 @@ def _problem_words(text: str) -> list[str]:
     return words[:60]
 
 
-def _grader(task, case) -> callable:
+def _grader(task, case) -> Callable[[str], str]:
     """A function grading an answer ending against this case (correct/wrong/invalid)."""
     from resolver.grading import grade
 

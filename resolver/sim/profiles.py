@@ -288,7 +288,7 @@ def wrong_answer(problem: Problem, rng: random.Random) -> str:
     return candidate
 
 
-def _perturb(problem: Problem, rng: random.Random) -> str | None:
+def _perturb(problem: Problem, rng: random.Random) -> str:
     target = str(problem.target)
     enum = problem.response_enum
     if enum and len(enum) > 1:
@@ -299,8 +299,8 @@ def _perturb(problem: Problem, rng: random.Random) -> str | None:
     except ValueError:
         pass
     try:
-        value = float(target)
-        return f"{value * rng.uniform(1.05, 1.5) + 1:g}"
+        number = float(target)
+        return f"{number * rng.uniform(1.05, 1.5) + 1:g}"
     except ValueError:
         pass
     lines = target.splitlines()

@@ -193,6 +193,7 @@ def start_simulator_process(config: str | None, *, port: int = 0, seed: int = 42
     # it ends with this process, however this one dies (docs/architecture.md)
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             **child_options(env=env, preexec=preexec))
+    assert proc.stdout is not None      # stdout=PIPE
     deadline = time.monotonic() + ready_timeout
     seen = []
     while time.monotonic() < deadline:

@@ -75,7 +75,8 @@ def make_app(title: str, url_base_pathname: str = "/") -> dash.Dash:
         assets_folder=str(theme.ASSETS_DIR),
         serve_locally=True,
         suppress_callback_exceptions=False,
-        update_title=None,
+        # dash's docstring says None leaves the tab title alone; its annotation says str only
+        update_title=None,  # type: ignore[arg-type]
         meta_tags=[{"name": "viewport", "content": "width=device-width, initial-scale=1"},
                    {"name": "color-scheme", "content": "light dark"}],
     )
@@ -146,8 +147,8 @@ def bind(app: dash.Dash, host: str, port: int | None, default_port: int):
             if not _port_busy(exc):
                 break
             continue
-        server = make_server(host, candidate, app.server, threaded=True, fd=sock.fileno())
-        server._rs_socket = sock        # keep the original socket object alive with the server
+        with sock:                      # werkzeug serves a duplicate of this descriptor (socket.fromfd)
+            server = make_server(host, candidate, app.server, threaded=True, fd=sock.fileno())
         return server, candidate
     reason = getattr(last_error, "strerror", None) or str(last_error)
     if last_error is not None and not _port_busy(last_error):

@@ -37,7 +37,7 @@ def _answer(rng: random.Random, target: str) -> str:
 
 def _lines() -> list[str]:
     opts = RunOptions(config=str(ROOT / "configs/tiny.yaml"), template=str(ROOT / "templates/zerocot-nosys.json"),
-                      sampler=str(ROOT / "samplers/greedy-4k.json"), model="bench", offline=1).validate()
+                      sampler=str(ROOT / "samplers/greedy-4k.json"), model="bench", offline=1).checked()
     exp = build_experiment(opts)
     rng = random.Random(5)
     count = exp.precision.count * ROUNDS

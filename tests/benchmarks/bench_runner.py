@@ -77,7 +77,7 @@ tasks:
 
 def runner_requests(config: Path) -> list[bytes]:
     opts = RunOptions(config=str(config), template=str(TEMPLATE), sampler=str(SAMPLER), model=MODEL,
-                      apibase="http://unused").validate()
+                      apibase="http://unused").checked()
     exp = build_experiment(opts)
     return [json.dumps(request_for(exp, messages_for(exp, step, case))).encode()
             for step in exp.steps for _, case in cases_for(step, 0, exp.precision.count)]
