@@ -50,7 +50,8 @@ def write_offline(experiment, folder: Path, rounds: int, *, quiet: bool = False,
 def run_offline(opts: RunOptions, reporter: Reporter | None = None) -> OfflineRun:
     """Build the experiment and write its run folder."""
     started = time.perf_counter()
-    experiment = build_experiment(opts)
+    reporter = reporter or Reporter()
+    experiment = build_experiment(opts, reporter.bar)
     folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                             experiment.template.name, experiment.sampler.name)
     total = write_offline(experiment, folder, opts.offline, quiet=opts.quiet, reporter=reporter)
