@@ -8,6 +8,7 @@ import pytest
 from conftest import REPO, run_script
 
 from tests.support.cohort_factory import build_complete_cohort, build_data_dir, eval_entry, eval_id, write_run
+from tests.support.progress import RecordingProgress
 
 
 def table_rows(markdown: str) -> list:
@@ -136,3 +137,20 @@ def test_verify_without_a_config_still_checks_records(world):
     proc = run_script("cohort.py", "verify", "--quiet", cwd=world["root"])
     assert proc.returncode == 0, proc.stdout
     assert "point completeness not checked" in proc.stdout
+
+
+def test_verify_counts_each_evals_bytes_on_the_bar_handed_in(world, capfd):
+    from resolver.catalog import verify_cohort
+
+    alpha = world["cohorts"]["Alpha-7B"]
+    write_run(alpha, "Alpha-7B", seed=77)                     # two run folders of one eval
+    files = sorted(alpha.glob("20*/*.ndjson"))
+    verify_cohort(alpha)
+    assert capfd.readouterr().err == ""                       # no factory: no bar
+    bars = RecordingProgress()
+    verify_cohort(alpha, bars)
+    (bar,) = bars.bars
+    size = sum(len(f.read_bytes()) for f in files)
+    assert bar.kwargs["desc"] == f"verify {eval_id('Alpha-7B', 'zeroshot-nosys', 'greedy-max')}"
+    assert (bar.kwargs["unit"], bar.kwargs["total"], bar.counted, bar.kwargs["leave"]) == ("B", size, size, False)
+    assert bar.closed

@@ -14,6 +14,7 @@ from resolver.config.point_identity import step_seed
 from resolver.config.prompts import load_template, render_messages
 from resolver.core.errors import UserError
 from resolver.tasks import get_task
+from tests.support.progress import RecordingProgress
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +65,17 @@ def test_mapping_is_cached_and_reused(tokenizer_dir, tmp_path, monkeypatch):
 
     monkeypatch.setattr("resolver.config.calibrate.search_parameter", refuse)
     assert resolve_calibration(task_cfg, entry, tokenizer_dir, None, tmp_path) == first
+
+
+def test_the_bar_handed_in_counts_every_target_and_grid_point_and_none_shows_nothing(tokenizer_dir, tmp_path, capfd):
+    task_cfg, entry = _entry([700, 900], {"num_cols": [3], "format": ["json"], "operation": ["count", "max"]})
+    first = resolve_calibration(task_cfg, entry, tokenizer_dir, None, tmp_path)
+    assert capfd.readouterr().err == ""                # no factory: no bar
+    bars = RecordingProgress()
+    assert resolve_calibration(task_cfg, entry, tokenizer_dir, None, tmp_path, progress=bars) == first
+    (bar,) = bars.bars                                 # 2 targets x 2 grid points, one bar over them
+    assert (bar.kwargs["desc"], bar.kwargs["unit"], bar.kwargs["total"], bar.counted) == ("calibrating tables", "point", 4, 4)
+    assert bar.kwargs["leave"] is False and bar.closed
 
 
 def test_search_parameter_finds_the_closest_integer_and_handles_limits():
@@ -143,9 +155,11 @@ def test_expand_steps_records_target_tokens(tokenizer_dir, tmp_path):
     cfg = load_config(config)
     with pytest.raises(UserError, match="--tokenizer"):
         expand_steps(cfg, cache_dir=str(tmp_path))
-    steps = expand_steps(cfg, tokenizer=tokenizer_dir, cache_dir=str(tmp_path))
+    bars = RecordingProgress()
+    steps = expand_steps(cfg, tokenizer=tokenizer_dir, cache_dir=str(tmp_path), progress=bars)
     assert sorted(s.manifold["target_tokens"] for s in steps) == [400, 400, 1600, 1600]
     assert all(s.manifold["id"] == "csv_tall" and s.params["num_rows"] >= 1 for s in steps)
+    assert [(b.kwargs["desc"], b.counted) for b in bars.bars] == [("calibrating tables", 4)]   # handed through
 
 
 def test_tables_16k_config_is_a_calibrated_single_task(repo):

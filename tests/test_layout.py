@@ -436,7 +436,8 @@ _PARSING = {"add_argument", "parse_args", "parse_known_args", "add_subparsers"}
 def command_code(path: Path) -> list[tuple[str, int]]:
     """(what, line) for each piece of command-line code in a module, read from its syntax tree
     (strings and comments do not count): "argparse" (imported, or a parser built or run),
-    "print", "input", "sys.exit" (also `raise SystemExit`), "sys.stdout.write" / "sys.stderr.write"."""
+    "print", "input", "sys.exit" (also `raise SystemExit`), "sys.stdout.write" / "sys.stderr.write",
+    "tqdm" (imported: a progress bar is the command's, handed to the library as a factory)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     sys_names, from_sys = set(), {}
     for node in ast.walk(tree):
@@ -449,6 +450,9 @@ def command_code(path: Path) -> list[tuple[str, int]]:
         if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "argparse" for a in node.names) \
                 or isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "argparse":
             found.append(("argparse", node.lineno))
+        elif isinstance(node, ast.Import) and any(a.name.split(".")[0] == "tqdm" for a in node.names) \
+                or isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "tqdm":
+            found.append(("tqdm", node.lineno))
         elif isinstance(node, ast.Raise) and node.exc is not None:
             exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
             if isinstance(exc, ast.Name) and exc.id == "SystemExit":
@@ -483,8 +487,9 @@ def library_command_code() -> dict[tuple[str, str], list[int]]:
 
 
 def test_commands_live_in_the_command_package():
-    """No argparse, print, input, sys.exit or writes to sys.stdout / sys.stderr in resolver/
-    outside resolver/cli/: the library returns data or writes to a reporter it is given."""
+    """No argparse, print, input, sys.exit, writes to sys.stdout / sys.stderr or tqdm in resolver/
+    outside resolver/cli/: the library returns data or writes to a reporter (or a progress-bar
+    factory) it is given."""
     found = library_command_code()
     bad = [f"{file}:{','.join(map(str, lines))}: {what}" for (file, what), lines in sorted(found.items())]
     assert bad == [], "command-line code outside resolver/cli/:\n" + "\n".join(bad)
@@ -505,7 +510,10 @@ def test_the_command_code_check_sees_each_kind_and_ignores_text(tmp_path):
         "    stderr.write('z')\n"                                  # 10
         "    system.exit(2)\n"                                     # 11
         "    raise SystemExit(3)\n"                                # 12
-        "    return input('? '), out.write('ok'), 'sys.stderr.write'\n")   # 13
+        "    from tqdm.auto import tqdm as bar\n"                   # 13
+        "    import tqdm\n"                                         # 14
+        "    return input('? '), out.write('ok'), 'sys.stderr.write', 'from tqdm import tqdm', bar\n")   # 15
     assert command_code(path) == [("argparse", 1), ("print", 7), ("argparse", 8), ("sys.stdout.write", 9),
-                                  ("sys.stderr.write", 10), ("sys.exit", 11), ("sys.exit", 12), ("input", 13)]
+                                  ("sys.stderr.write", 10), ("sys.exit", 11), ("sys.exit", 12), ("tqdm", 13),
+                                  ("tqdm", 14), ("input", 15)]
 

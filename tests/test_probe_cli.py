@@ -111,3 +111,14 @@ def test_fft_with_a_local_tokenizer_file(forensics_dataset, probe, tmp_path):
     assert len(data["spectra"]) == 10 and all(len(s["spectrum"]) == len(FREQUENCIES) for s in data["spectra"])
     with pytest.raises(UserError, match="cannot load tokenizer"):
         probe("fft", forensics_dataset, "--tokenizer", tmp_path / "missing-dir", "--quiet")
+
+
+def test_fft_shows_its_points_bar_on_stderr_unless_quiet(forensics_dataset, capsys):
+    """The command hands in the bar as before: shown (on stderr) whenever not --quiet."""
+    args = ["fft", str(forensics_dataset), "--view", "rows", "--format", "json"]
+    assert (probe_script.main(args) or 0) == 0
+    shown = capsys.readouterr()
+    points = sum(s["points"] for s in json.loads(shown.out)["spectra"])   # each point in one row of one view
+    assert "fft points" in shown.err and f"{points}/{points}" in shown.err
+    assert (probe_script.main([*args, "--quiet"]) or 0) == 0
+    assert capsys.readouterr().err == ""

@@ -16,6 +16,7 @@ import pytest
 from resolver.share.remote_base import RETRIES, RemoteError
 from resolver.share.remote_http import HttpRemote
 from resolver.share.remote_s3 import S3Remote
+from resolver.share.remotes import open_remote
 
 BLOB = "ab" * 32
 ATTEMPTS = 4          # docs/data.md: "retried ... four attempts in all"
@@ -86,3 +87,20 @@ def test_s3_remote_tries_each_operation_four_times_not_botocore_on_top(unavailab
     with pytest.raises(RemoteError, match="gave up after 4 attempts"):
         remote.push(BLOB, source)
     assert seen == {"HEAD": ATTEMPTS, "GET": ATTEMPTS, "PUT": ATTEMPTS}
+
+
+def test_each_retry_is_told_to_the_warn_handed_in_and_nothing_is_written_without(unavailable, tmp_path, capfd):
+    url, seen = unavailable
+    lines: list[str] = []
+    remote = open_remote(url, tmp_path, retries=RETRIES, backoff=0.0, warn=lines.append)
+    with pytest.raises(RemoteError, match="gave up after 4 attempts"):
+        remote.has(BLOB)
+    # a wait between attempts and none after the last: 3 lines for 4 attempts, numbered
+    assert len(lines) == ATTEMPTS - 1
+    for number, line in enumerate(lines, 1):
+        assert line.startswith(f"warning: cannot query blob {BLOB} on {url}: ")
+        assert line.endswith(f"; retrying in 0.0 s ({number}/{ATTEMPTS})")
+    capfd.readouterr()
+    with pytest.raises(RemoteError):
+        open_remote(url, tmp_path, retries=RETRIES, backoff=0.0).has(BLOB)
+    assert capfd.readouterr() == ("", "")

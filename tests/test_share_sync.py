@@ -10,6 +10,7 @@ from conftest import run_script
 from resolver.share import blobs as blobs, manifest as manifestlib, scopes as scopes, sync as datasync
 from resolver.share.remotes import open_remote
 from tests.support.cohort_factory import build_data_dir, eval_entry, eval_id, tree_bytes, write_evals, write_run
+from tests.support.progress import RecordingProgress
 
 
 @pytest.fixture
@@ -251,7 +252,7 @@ def test_status_reuses_content_hashes_until_a_file_changes(world, monkeypatch):
     scope = scopes.parse_scope("cohort", str(data / "demo" / "alpha"), manifest)
     calls = []
     real = blobs.content_hash
-    monkeypatch.setattr(blobs, "content_hash", lambda path, quiet=True: calls.append(path) or real(path, quiet))
+    monkeypatch.setattr(blobs, "content_hash", lambda path, progress=None: calls.append(path) or real(path, progress))
     assert [r.state for r in datasync.status(scope, manifest, remote, check_remote=False)] == ["present"]
     assert calls == []                     # push remembered the hash of what it packed
     target = next(raw_folders(data)[0].glob("*.ndjson"))
@@ -268,3 +269,44 @@ def test_status_without_scope_lists_local_databases_of_dataset_files(world):
     assert "| pointsdb-demo.db | dbs | demo.json | local-only |" in out
     (world["data"] / "broken.json").write_text('{"cohorts": [1, 2]}')      # ignored, not fatal
     assert "| pointsdb-demo.db | dbs | demo.json | local-only |" in data_py(world, "status", "--no-remote").stdout
+
+
+def test_push_and_pull_count_on_the_bars_handed_in_and_show_nothing_without(world, capfd):
+    data = world["data"]
+    manifest = manifestlib.load_manifest(data / "manifest.json")
+    remote = open_remote(str(world["remote"]), data)
+    scope = scopes.parse_scope("cohort", str(data / "demo" / "alpha"), manifest)
+    (folder,) = [p for p in raw_folders(data) if p.parent.name == "alpha"]
+    folder_bytes = sum(len(b) for b in tree_bytes(folder).values())
+    name = folder.name[:40]                          # bar labels keep a name's first 40 characters
+    pushed = RecordingProgress()
+    assert [o.action for o in datasync.push(scope, manifest, remote, pushed)] == ["published"]
+    blob = manifestlib.load_manifest(data / "manifest.json").runs[f"demo/alpha/{folder.name}"].blob
+    blob_size = blobs.blob_path(data / ".blobs", blob).stat().st_size
+    short = blobs.short(blob)
+    # one item bar; the pack counts the folder's file bytes, the upload the blob's
+    assert pushed.descs() == ["push", f"pack {name}", f"upload {short}"]
+    items, pack, upload = pushed.bars
+    assert (items.kwargs["unit"], items.counted) == ("item", 1)
+    assert (pack.kwargs["total"], pack.counted, pack.kwargs["unit"]) == (folder_bytes, folder_bytes, "B")
+    assert (upload.kwargs["total"], upload.counted) == (blob_size, blob_size)
+    assert all(bar.kwargs["leave"] is False and bar.closed for bar in pushed.bars)
+
+    shutil.rmtree(folder)
+    shutil.rmtree(data / ".blobs")
+    manifest = manifestlib.load_manifest(data / "manifest.json")
+    pulled = RecordingProgress()
+    assert [o.action for o in datasync.pull(scope, manifest, remote, progress=pulled)] == ["pulled"]
+    # fetched, its hash checked after the download and again before unpacking, unpacked,
+    # and the unpacked tree's content hash checked against the manifest's
+    assert pulled.descs() == ["pull", f"download {short}", f"verify {short}", f"verify {short}",
+                              f"unpack {name}", f"hash {name}"]
+    download = pulled.bars[1]
+    assert (download.kwargs["total"], download.counted) == (blob_size, blob_size)
+    assert pulled.bars[5].counted == folder_bytes
+
+    capfd.readouterr()
+    shutil.rmtree(folder)
+    shutil.rmtree(data / ".blobs")
+    assert [o.action for o in datasync.pull(scope, manifest, remote)] == ["pulled"]
+    assert capfd.readouterr() == ("", "")          # no factory: no bar, nothing written

@@ -204,12 +204,13 @@ def _tier(manifold: dict) -> str:
 
 def run_audit(config: ExperimentConfig, *, samples: int = 256, density: str = "normal", degree=None,
               tasks=None, seed: int = 42, tokenizer=None, template=None, cache_dir="cache",
-              progress=None) -> AuditReport:
-    """Audit every point of `config`; `progress` is called with (done, total) if given."""
+              progress=None, calibration_progress=None) -> AuditReport:
+    """Audit every point of `config`; `progress` is called with (done, total) if given, and
+    `calibration_progress` (a tqdm-like factory) shows calibration's bar."""
     from resolver.tasks import get_task
 
     steps = expand_steps(config, density=density, degree=degree, tasks=tasks, seed=seed,
-                         tokenizer=tokenizer, template=template, cache_dir=cache_dir)
+                         tokenizer=tokenizer, template=template, cache_dir=cache_dir, progress=calibration_progress)
     report = AuditReport(config.path, density, samples, seed)
     pooled: dict = defaultdict(lambda: [0, 0, 0.0, 0])
     for done, step in enumerate(steps):

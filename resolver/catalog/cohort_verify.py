@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from tqdm import tqdm
 
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
 from resolver.core import UserError, display_path
@@ -179,8 +178,12 @@ def _check_points(points: dict, config, density: str, check: EvalCheck, warnings
 
 # ---------------------------------------------------------------- one cohort
 
-def verify_cohort(cohort_dir, quiet: bool = True) -> CohortCheck:
-    """Check one cohort; problems are collected, never raised."""
+def verify_cohort(cohort_dir, progress=None) -> CohortCheck:
+    """Check one cohort; problems are collected, never raised.
+
+    `progress`: a tqdm-like factory the command hands in for a bar over each eval's bytes
+    read (none: no bar).
+    """
     cohort_dir = Path(cohort_dir)
     result = CohortCheck(cohort_dir)
     try:
@@ -200,11 +203,11 @@ def verify_cohort(cohort_dir, quiet: bool = True) -> CohortCheck:
         except UserError as exc:
             result.notes.append(f"config could not be loaded ({exc}); point completeness not checked")
     for spec in specs:
-        result.evals.append(_verify_eval(spec, matched[spec.eval_id], config, density, result.notes, quiet))
+        result.evals.append(_verify_eval(spec, matched[spec.eval_id], config, density, result.notes, progress))
     return result
 
 
-def _verify_eval(spec, folders: dict, config, density, notes: list, quiet: bool) -> EvalCheck:
+def _verify_eval(spec, folders: dict, config, density, notes: list, progress) -> EvalCheck:
     check = EvalCheck(spec.eval_id, spec.label, folders=len(folders))
     if not folders:
         check.problems.append(Problem(spec.source, f"glob {spec.glob!r} matches no run folder "
@@ -214,10 +217,12 @@ def _verify_eval(spec, folders: dict, config, density, notes: list, quiet: bool)
     check.files = len(files)
     points: dict = {}
     total = sum(f.stat().st_size for f in files)
-    with tqdm(total=total, unit="B", unit_scale=True, desc=f"verify {spec.eval_id}", disable=quiet or None,
-              leave=False) as bar:
+    bar = (progress(total=total, unit="B", unit_scale=True, desc=f"verify {spec.eval_id}", leave=False)
+           if progress is not None else None)
+    with bar if bar is not None else nullcontext():
         for path in files:
             _check_file(path, spec, check, points)
-            bar.update(path.stat().st_size)
+            if bar is not None:
+                bar.update(path.stat().st_size)
     _check_points(points, config, density, check, notes)
     return check

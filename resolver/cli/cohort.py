@@ -49,7 +49,8 @@ def main(argv=None) -> int:
     if args.command == "verify":
         from resolver.catalog import verify_cohort
 
-        checks = [verify_cohort(c, args.quiet) for c in cohorts.resolve_cohorts(args.path, DEFAULT_ROOT)]
+        progress = None if args.quiet else progress_bar
+        checks = [verify_cohort(c, progress) for c in cohorts.resolve_cohorts(args.path, DEFAULT_ROOT)]
         print(cohort_report.render_verify(checks) if checks else "no cohorts found under data/")
         return 1 if any(c.all_problems() for c in checks) else 0
     from resolver.catalog import make_context_variant

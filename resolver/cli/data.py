@@ -68,16 +68,32 @@ def main(argv=None) -> int:
     if args.scope and not args.target:
         raise UserError(f"scope '{args.scope}' needs a target: {SCOPE_HELP}")
     url = choose_remote_url(args.remote, manifest.remote)
-    remote = open_remote(url, manifest.data_dir)
+    remote = open_remote(url, manifest.data_dir, warn=write_above_bars)
+    progress = None if args.quiet else progress_bar
     scope = scopes.parse_scope(args.scope, args.target, manifest, args.full, args.cohort)
     if args.command == "status":
-        rows = datasync.status(scope, manifest, remote, not args.no_remote, args.quiet)
+        rows = datasync.status(scope, manifest, remote, not args.no_remote, progress)
         return print_status(rows, scope, url)
     if args.command == "push":
-        outcomes = datasync.push(scope, manifest, remote, args.quiet)
+        outcomes = datasync.push(scope, manifest, remote, progress)
     else:
-        outcomes = datasync.pull(scope, manifest, remote, args.force, args.quiet)
+        outcomes = datasync.pull(scope, manifest, remote, args.force, progress)
     return print_outcomes(outcomes, args.command, scope, url)
+
+
+def progress_bar(**kwargs):
+    """data.py's progress bars on stderr, shown only on a terminal (tqdm's disable=None);
+    the library says what each counts. --quiet hands in no factory, so no bars."""
+    from tqdm import tqdm
+
+    return tqdm(disable=None, **kwargs)
+
+
+def write_above_bars(line: str) -> None:
+    """A warning (a retry, a corrupt download) on stderr, above any bar in progress."""
+    from tqdm import tqdm
+
+    tqdm.write(line, file=sys.stderr)
 
 
 def human(size: float) -> str:

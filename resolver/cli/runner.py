@@ -144,7 +144,7 @@ def resume_hint(folder) -> str:
 def mode_write_batch(opts) -> int:
     from resolver.run import run_write_batch
 
-    done = run_write_batch(opts)
+    done = run_write_batch(opts, ShownReporter())
     plan = done.plan
     if done.path is None:
         print(f"write-batch: all {done.steps} steps are answered in the cache ({done.cache_path}); nothing to "
@@ -167,7 +167,7 @@ def mode_read_batch(opts) -> int:
     from resolver.client import ResponseCache
     from resolver.run import import_batch, read_batch, replay_batch
 
-    batch = read_batch(opts)
+    batch = read_batch(opts, ShownReporter())
     output, unknown = batch.output, batch.unknown
     for problem in output.problems[:20]:
         print(f"batch: {problem}", file=sys.stderr)

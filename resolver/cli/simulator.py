@@ -58,5 +58,13 @@ def main(argv=None) -> int:
                   latency_ms=args.latency, faults=faults, retry_after=args.retry_after,
                   stall_seconds=args.stall_seconds, api_key=args.api_key, think_style=args.think_style,
                   tokenizer=args.tokenizer, template=template,
-                  say=lambda line: print(line, flush=True), warn=lambda line: sys.stderr.write(line + "\n"))
+                  say=lambda line: print(line, flush=True), warn=lambda line: sys.stderr.write(line + "\n"),
+                  progress=progress_bar)
     return 0
+
+
+def progress_bar(**kwargs):
+    """The calibration's bar (the library says what it counts and when it shows)."""
+    from tqdm import tqdm
+
+    return tqdm(**kwargs)

@@ -22,11 +22,10 @@ import hashlib
 import json
 import random
 import statistics
+from contextlib import nullcontext
 from functools import lru_cache
 from itertools import product
 from pathlib import Path
-
-from tqdm import tqdm
 
 from resolver.config.hf_tokenizers import load_hf_tokenizer
 from resolver.config.point_identity import canonical_params, step_seed
@@ -182,11 +181,13 @@ def _grid_points(grid: dict) -> list[dict]:
     return [dict(zip(names, values)) for values in product(*(grid[n] for n in names))]
 
 
-def resolve_calibration(task_config, manifold_entry, tokenizer, template, cache_dir) -> list[tuple[int, dict]]:
+def resolve_calibration(task_config, manifold_entry, tokenizer, template, cache_dir,
+                        progress=None) -> list[tuple[int, dict]]:
     """[(target_tokens, params)] for a calibrate entry: one per target and grid point.
 
     `tokenizer` is a tokenizer id / directory (loaded with load_tokenizer) or an
-    already loaded tokenizer object.
+    already loaded tokenizer object. `progress`: a tqdm-like factory the command hands
+    in for a bar over the points (none: no bar).
     """
     from resolver.tasks import get_task
 
@@ -198,18 +199,22 @@ def resolve_calibration(task_config, manifold_entry, tokenizer, template, cache_
     path = _cache_path(cache_dir, tokenizer_id, template, task.name)
     cache, dirty, out = _read_cache(path), False, []
     jobs = [(t, g) for t in spec.target_tokens for g in _grid_points(manifold_entry.grid)]
-    for target, point in tqdm(jobs, desc=f"calibrating {task_config.name}", unit="point",
-                              disable=None, leave=False):
-        key = json.dumps({"param": param.name, "target": target, "grid": point}, sort_keys=True)
-        if key not in cache:
-            def measure(value, point=point):
-                return ceiling_prompt_tokens(task, {**point, param.name: value}, loaded, template)
+    bar = (progress(total=len(jobs), desc=f"calibrating {task_config.name}", unit="point", disable=None, leave=False)
+           if progress is not None else None)
+    with bar if bar is not None else nullcontext():
+        for target, point in jobs:
+            key = json.dumps({"param": param.name, "target": target, "grid": point}, sort_keys=True)
+            if key not in cache:
+                def measure(value, point=point):
+                    return ceiling_prompt_tokens(task, {**point, param.name: value}, loaded, template)
 
-            low = param.low if param.low is not None else (1 if param.kind is int else 0.0)
-            high = param.high if param.high is not None else low + 10_000
-            cache[key] = search_parameter(measure, low, high, target, param.kind is int, at_most=True)
-            dirty = True
-        out.append((int(target), canonical_params(task, {**point, param.name: cache[key]})))
+                low = param.low if param.low is not None else (1 if param.kind is int else 0.0)
+                high = param.high if param.high is not None else low + 10_000
+                cache[key] = search_parameter(measure, low, high, target, param.kind is int, at_most=True)
+                dirty = True
+            out.append((int(target), canonical_params(task, {**point, param.name: cache[key]})))
+            if bar is not None:
+                bar.update()
     if dirty:
         _write_cache(path, cache)
     return out

@@ -125,7 +125,8 @@ def _selected_tasks(config: ExperimentConfig, tasks) -> list[TaskConfig]:
     return [t for t in config.tasks if t.name in set(tasks)]
 
 
-def _entry_points(where: str, task_cfg: TaskConfig, entry: ManifoldEntry, *, tokenizer, template, cache_dir):
+def _entry_points(where: str, task_cfg: TaskConfig, entry: ManifoldEntry, *, tokenizer, template, cache_dir,
+                  progress=None):
     """(params, manifold) for each point of one (thinned) entry."""
     manifold = {"id": entry.id, **({"degree": entry.degree} if entry.degree is not None else {})}
     if entry.calibrate is None:
@@ -138,14 +139,15 @@ def _entry_points(where: str, task_cfg: TaskConfig, entry: ManifoldEntry, *, tok
     except ImportError:
         raise UserError(f"{where}: task {task_cfg.name!r} uses mode: calibrate, but calibration "
                         f"(resolver/config/calibrate.py) is not available in this installation")
-    resolved = resolve_calibration(task_cfg, entry, tokenizer, template, cache_dir)
+    resolved = resolve_calibration(task_cfg, entry, tokenizer, template, cache_dir, progress)
     return [(dict(params), {**manifold, "target_tokens": int(target)}) for target, params in resolved]
 
 
 def expand_steps(config: ExperimentConfig, *, density: str = "normal", degree: int | None = None,
                  tasks=None, seed: int = 42, tokenizer=None, template=None,
-                 cache_dir="cache") -> list[Step]:
-    """The steps of a run, indexed in config order (tasks, entries, grid order)."""
+                 cache_dir="cache", progress=None) -> list[Step]:
+    """The steps of a run, indexed in config order (tasks, entries, grid order); `progress`:
+    a tqdm-like factory for calibration's bar (none: no bar)."""
     from resolver.tasks import get_task
 
     _check_choice(density, DENSITIES, "--density", config.path)
@@ -162,7 +164,7 @@ def expand_steps(config: ExperimentConfig, *, density: str = "normal", degree: i
                 entry = entry.model_copy(update={"degree": degree})
             thinned = _thin_entry(entry, density)
             for params, manifold in _entry_points(config.path, task_cfg, thinned, tokenizer=tokenizer,
-                                                  template=template, cache_dir=cache_dir):
+                                                  template=template, cache_dir=cache_dir, progress=progress):
                 params = canonical_params(task, params)
                 identity = identity_text(params)
                 if identity in seen:

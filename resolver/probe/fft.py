@@ -16,7 +16,6 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from resolver.analysis import TaskView, view_points
 from resolver.ingest.raw_records import point_records
@@ -57,18 +56,22 @@ def point_spectrum(point, db_dir, tokenizer) -> tuple[np.ndarray, int]:
 
 
 def fft_table(points: pd.DataFrame, views: list[TaskView], db_dir, tokenizers: dict,
-              progress: bool = True) -> pd.DataFrame:
+              progress=None) -> pd.DataFrame:
     """One row per (view, facet, eval, group_by value): spectrum (array), points, samples.
 
     A view with ``facet_by`` gets one facet per value (combination) of those dimensions,
     named ``facet`` = "dim=value, ..." (empty for a view without facet_by): one panel each.
     `points` must have id, eval_id, model, template, sampler, base_task, params,
     sources and the views' dimension columns; `tokenizers` maps eval_id -> tokenizer.
+    `progress`: a tqdm-like factory the command hands in for a bar over the points
+    (none or False: no bar).
     """
     cache: dict[int, tuple[np.ndarray, int]] = {}
     needed = pd.concat([view_points(points, v) for v in views]) if views else points.iloc[0:0]
-    for _, point in tqdm(needed.drop_duplicates("id").iterrows(), total=needed["id"].nunique(),
-                         desc="fft points", disable=not progress, file=None):
+    rows_needed = needed.drop_duplicates("id").iterrows()
+    if progress:
+        rows_needed = progress(iterable=rows_needed, total=needed["id"].nunique(), desc="fft points")
+    for _, point in rows_needed:
         cache[int(point["id"])] = point_spectrum(point, db_dir, tokenizers[point["eval_id"]])
     rows = []
     for view in views:

@@ -449,7 +449,8 @@ def run_api(opts: RunOptions, reporter: Reporter | None = None) -> RunSummary:
 
     endpoint = parse_endpoint(opts.apibase)         # bad URL: one-line error before any work
     ssl_context = ssl_context_for(opts.ca_bundle, https=endpoint.base.startswith("https:"))
-    experiment = build_experiment(opts)
+    reporter = reporter or Reporter()
+    experiment = build_experiment(opts, reporter.bar)
     fast_event_loop()
     with ResponseCache(opts.cache) as cache:
-        return asyncio.run(_run_with_client(opts, experiment, cache, ssl_context, reporter or Reporter()))
+        return asyncio.run(_run_with_client(opts, experiment, cache, ssl_context, reporter))

@@ -252,12 +252,13 @@ class WrittenBatch:
     lines: int = 0
 
 
-def run_write_batch(opts) -> WrittenBatch:
-    """runner.py --mode write-batch: write the next needed round of every step."""
+def run_write_batch(opts, reporter=None) -> WrittenBatch:
+    """runner.py --mode write-batch: write the next needed round of every step (`reporter`:
+    shows calibration's bar)."""
     from resolver.client import ResponseCache
     from resolver.run.experiment import build_experiment
 
-    experiment = build_experiment(opts)
+    experiment = build_experiment(opts, reporter.bar if reporter is not None else None)
     with ResponseCache(opts.cache) as cache:
         plan = plan_batch(experiment, cache)
     done = WrittenBatch(plan, len(experiment.steps), cache.path, experiment.model)
@@ -280,11 +281,11 @@ class ReadBatch:
     too_long: int = 0
 
 
-def read_batch(opts) -> ReadBatch:
+def read_batch(opts, reporter=None) -> ReadBatch:
     """runner.py --mode read-batch, first part: build the experiment and read --batch."""
     from resolver.run.experiment import build_experiment
 
-    experiment = build_experiment(opts)
+    experiment = build_experiment(opts, reporter.bar if reporter is not None else None)
     output = read_batch_output(opts.batch)
     known = experiment_keys(experiment)
     unknown = [cid for cid in [*output.answers, *output.too_long] if cid not in known]

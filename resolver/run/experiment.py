@@ -150,15 +150,16 @@ class Experiment:
         raise KeyError(name)
 
 
-def build_experiment(opts: RunOptions) -> Experiment:
-    """Load config, template, sampler and expand the steps (UserError on bad input)."""
+def build_experiment(opts: RunOptions, progress=None) -> Experiment:
+    """Load config, template, sampler and expand the steps (UserError on bad input);
+    `progress` (a Reporter's `bar`) shows calibration's bar."""
     config = load_config(opts.config)
     template = load_template(opts.template)
     sampler = load_sampler(opts.sampler)
     precision_name, precision = config.precision_level(opts.precision)
     steps = expand_steps(config, density=opts.density, degree=opts.degree, tasks=opts.tasks or None,
                          seed=opts.seed, tokenizer=opts.tokenizer, template=template,
-                         cache_dir=str(opts.cache_dir))
+                         cache_dir=str(opts.cache_dir), progress=progress)
     return Experiment(config, steps, template, sampler, opts.model, precision, opts.seed, precision_name)
 
 

@@ -52,7 +52,8 @@ def run_offline(opts: RunOptions, reporter: Reporter | None = None) -> OfflineRu
     rounds = opts.offline
     assert rounds is not None, "runner.py comes here only with --offline ROUNDS"
     started = time.perf_counter()
-    experiment = build_experiment(opts)
+    reporter = reporter or Reporter()
+    experiment = build_experiment(opts, reporter.bar)
     folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                             experiment.template.name, experiment.sampler.name)
     total = write_offline(experiment, folder, rounds, quiet=opts.quiet, reporter=reporter)

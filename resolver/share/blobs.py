@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import zstandard
-from tqdm import tqdm
 
 from resolver.catalog.manifest import is_blob_name
 from resolver.core import UserError
@@ -205,35 +204,59 @@ def write_tar(src: Path, sink, bar=None) -> tuple:
     return files, total
 
 
-def _bar(total: int, desc: str, quiet: bool):
-    return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=desc,
-                disable=quiet or None, leave=False, dynamic_ncols=True)
+class NoBar:
+    """No progress shown: what a library caller that passes no `progress` factory gets."""
+
+    n = 0
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def refresh(self) -> None:
+        pass
+
+    def __enter__(self) -> "NoBar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def open_bar(progress, **kwargs):
+    """A bar from `progress`, the tqdm-like factory the command hands in (docs/decisions.md,
+    "One command layer"), with tqdm's arguments; no factory, no bar."""
+    return progress(**kwargs) if progress is not None else NoBar()
+
+
+def _bar(total: int, desc: str, progress):
+    return open_bar(progress, total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=desc,
+                    leave=False, dynamic_ncols=True)
 
 
 # ---------------------------------------------------------------- hashing
 
-def content_hash(src: Path, quiet: bool = True) -> str:
+def content_hash(src: Path, progress=None) -> str:
     """sha256 of the uncompressed deterministic tar stream of a folder or file."""
     files, size = tree_summary(src)
-    with _bar(size, f"hash {Path(src).name[:40]}", quiet) as bar:
+    with _bar(size, f"hash {Path(src).name[:40]}", progress) as bar:
         sink = _HashingSink()
         write_tar(Path(src), sink, bar)
     return sink.sha.hexdigest()
 
 
-def file_sha256(path: Path, quiet: bool = True, desc: str = "verify") -> str:
+def file_sha256(path: Path, progress=None, desc: str = "verify") -> str:
     """sha256 of a file's bytes, read in chunks."""
     sha = hashlib.sha256()
-    with open(path, "rb") as handle, _bar(os.fstat(handle.fileno()).st_size, desc, quiet) as bar:
+    with open(path, "rb") as handle, _bar(os.fstat(handle.fileno()).st_size, desc, progress) as bar:
         for chunk in iter(lambda: handle.read(CHUNK), b""):
             sha.update(chunk)
             bar.update(len(chunk))
     return sha.hexdigest()
 
 
-def verify_blob(path: Path, blob: str, quiet: bool = True, origin: str = "") -> None:
+def verify_blob(path: Path, blob: str, progress=None, origin: str = "") -> None:
     """Check a blob file's sha256 against its name; a mismatch deletes the file and raises."""
-    actual = file_sha256(path, quiet, desc=f"verify {short(blob)}")
+    actual = file_sha256(path, progress, desc=f"verify {short(blob)}")
     if actual != blob:
         Path(path).unlink(missing_ok=True)
         where = f" from {origin}" if origin else ""
@@ -244,7 +267,7 @@ def verify_blob(path: Path, blob: str, quiet: bool = True, origin: str = "") -> 
 
 # ---------------------------------------------------------------- packing
 
-def pack(src, cache_dir, quiet: bool = True) -> PackResult:
+def pack(src, cache_dir, progress=None) -> PackResult:
     """Pack a folder or file into the blob cache; returns the blob's name and sizes.
 
     The compressed stream goes to a temporary file in the cache which is renamed to
@@ -257,7 +280,7 @@ def pack(src, cache_dir, quiet: bool = True) -> PackResult:
     fd, tmp_name = tempfile.mkstemp(prefix=".pack-", suffix=".tmp", dir=cache_dir)
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as out, _bar(size, f"pack {src.name[:40]}", quiet) as bar:
+        with os.fdopen(fd, "wb") as out, _bar(size, f"pack {src.name[:40]}", progress) as bar:
             compressed = _HashingSink(out)
             compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL, threads=0)
             # zstandard's stubs ask for IO[bytes]; the writer calls only write() (and flush())
@@ -285,7 +308,7 @@ def _clear_stale_temps(dest: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-def unpack(blob_file, blob: str, dest, quiet: bool = True, replace: bool = False, origin: str = "",
+def unpack(blob_file, blob: str, dest, progress=None, replace: bool = False, origin: str = "",
            expect: Expected | None = None) -> int:
     """Verify a blob, then unpack it so that its single top-level entry becomes `dest`.
 
@@ -299,19 +322,19 @@ def unpack(blob_file, blob: str, dest, quiet: bool = True, replace: bool = False
     blob_file, dest = Path(blob_file), Path(dest)
     if dest.name in ("", ".", ".."):
         raise UserError(f"cannot unpack into {dest}: the target must name one file or folder")
-    verify_blob(blob_file, blob, quiet, origin)
+    verify_blob(blob_file, blob, progress, origin)
     if (dest.exists() or dest.is_symlink()) and not replace:
         raise UserError(f"{dest} already exists; refusing to overwrite it")
     dest.parent.mkdir(parents=True, exist_ok=True)
     _clear_stale_temps(dest)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.unpack-", dir=dest.parent))
     try:
-        written = _extract_all(blob_file, blob, dest.name, tmp, quiet, expect)
+        written = _extract_all(blob_file, blob, dest.name, tmp, progress, expect)
         staged = tmp / dest.name
         if not staged.exists():
             raise UnsafeArchive(f"blob {short(blob)} does not contain {dest.name!r}; refused")
         if expect is not None:
-            actual = content_hash(staged, quiet)
+            actual = content_hash(staged, progress)
             if actual != expect.content:
                 raise UnsafeArchive(f"blob {short(blob)} unpacks to content {short(actual)}..., not the "
                                     f"manifest's {short(expect.content)}...; refused (nothing was kept)")
@@ -321,14 +344,14 @@ def unpack(blob_file, blob: str, dest, quiet: bool = True, replace: bool = False
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _extract_all(blob_file: Path, blob: str, root: str, tmp: Path, quiet: bool, expect: Expected | None) -> int:
+def _extract_all(blob_file: Path, blob: str, root: str, tmp: Path, progress, expect: Expected | None) -> int:
     limits = tarsafe.Limits(expect.bytes, expect.files) if expect is not None else None
     decompressor = zstandard.ZstdDecompressor()
     with open(blob_file, "rb") as raw, decompressor.stream_reader(raw) as reader, \
-            _bar(os.fstat(raw.fileno()).st_size, f"unpack {root[:40]}", quiet) as bar:
+            _bar(os.fstat(raw.fileno()).st_size, f"unpack {root[:40]}", progress) as bar:
         capped = tarsafe.CappedReader(reader, limits.stream_cap() if limits else None, f"blob {short(blob)}")
 
-        def progress():
+        def advance():
             bar.n = raw.tell()
             bar.refresh()
 
@@ -336,7 +359,7 @@ def _extract_all(blob_file: Path, blob: str, root: str, tmp: Path, quiet: bool, 
             # typeshed asks every fileobj for seek/tell/write; a "r|" stream only reads
             with tarfile.open(fileobj=capped, mode="r|") as tar:  # type: ignore[call-overload]
                 return tarsafe.extract(tar, root, tmp, limits, file_mode=FILE_MODE, dir_mode=DIR_MODE,
-                                       progress=progress)
+                                       progress=advance)
         except (tarfile.TarError, zstandard.ZstdError) as exc:
             raise UnsafeArchive(f"blob {short(blob)} is not a valid tar.zst archive ({exc}); refused") from None
 

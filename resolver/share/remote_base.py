@@ -4,13 +4,11 @@ downloads with progress bars, and the Remote interface (docs/data.md).
 from __future__ import annotations
 
 import os
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from tqdm import tqdm
-
 from resolver.core import UserError
-from resolver.share.blobs import short
+from resolver.share.blobs import open_bar, short
 
 RETRIES = 4                          # attempts per remote operation, the first included
 
@@ -26,8 +24,14 @@ class TransientError(Exception):
     """A failure worth retrying (connection reset, 5xx, throttling)."""
 
 
-def _retrying(action, what: str, retries: int, backoff: float):
+def _ignore(line: str) -> None:
+    pass
+
+
+def _retrying(action, what: str, retries: int, backoff: float, warn=_ignore):
     """Run `action` up to `retries` times while it raises TransientError (tenacity), then RemoteError.
+
+    `warn(line)` hears of each retry (data.py writes it above the progress bars).
 
     This is the only retry layer for a remote call: S3Remote turns botocore's own retries
     off, and httpx's module-level calls do not retry (docs/data.md). Each attempt is
@@ -36,25 +40,25 @@ def _retrying(action, what: str, retries: int, backoff: float):
     # Imported here, not at the top: `data.py --help` and local-only commands never retry.
     from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-    def warn(state) -> None:
-        tqdm.write(f"warning: {what}: {state.outcome.exception()}; retrying in {state.upcoming_sleep:.1f} s "
-                   f"({state.attempt_number}/{retries})", file=sys.stderr)
+    def say_retry(state) -> None:
+        warn(f"warning: {what}: {state.outcome.exception()}; retrying in {state.upcoming_sleep:.1f} s "
+             f"({state.attempt_number}/{retries})")
 
     def give_up(state):
         raise RemoteError(f"{what}: {state.outcome.exception()} (gave up after {retries} attempts)") from None
 
     return Retrying(retry=retry_if_exception_type(TransientError), stop=stop_after_attempt(retries),
-                    wait=wait_exponential(multiplier=backoff), before_sleep=warn, retry_error_callback=give_up)(action)
+                    wait=wait_exponential(multiplier=backoff), before_sleep=say_retry, retry_error_callback=give_up)(action)
 
 
-def _download_bar(total, blob: str, quiet: bool, initial: int = 0):
-    return tqdm(total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024,
-                desc=f"download {short(blob)}", disable=quiet or None, leave=False, dynamic_ncols=True)
+def _download_bar(total, blob: str, progress, initial: int = 0):
+    return open_bar(progress, total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024,
+                    desc=f"download {short(blob)}", leave=False, dynamic_ncols=True)
 
 
-def _upload_bar(total, blob: str, quiet: bool):
-    return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024,
-                desc=f"upload {short(blob)}", disable=quiet or None, leave=False, dynamic_ncols=True)
+def _upload_bar(total, blob: str, progress):
+    return open_bar(progress, total=total, unit="B", unit_scale=True, unit_divisor=1024,
+                    desc=f"upload {short(blob)}", leave=False, dynamic_ncols=True)
 
 
 class TooLarge(RemoteError):
@@ -91,6 +95,8 @@ class Remote:
 
     url: str
     read_only = False
+    # Hears of each retry; open_remote sets the caller's (data.py writes it above the bars).
+    warn: Callable[[str], None] = staticmethod(_ignore)
     retries = RETRIES
     backoff = BACKOFF
 
@@ -101,13 +107,13 @@ class Remote:
     def _has(self, blob: str) -> bool:
         raise NotImplementedError
 
-    def _download(self, blob: str, part: Path, offset: int, quiet: bool, limit: int | None = None) -> None:
+    def _download(self, blob: str, part: Path, offset: int, progress, limit: int | None = None) -> None:
         raise NotImplementedError
 
-    def _upload(self, blob: str, source: Path, quiet: bool) -> None:
+    def _upload(self, blob: str, source: Path, progress) -> None:
         raise NotImplementedError
 
-    def fetch(self, blob: str, final: Path, quiet: bool = True, limit: int | None = None) -> None:
+    def fetch(self, blob: str, final: Path, progress=None, limit: int | None = None) -> None:
         """Download a blob to `final` (via `final.part`, resuming a previous partial download).
 
         `limit` is the most bytes the blob may have (the manifest's recorded size);
@@ -122,24 +128,24 @@ class Remote:
             if limit is not None and offset > limit:
                 part.unlink()
                 offset = 0
-            self._download(blob, part, offset, quiet, limit)
+            self._download(blob, part, offset, progress, limit)
 
         try:
-            _retrying(attempt, f"cannot fetch blob {blob} from {self.url}", self.retries, self.backoff)
+            _retrying(attempt, f"cannot fetch blob {blob} from {self.url}", self.retries, self.backoff, self.warn)
         except TooLarge:
             part.unlink(missing_ok=True)
             raise
         os.replace(part, final)
 
-    def push(self, blob: str, source: Path, quiet: bool = True) -> None:
+    def push(self, blob: str, source: Path, progress=None) -> None:
         if self.read_only:
             raise UserError(f"remote {self.url} is read-only (http/https); push to a directory or an s3:// bucket")
-        _retrying(lambda: self._upload(blob, Path(source), quiet),
-                  f"cannot upload blob {blob} to {self.url}", self.retries, self.backoff)
+        _retrying(lambda: self._upload(blob, Path(source), progress),
+                  f"cannot upload blob {blob} to {self.url}", self.retries, self.backoff, self.warn)
 
     def has(self, blob: str) -> bool:
         return _retrying(lambda: self._has(blob), f"cannot query blob {blob} on {self.url}",
-                         self.retries, self.backoff)
+                         self.retries, self.backoff, self.warn)
 
 
 def _content_length(value) -> int | None:

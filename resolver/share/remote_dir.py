@@ -24,7 +24,7 @@ class DirectoryRemote(Remote):
     def _has(self, blob: str) -> bool:
         return self._path(blob).is_file()
 
-    def _download(self, blob: str, part: Path, offset: int, quiet: bool, limit: int | None = None) -> None:
+    def _download(self, blob: str, part: Path, offset: int, progress, limit: int | None = None) -> None:
         source = self._path(blob)
         if not source.is_file():
             raise RemoteError(f"blob {blob} is not on remote {self.url} (looked for {source})")
@@ -33,20 +33,20 @@ class DirectoryRemote(Remote):
         if offset > size:
             offset = 0
         with open(source, "rb") as src, open(part, "r+b" if offset else "wb") as out, \
-                _download_bar(size, blob, quiet, offset) as bar:
+                _download_bar(size, blob, progress, offset) as bar:
             src.seek(offset)
             out.seek(offset)
             out.truncate()
             for chunk in iter(lambda: src.read(CHUNK), b""):
                 _keep(out, chunk, bar, limit)
 
-    def _upload(self, blob: str, source: Path, quiet: bool) -> None:
+    def _upload(self, blob: str, source: Path, progress) -> None:
         target = self._path(blob)
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".upload-", suffix=".tmp", dir=target.parent)
         try:
             with open(source, "rb") as src, os.fdopen(fd, "wb") as out, \
-                    _upload_bar(source.stat().st_size, blob, quiet) as bar:
+                    _upload_bar(source.stat().st_size, blob, progress) as bar:
                 for chunk in iter(lambda: src.read(CHUNK), b""):
                     out.write(chunk)
                     bar.update(len(chunk))

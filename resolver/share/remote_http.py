@@ -49,7 +49,7 @@ class HttpRemote(Remote):
         if status >= 400:
             raise RemoteError(f"{self.url} refused blob {blob}: HTTP {status}")
 
-    def _download(self, blob: str, part: Path, offset: int, quiet: bool, limit: int | None = None) -> None:
+    def _download(self, blob: str, part: Path, offset: int, progress, limit: int | None = None) -> None:
         import httpx
 
         headers = {"Range": f"bytes={offset}-"} if offset else {}
@@ -65,7 +65,7 @@ class HttpRemote(Remote):
                 length = _content_length(response.headers.get("content-length"))
                 _check_announced(offset + length if length is not None else None, limit, blob)
                 with open(part, "r+b" if offset else "wb") as out, \
-                        _download_bar(offset + (length or 0) or None, blob, quiet, offset) as bar:
+                        _download_bar(offset + (length or 0) or None, blob, progress, offset) as bar:
                     out.seek(offset)
                     out.truncate()
                     for chunk in response.iter_bytes():     # as it arrives: a stall keeps what came
@@ -73,5 +73,5 @@ class HttpRemote(Remote):
         except self._transport_errors() as exc:
             raise TransientError(f"{type(exc).__name__}: {exc}") from None
 
-    def _upload(self, blob: str, source: Path, quiet: bool) -> None:
+    def _upload(self, blob: str, source: Path, progress) -> None:
         raise UserError(f"remote {self.url} is read-only")

@@ -84,7 +84,7 @@ class S3Remote(Remote):
         except FileNotFoundError:
             return False
 
-    def _download(self, blob: str, part: Path, offset: int, quiet: bool, limit: int | None = None) -> None:
+    def _download(self, blob: str, part: Path, offset: int, progress, limit: int | None = None) -> None:
         extra = {"Range": f"bytes={offset}-"} if offset else {}
         try:
             response = self._call(lambda: self.client.get_object(
@@ -99,7 +99,7 @@ class S3Remote(Remote):
         total = offset + int(response.get("ContentLength", 0))
         _check_announced(total, limit, blob)
         body = response["Body"]
-        with open(part, "r+b" if offset else "wb") as out, _download_bar(total, blob, quiet, offset) as bar:
+        with open(part, "r+b" if offset else "wb") as out, _download_bar(total, blob, progress, offset) as bar:
             out.seek(offset)
             out.truncate()
             self._call(lambda: self._copy_body(body, out, bar, limit), blob)
@@ -109,7 +109,7 @@ class S3Remote(Remote):
         for chunk in iter(lambda: body.read(CHUNK), b""):
             _keep(out, chunk, bar, limit)
 
-    def _upload(self, blob: str, source: Path, quiet: bool) -> None:
-        with _upload_bar(source.stat().st_size, blob, quiet) as bar:
+    def _upload(self, blob: str, source: Path, progress) -> None:
+        with _upload_bar(source.stat().st_size, blob, progress) as bar:
             self._call(lambda: self.client.upload_file(
                 str(source), self.bucket, self._key(blob), Callback=bar.update), blob)

@@ -43,8 +43,16 @@ def choose_remote_url(flag: str | None, manifest_remote: str | None) -> str:
     return DEFAULT_REMOTE
 
 
-def open_remote(url: str, base_dir, retries: int = RETRIES, backoff: float = BACKOFF):
-    """Build the remote object for a URL; `base_dir` anchors relative directory paths."""
+def open_remote(url: str, base_dir, retries: int = RETRIES, backoff: float = BACKOFF, warn=None):
+    """Build the remote object for a URL; `base_dir` anchors relative directory paths and
+    `warn(line)`, when given, hears of each retry."""
+    remote = _remote_for(url, base_dir, retries, backoff)
+    if warn is not None:
+        remote.warn = warn
+    return remote
+
+
+def _remote_for(url: str, base_dir, retries: int, backoff: float):
     try:
         parsed = urlparse(url)
         parsed.port  # noqa: B018 - raises ValueError on a bad port

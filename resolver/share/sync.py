@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-
-from tqdm import tqdm
 
 from resolver.catalog.manifest import Entry, Manifest
 from resolver.core import UserError
@@ -69,12 +66,12 @@ class HashMemo:
         if not isinstance(self.data, dict):
             self.data = {}
 
-    def content(self, path: Path, quiet: bool) -> str:
+    def content(self, path: Path, progress) -> str:
         signature = blobs.tree_signature(path)
         hit = self.data.get(str(path.resolve()))
         if hit and hit.get("signature") == signature:
             return hit["content"]
-        content = blobs.content_hash(path, quiet)
+        content = blobs.content_hash(path, progress)
         self._store(path, signature, content)
         return content
 
@@ -91,7 +88,7 @@ class HashMemo:
             self.dirty = False
 
 
-def local_matches(path: Path, entry: Entry, memo: HashMemo, quiet: bool = True) -> bool | None:
+def local_matches(path: Path, entry: Entry, memo: HashMemo, progress=None) -> bool | None:
     """None when `path` is absent; else whether its content equals the manifest entry.
 
     File count and byte total are compared first (cheap); only when they agree is
@@ -102,15 +99,24 @@ def local_matches(path: Path, entry: Entry, memo: HashMemo, quiet: bool = True) 
     try:
         if blobs.tree_summary(path) != (entry.files, entry.bytes):
             return False
-        return memo.content(path, quiet) == entry.content
+        return memo.content(path, progress) == entry.content
     except UserError:
         return False
 
 
 # ---------------------------------------------------------------- push
 
-def push(scope: Scope, manifest: Manifest, remote, quiet: bool = True) -> list:
-    """Publish the scope's local items; returns one Outcome per item."""
+def _items_bar(items: list, verb: str, progress):
+    """The items, counted on a bar when the command handed in a `progress` factory."""
+    return progress(iterable=items, desc=verb, unit="item", leave=False) if progress is not None else items
+
+
+def push(scope: Scope, manifest: Manifest, remote, progress=None) -> list:
+    """Publish the scope's local items; returns one Outcome per item.
+
+    `progress`: the tqdm-like factory data.py hands in for its bars (none: no bars); the
+    same for pull and status. Warnings (retries) go to the remote's `warn`.
+    """
     if remote.read_only:
         raise UserError(f"remote {remote.url} is read-only (http/https); push to a directory or an s3:// bucket")
     items = local_items(scope, manifest.data_dir, require_db=scope.name == "dataset")
@@ -118,46 +124,46 @@ def push(scope: Scope, manifest: Manifest, remote, quiet: bool = True) -> list:
         raise UserError(f"nothing to push for {scope.label}: no run folders or DB files found locally")
     outcomes, memo = [], HashMemo(manifest)
     try:
-        for item in tqdm(items, desc="push", unit="item", disable=quiet or None, leave=False):
-            outcomes.append(_push_item(item, manifest, remote, memo, quiet))
+        for item in _items_bar(items, "push", progress):
+            outcomes.append(_push_item(item, manifest, remote, memo, progress))
     finally:
         memo.save()
     _remember_remote(manifest, remote)
     return outcomes
 
 
-def _push_item(item: Item, manifest: Manifest, remote, memo: HashMemo, quiet: bool) -> Outcome:
+def _push_item(item: Item, manifest: Manifest, remote, memo: HashMemo, progress) -> Outcome:
     wal = item.path.with_name(item.path.name + ".wal")
     if item.kind == "dbs" and wal.exists():
         raise UserError(f"{item.path} has an unmerged write-ahead log ({wal.name}); let evaluate.py "
                         f"finish (or open and close the DB once) before pushing it")
     known = manifest.entries(item.kind).get(item.key)
-    if known is not None and local_matches(item.path, known, memo, quiet):
+    if known is not None and local_matches(item.path, known, memo, progress):
         entry = known
         if not remote.has(entry.blob):
-            entry = _ensure_cached(item, entry, manifest, quiet)
-            remote.push(entry.blob, blobs.blob_path(cache_dir(manifest), entry.blob), quiet)
+            entry = _ensure_cached(item, entry, manifest, progress)
+            remote.push(entry.blob, blobs.blob_path(cache_dir(manifest), entry.blob), progress)
             action = "uploaded"
         else:
             action = "unchanged"
     else:
-        result = blobs.pack(item.path, cache_dir(manifest), quiet)
+        result = blobs.pack(item.path, cache_dir(manifest), progress)
         memo.remember(item.path, result.content)
         entry = Entry(blob=result.blob, content=result.content, size=result.size,
                       bytes=result.bytes, files=result.files)
         uploaded = not remote.has(entry.blob)
         if uploaded:
-            remote.push(entry.blob, blobs.blob_path(cache_dir(manifest), entry.blob), quiet)
+            remote.push(entry.blob, blobs.blob_path(cache_dir(manifest), entry.blob), progress)
         action = "published" if known is None else "updated"
     _record(manifest, item, entry)
     return Outcome(item.key, action, entry.size, f"blob {blobs.short(entry.blob)}")
 
 
-def _ensure_cached(item: Item, entry: Entry, manifest: Manifest, quiet: bool) -> Entry:
+def _ensure_cached(item: Item, entry: Entry, manifest: Manifest, progress) -> Entry:
     """The entry's blob in the cache, re-packing when needed (same content, maybe new blob name)."""
     if blobs.blob_path(cache_dir(manifest), entry.blob).is_file():
         return entry
-    result = blobs.pack(item.path, cache_dir(manifest), quiet)
+    result = blobs.pack(item.path, cache_dir(manifest), progress)
     return Entry(blob=result.blob, content=result.content, size=result.size, bytes=result.bytes,
                  files=result.files, cohort=entry.cohort, eval_ids=entry.eval_ids, datasets=entry.datasets)
 
@@ -185,7 +191,7 @@ def _remember_remote(manifest: Manifest, remote) -> None:
 
 # ---------------------------------------------------------------- pull
 
-def pull(scope: Scope, manifest: Manifest, remote, force: bool = False, quiet: bool = True) -> list:
+def pull(scope: Scope, manifest: Manifest, remote, force: bool = False, progress=None) -> list:
     """Fetch and unpack the scope's manifest entries; returns one Outcome per item.
 
     A failure on one item (network, corrupt blob) does not stop the others: it is
@@ -198,10 +204,10 @@ def pull(scope: Scope, manifest: Manifest, remote, force: bool = False, quiet: b
                         f"has it been pushed? (python data.py push {scope.name} ...)")
     outcomes, memo = [], HashMemo(manifest)
     try:
-        for item in tqdm(items, desc="pull", unit="item", disable=quiet or None, leave=False):
+        for item in _items_bar(items, "pull", progress):
             entry = manifest.entries(item.kind)[item.key]
             try:
-                outcomes.append(_pull_item(item, entry, manifest, remote, memo, force, quiet))
+                outcomes.append(_pull_item(item, entry, manifest, remote, memo, force, progress))
             except UserError as exc:          # RemoteError, CorruptBlob, UnsafeArchive, a refused replace
                 outcomes.append(Outcome(item.key, "failed", entry.size, str(exc)))
     finally:
@@ -211,8 +217,8 @@ def pull(scope: Scope, manifest: Manifest, remote, force: bool = False, quiet: b
 
 
 def _pull_item(item: Item, entry: Entry, manifest: Manifest, remote, memo: HashMemo, force: bool,
-               quiet: bool) -> Outcome:
-    state = local_matches(item.path, entry, memo, quiet)
+               progress) -> Outcome:
+    state = local_matches(item.path, entry, memo, progress)
     if state:
         return Outcome(item.key, "present", entry.size)
     if state is False and not force:
@@ -220,14 +226,14 @@ def _pull_item(item: Item, entry: Entry, manifest: Manifest, remote, memo: HashM
     if state is False:
         check_replaceable(item, manifest)
     expect = blobs.Expected(entry.content, entry.bytes, entry.files)
-    blob_file = fetch_blob(entry.blob, manifest, remote, quiet, entry.size)
+    blob_file = fetch_blob(entry.blob, manifest, remote, progress, entry.size)
     try:
-        blobs.unpack(blob_file, entry.blob, item.path, quiet, replace=force, origin=f"cache {blob_file}",
+        blobs.unpack(blob_file, entry.blob, item.path, progress, replace=force, origin=f"cache {blob_file}",
                      expect=expect)
     except CorruptBlob:
         # The cached copy went bad on disk (it is deleted by now): fetch once more.
-        blob_file = fetch_blob(entry.blob, manifest, remote, quiet, entry.size)
-        blobs.unpack(blob_file, entry.blob, item.path, quiet, replace=force, origin=str(remote), expect=expect)
+        blob_file = fetch_blob(entry.blob, manifest, remote, progress, entry.size)
+        blobs.unpack(blob_file, entry.blob, item.path, progress, replace=force, origin=str(remote), expect=expect)
     memo.remember(item.path, entry.content)
     return Outcome(item.key, "pulled" if state is None else "replaced", entry.size)
 
@@ -258,24 +264,24 @@ def check_replaceable(item: Item, manifest: Manifest) -> None:
         raise UserError(f"{path} is not a run folder ({why}); refusing to replace it")
 
 
-def fetch_blob(blob: str, manifest: Manifest, remote, quiet: bool = True, limit: int | None = None) -> Path:
+def fetch_blob(blob: str, manifest: Manifest, remote, progress=None, limit: int | None = None) -> Path:
     """The blob in the local cache, downloading it (resumably) when absent; hash verified.
 
     `limit` is the manifest's recorded compressed size: a remote that sends more is cut off.
+    A corrupt download is fetched once more, said through the remote's `warn`.
     """
     final = blobs.blob_path(cache_dir(manifest), blob)
     if final.is_file():
         return final
     for attempt in (1, 2):
-        remote.fetch(blob, final, quiet, limit)
+        remote.fetch(blob, final, progress, limit)
         try:
-            blobs.verify_blob(final, blob, quiet, origin=str(remote))
+            blobs.verify_blob(final, blob, progress, origin=str(remote))
             return final
         except CorruptBlob:
             if attempt == 2:
                 raise
-            tqdm.write(f"warning: blob {blobs.short(blob)} from {remote} failed its hash check; downloading again",
-                       file=sys.stderr)
+            remote.warn(f"warning: blob {blobs.short(blob)} from {remote} failed its hash check; downloading again")
     return final
 
 
@@ -293,7 +299,7 @@ class StatusRow:
     files: int
 
 
-def status(scope: Scope, manifest: Manifest, remote, check_remote: bool = True, quiet: bool = True) -> list:
+def status(scope: Scope, manifest: Manifest, remote, check_remote: bool = True, progress=None) -> list:
     """One StatusRow per item in the scope, from the manifest and the local disk."""
     known = {(i.kind, i.key): i for i in manifest_items(scope, manifest)}
     local = {(i.kind, i.key): i for i in local_items(scope, manifest.data_dir)}
@@ -302,21 +308,21 @@ def status(scope: Scope, manifest: Manifest, remote, check_remote: bool = True, 
         for kind, key in sorted(set(known) | set(local)):
             entry = manifest.entries(kind).get(key)
             item = known.get((kind, key)) or local[(kind, key)]
-            rows.append(_status_row(item, entry, manifest, remote, memo, check_remote, quiet))
+            rows.append(_status_row(item, entry, manifest, remote, memo, check_remote, progress))
     finally:
         memo.save()
     return rows
 
 
 def _status_row(item: Item, entry: Entry | None, manifest: Manifest, remote, memo: HashMemo,
-                check_remote: bool, quiet: bool) -> StatusRow:
+                check_remote: bool, progress) -> StatusRow:
     if entry is None:
         files, size = blobs.tree_summary(item.path)
         names = item.eval_ids if item.kind == "runs" else item.datasets
         return StatusRow(item.key, item.kind, names, LOCAL_ONLY, "-", False, size, files)
     on_remote = _remote_state(remote, entry.blob) if check_remote else "?"
     cached = blobs.blob_path(cache_dir(manifest), entry.blob).is_file()
-    match = local_matches(item.path, entry, memo, quiet)
+    match = local_matches(item.path, entry, memo, progress)
     if match is None:
         state = REMOTE_ONLY if (on_remote != "no" or cached) else MISSING
     else:

@@ -93,7 +93,8 @@ def _ignore(line: str) -> None:
 
 
 def simulator_steps(config_path: str, *, seed: int = 42, precision: str | None = None,
-                    tokenizer: str | None = None, template=None, cache_dir: str = "cache", warn=_ignore):
+                    tokenizer: str | None = None, template=None, cache_dir: str = "cache", warn=_ignore,
+                    progress=None):
     """(steps, round size, deepest sample count) for indexing a config's problems.
 
     The depth is what a runner can ask for: count x maxrounds samples per step
@@ -102,7 +103,7 @@ def simulator_steps(config_path: str, *, seed: int = 42, precision: str | None =
     All densities and degrees are covered: thinner grids are subsets of the
     normal grid and a step's problems depend only on its parameters and seed.
     Calibrated tasks are indexed only when a tokenizer (and template) is given; `warn`
-    gets one line for each task left out.
+    gets one line for each task left out; `progress` (a tqdm-like factory) shows calibration's bar.
     """
     from resolver.config import expand_steps, load_config
 
@@ -114,7 +115,7 @@ def simulator_steps(config_path: str, *, seed: int = 42, precision: str | None =
                  "(give --tokenizer and --template to recognise it)")
             continue
         steps += expand_steps(config, tasks=[task.name], seed=seed, tokenizer=tokenizer,
-                              template=template, cache_dir=cache_dir)
+                              template=template, cache_dir=cache_dir, progress=progress)
     if precision is not None:
         _, level = config.precision_level(precision)
         return steps, level.count, level.count * level.maxrounds
@@ -131,11 +132,12 @@ class ExperimentProblems:
     """
 
     def __init__(self, config_path: str, *, seed: int = 42, precision: str | None = None,
-                 tokenizer: str | None = None, template=None, cache_dir: str = "cache", warn=None):
+                 tokenizer: str | None = None, template=None, cache_dir: str = "cache", warn=None,
+                 progress=None):
         self.index = ProblemIndex()
         self.steps, self.round_size, self.max_depth = simulator_steps(
             config_path, seed=seed, precision=precision, tokenizer=tokenizer, template=template,
-            cache_dir=cache_dir, warn=warn or _ignore)
+            cache_dir=cache_dir, warn=warn or _ignore, progress=progress)
         self.depth = 0
         self._task_texts: list[str] | None = None
         self._difficulty: dict[int, float] = {}

@@ -220,19 +220,20 @@ def _drain(stream) -> None:
 def run_simulator(*, config: str | None, seed: int = 42, precision: str | None = None, host: str = "127.0.0.1",
                   port: int = 3333, latency_ms: float = 0.0, faults: dict | None = None, retry_after: float = 1.0,
                   stall_seconds: float = 30.0, api_key: str | None = None, think_style: str = "inline",
-                  tokenizer: str | None = None, template=None, say=None, warn=None) -> None:
+                  tokenizer: str | None = None, template=None, say=None, warn=None, progress=None) -> None:
     """Serve in this process until Ctrl-C (`python -m resolver.simulator`).
 
     `warn` gets the lines about what is not served (a non-loopback host, calibrated tasks
     left out), `say` the ready line (READY_PREFIX and the URL, which
-    start_simulator_process waits for) once the socket answers.
+    start_simulator_process waits for) once the socket answers; `progress` (a tqdm-like
+    factory) shows calibration's bar.
     """
     warn = warn or (lambda line: None)
     if port < 0 or port > 65535:
         raise UserError(f"--port {port} is not valid; use 0..65535")
     started = time.monotonic()
     problems = (ExperimentProblems(config, seed=seed, precision=precision, tokenizer=tokenizer,
-                                   template=template, warn=warn) if config else None)
+                                   template=template, warn=warn, progress=progress) if config else None)
     plan = FaultPlan(faults or {}, retry_after=retry_after, stall_seconds=stall_seconds, seed=seed)
     app = SimulatorApp(problems, seed=seed, latency_ms=latency_ms, faults=plan,
                        api_key=api_key, think_style=think_style)

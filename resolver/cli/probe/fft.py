@@ -46,7 +46,7 @@ def run_fft(args) -> int:
     from resolver.probe import ByteTokenizer, eval_tokenizers
 
     tokenizers = eval_tokenizers(evals, args.tokenizer, fallback=ByteTokenizer(), warn=options.warn)
-    table = fft_table(points, views, db_dir, tokenizers, progress=not args.quiet)
+    table = fft_table(points, views, db_dir, tokenizers, progress=None if args.quiet else progress_bar)
     if table.empty:
         raise UserError("no points fall in the selected 1-dimensional views; check --view and --filters")
     if args.format == "json":
@@ -69,3 +69,10 @@ def run_fft(args) -> int:
         fig = fft_figure(part, part_views, evals_here, labels, title, names)
         output.write_output(output.output_name("fft", key if split_by else "", ext="png"), fig, args.output_dir)
     return 0
+
+
+def progress_bar(**kwargs):
+    """fft's bar over the points on stderr, shown whenever not --quiet (as before)."""
+    from tqdm import tqdm
+
+    return tqdm(**kwargs)

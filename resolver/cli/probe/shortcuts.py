@@ -46,6 +46,13 @@ def _progress(quiet: bool):
     return progress
 
 
+def _calibration_bar(**kwargs):
+    """The calibration's bar (the library says what it counts and when it shows)."""
+    from tqdm import tqdm
+
+    return tqdm(**kwargs)
+
+
 def run_shortcuts(args) -> int:
     from resolver.audit import MIN_SAMPLES, audit_markdown, run_audit
     from resolver.config import load_config
@@ -61,7 +68,7 @@ def run_shortcuts(args) -> int:
         template = load_template(args.template)
     report = run_audit(config, samples=args.samples, density=args.density, degree=args.degree,
                        tasks=args.task, seed=args.seed, tokenizer=args.tokenizer, template=template,
-                       progress=_progress(args.quiet))
+                       progress=_progress(args.quiet), calibration_progress=_calibration_bar)
     sys.stdout.write(audit_markdown(report, args.top) + "\n")
     if args.json != "-":
         output.write_file(args.json, common.to_json(report.as_dict()))
