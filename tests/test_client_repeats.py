@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from resolver.client.cache import request_key
 from resolver.client.chat import RequestFailed
 from tests.support.runner import read_folder, run_folders
@@ -152,3 +154,22 @@ def test_a_run_whose_first_requests_fail_for_other_reasons_keeps_its_message(tmp
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1, proc.stderr
     assert "the first 10 requests all failed" in lines[0] and "top_k must be positive" in lines[0]
+
+
+def test_requests_failing_after_the_stop_repeat_its_line(tmp_path):
+    """Requests still in flight when the 10th failure stops the run fail too; each raises the
+    line that stopped it, so the run says "the first 10" whichever failure is reported last."""
+    from types import SimpleNamespace
+
+    from resolver.core import UserError
+    from resolver.run.api_runner import ABORT_AFTER_FAILURES, RunLoop
+
+    loop = RunLoop(SimpleNamespace(steps=[], model="m"), SimpleNamespace(parallel=64), None, None, tmp_path)
+    for _ in range(ABORT_AFTER_FAILURES - 1):
+        loop._note_failure("HTTP 400: top_k must be positive")
+    with pytest.raises(UserError) as stopped:
+        loop._note_failure("HTTP 400: top_k must be positive")
+    with pytest.raises(UserError) as in_flight:
+        loop._note_failure("HTTP 400: top_k must be positive")
+    assert "the first 10 requests all failed" in str(stopped.value)
+    assert str(in_flight.value) == str(stopped.value)

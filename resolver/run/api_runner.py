@@ -131,6 +131,9 @@ class RunLoop:
         self._failure_streak = 0             # failures since the last answer
         self._held_lines: list[str] | None = []   # failure lines held until the server answers once
         self._malformed_failures = 0         # failed requests whose replies were not chat completions
+        # the line that stopped the run: requests in flight that fail after it raise the same line,
+        # so the run ends with one message whichever of them is reported
+        self._stop_line: str | None = None
         self._live_tokens = 0            # for the progress bar (records count at write time)
         self._live_cached = 0
         self._queued = 0             # samples started and not finished
@@ -307,18 +310,22 @@ class RunLoop:
             del self._inflight[key]
 
     def _note_failure(self, message: str, sent: str | None = None) -> None:
+        if self._stop_line is not None:
+            raise UserError(self._stop_line)
         self.summary.failed += 1
         self._failure_streak += 1
         self._malformed_failures += sent is not None
         first = message not in self.summary.failures
         self.summary.failures[message] += 1
         if self.summary.failed >= ABORT_AFTER_FAILURES and self.summary.answered == 0:
-            raise UserError(self._first_failures_line(message, sent))
+            self._stop_line = self._first_failures_line(message, sent)
+            raise UserError(self._stop_line)
         if first:
             self._report(f"request failed: {message}")
         if self._failure_streak >= max(ABORT_AFTER_FAILURES, 2 * self.opts.parallel):
-            raise UserError(f"stopping: the last {self._failure_streak} requests all failed (last: {message}); "
-                            "everything answered so far is saved: run the same command again to resume")
+            self._stop_line = (f"stopping: the last {self._failure_streak} requests all failed (last: {message}); "
+                               "everything answered so far is saved: run the same command again to resume")
+            raise UserError(self._stop_line)
 
     def _first_failures_line(self, message: str, sent: str | None) -> str:
         """The one line that stops a run whose first requests all failed."""
