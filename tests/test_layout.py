@@ -413,7 +413,7 @@ def test_bootstrap_stays_standard_library_only():
     # first use): each is checked here too. The quick start runs resolver/cli/demo.py (through
     # resolver/cli/__init__.py and base.py), `python -m resolver.r12sim` runs resolver/cli/r12sim.py
     # and sim/r12study.py, both before the bootstrap; the demo names llamacpp's ServerDied.
-    loaded = ("atomic", "bootstrap", "errors", "inputs", "lifeline", "text_tables")
+    loaded = ("atomic", "bootstrap", "errors", "inputs", "lifeline", "progress", "text_tables")
     also = ["core/__init__.py", "sim/__init__.py", "sim/r12study.py", "__init__.py", "cli/__init__.py", "cli/base.py",
             "cli/demo.py", "cli/r12sim.py", "llamacpp/__init__.py", "llamacpp/build.py", "llamacpp/server.py"]
     allowed = {"resolver.core", "resolver.cli", "resolver.cli.base", "resolver.cli.demo", "resolver.sim",
