@@ -2,9 +2,10 @@
 
     .venv/bin/python docs/figures/package_map.py
 
-A package's layer is the length of the longest chain of import-time imports below it
-(tests/test_layout.py reads the same graph and checks that it has no circle), so the
-picture cannot drift from the code: re-run this after adding a package.
+Each package sits on its layer in docs/architecture.md's "Layers" list; the arrows are
+every resolver import between packages, wherever written (tests/test_layout.py counts the
+same graph and fails on an arrow that does not point down), so the picture cannot drift
+from the code: re-run this after adding a package.
 """
 from __future__ import annotations
 
@@ -19,29 +20,20 @@ import networkx as nx
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
-from test_layout import package_graph  # noqa: E402
+from test_layout import documented_layers, package_graph  # noqa: E402
 
 CONCERN = {"core": "errors, inputs, bootstrap", "tasks": "generators", "grading": "answers, kinds",
            "config": "configs, prompts, tokenizers", "records": "NDJSON schema, run folders", "client": "HTTP, retries, cache",
            "stats": "intervals, scores", "pointsdb": "DuckDB schema, I/O", "catalog": "datasets, cohorts",
            "run": "runner modes", "ingest": "evaluate.py, raw records", "share": "data.py", "analysis": "analyze.py",
            "probe": "probe.py", "audit": "shortcut audit", "plots": "PNG figures", "web": "Dash apps",
-           "sim": "simulator, demo", "llamacpp": "llama.cpp server"}
-
-
-def layers(graph: nx.DiGraph) -> dict[str, int]:
-    depth = {}
-    for node in reversed(list(nx.topological_sort(graph))):
-        depth[node] = 1 + max((depth[d] for d in graph.successors(node)), default=-1)
-    return depth
+           "sim": "simulator, r12 cohorts", "llamacpp": "llama.cpp server",
+           "cli": "the commands: argv, output, exit codes"}
 
 
 def main() -> None:
     graph = package_graph()
-    depth = layers(graph)
-    rows: dict[int, list[str]] = {}
-    for node, level in sorted(depth.items()):
-        rows.setdefault(level, []).append(node)
+    rows = {level: names for level, names in enumerate(documented_layers(), start=1)}
     pos = {}
     for level, nodes in rows.items():
         for i, node in enumerate(sorted(nodes)):
@@ -55,7 +47,7 @@ def main() -> None:
     for level in rows:
         ax.text(min(x for x, _ in pos.values()) - 1.2, level, f"layer {level}", ha="right", va="center",
                 fontsize=8, color="0.4")
-    ax.set_title("resolver/: packages by layer (arrows: imports at load time, always downward)", fontsize=10)
+    ax.set_title("resolver/: packages by layer (arrows: every import between packages, always downward)", fontsize=10)
     ax.axis("off")
     ax.margins(x=0.08, y=0.12)
     fig.tight_layout()

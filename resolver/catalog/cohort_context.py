@@ -36,6 +36,7 @@ from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, 
 from resolver.catalog.datasets import eval_files, eval_id as make_eval_id
 from resolver.config import load_hf_tokenizer
 from resolver.core import UserError, choices_text, display_path, write_text_atomic
+from resolver.core.progress import NullBar
 from resolver.records import iter_records, run_folder_name, safe_name
 from resolver.records.text_size import text_size
 
@@ -230,17 +231,6 @@ def _overlap_notes(specs, cohort_dir: Path, folder: Path) -> list:
     return notes
 
 
-class _NoBar:
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def __enter__(self) -> "_NoBar":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        pass
-
-
 def _write_variant(folders: dict, folder: Path, limit: int, counter, sampler: str, result, progress) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.ctx-", dir=folder.parent))
     try:
@@ -248,7 +238,7 @@ def _write_variant(folders: dict, folder: Path, limit: int, counter, sampler: st
                  for rel in [src.relative_to(run.resolve())]]
         total = sum(src.stat().st_size for src, _ in files)
         with (progress(total=total, unit="B", unit_scale=True, desc=f"context {limit}", leave=False)
-              if progress else _NoBar()) as bar:
+              if progress else NullBar()) as bar:
             for src, rel in files:
                 _clip_file(src, tmp / rel, limit, counter, sampler, result)
                 bar.update(src.stat().st_size)

@@ -16,14 +16,15 @@ from resolver.core.text_tables import markdown_table, plain_table
 
 __all__ = ["ENV_PARENT", "UserError", "bootstrap", "child_options", "choices_text", "compile_search",
            "did_you_mean", "die_with_parent", "display_path", "file_not_found", "markdown_table", "plain_table",
-           "read_json_file", "read_yaml_file", "refuse_unknown_keys", "typed",
+           "progress", "read_json_file", "read_yaml_file", "refuse_unknown_keys", "typed",
            "watch_parent_from_env", "write_text_atomic"]
 
 
 def __getattr__(name: str):
-    # Two public submodules load when first asked for (`from resolver.core.typed import FileModel`):
+    # Public submodules that load when first asked for (`from resolver.core.typed import FileModel`);
+    # `progress` (typing) only where a loop may show a bar. Of the others:
     # `typed` needs pydantic, which the bare-python3 bootstrap does not have yet, and `bootstrap`
     # (pathlib, subprocess) is needed only by the quick start and the r12 study.
-    if name in ("bootstrap", "typed"):
+    if name in ("bootstrap", "progress", "typed"):
         return importlib.import_module(f"resolver.core.{name}")
     raise AttributeError(f"module 'resolver.core' has no attribute {name!r}")

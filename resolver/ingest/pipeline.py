@@ -23,6 +23,7 @@ import pyarrow as pa
 from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_id, load_dataset
 from resolver.core import UserError, die_with_parent
+from resolver.core.progress import NullBar
 from resolver.ingest import bookkeeping
 from resolver.ingest.input_files import expand_interview, file_size, plan_batches
 from resolver.ingest.points import EvalStats, eval_points, source_names
@@ -120,23 +121,10 @@ def _checked(result):
     return result
 
 
-class _NoBar:
-    """No progress shown (library callers that pass no `progress`)."""
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def __enter__(self) -> "_NoBar":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        pass
-
-
 def _progress(total_bytes: int, quiet: bool, progress):
     """A progress bar over the bytes scanned: `progress` is a tqdm-like factory the command hands in."""
     if progress is None:
-        return _NoBar()
+        return NullBar()
     return progress(total=total_bytes, unit="B", unit_scale=True, unit_divisor=1024, desc="evaluate",
                     disable=quiet or None)
 

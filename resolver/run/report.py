@@ -6,55 +6,7 @@ nothing, so a run started from Python (tests, benchmarks) is silent.
 """
 from __future__ import annotations
 
-from types import TracebackType
-from typing import Protocol
-
-
-class Bar(Protocol):
-    """What the run code uses of a progress bar: the part of tqdm's interface that
-    NullBar implements (the attribute types are tqdm's, so a tqdm bar is one)."""
-
-    total: float | int | None
-    disable: bool | None
-
-    def update(self, n: float | None = 1) -> bool | None: ...
-
-    def refresh(self) -> None: ...
-
-    def close(self) -> None: ...
-
-    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None: ...
-
-    def __enter__(self) -> Bar: ...
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc_value: BaseException | None,
-                 traceback: TracebackType | None) -> None: ...
-
-
-class NullBar:
-    """A progress bar that shows nothing (the tqdm methods the run code calls)."""
-
-    total: float | int | None = 0
-    disable: bool | None = True
-
-    def update(self, n: float | None = 1) -> None:
-        pass
-
-    def refresh(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
-        pass
-
-    def __enter__(self) -> NullBar:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc_value: BaseException | None,
-                 traceback: TracebackType | None) -> None:
-        self.close()
+from resolver.core.progress import Bar, NullBar
 
 
 class Reporter:

@@ -34,6 +34,7 @@ import zstandard
 
 from resolver.catalog.manifest import is_blob_name
 from resolver.core import UserError
+from resolver.core.progress import open_bar
 from resolver.share import tarsafe as tarsafe
 from resolver.share.tarsafe import UnsafeArchive
 
@@ -202,30 +203,6 @@ def write_tar(src: Path, sink, bar=None) -> tuple:
             files += 1
             total += size
     return files, total
-
-
-class NoBar:
-    """No progress shown: what a library caller that passes no `progress` factory gets."""
-
-    n = 0
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def refresh(self) -> None:
-        pass
-
-    def __enter__(self) -> "NoBar":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        pass
-
-
-def open_bar(progress, **kwargs):
-    """A bar from `progress`, the tqdm-like factory the command hands in (docs/decisions.md,
-    "One command layer"), with tqdm's arguments; no factory, no bar."""
-    return progress(**kwargs) if progress is not None else NoBar()
 
 
 def _bar(total: int, desc: str, progress):

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from resolver.core import UserError
-from resolver.share.blobs import open_bar, short
+from resolver.core.progress import open_bar
+from resolver.share.blobs import short
 
 RETRIES = 4                          # attempts per remote operation, the first included
 
