@@ -6,11 +6,6 @@ from resolver.cli.webapp import add_server_args, serve_app
 
 
 def main(argv=None):
-    from resolver.probe import eval_tokenizers
-    from resolver.sim.r12study import missing_data_hint
-    from resolver.web import app_links, check_port, normalize_base_pathname, open_app_dataset
-    from resolver.web.explorer import build_app
-
     parser = ArgParser(prog="explorer.py", description="Interactive 3-D accuracy surfaces of a dataset's views.")
     parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db")
     parser.add_argument("--tokenizer", default=None,
@@ -18,6 +13,12 @@ def main(argv=None):
                              "(default: each eval's hf_id tokenizer when it is in the local cache)")
     add_server_args(parser, default_port=8051)
     args = parser.parse_args(argv)
+    # the web libraries load only once the flags are read, so --help stays quick (docs/performance.md)
+    from resolver.probe import eval_tokenizers
+    from resolver.sim.r12study import missing_data_hint
+    from resolver.web import app_links, check_port, normalize_base_pathname, open_app_dataset
+    from resolver.web.explorer import build_app
+
     check_port(args.port)
     normalize_base_pathname(args.url_base_pathname)
     links = app_links(args)

@@ -4,16 +4,17 @@ from resolver.cli.webapp import add_server_args, serve_app
 
 
 def main(argv=None):
-    from resolver.sim.r12study import missing_data_hint
-    from resolver.web import app_links, check_group_by, check_port, normalize_base_pathname, open_app_dataset
-    from resolver.web.leaderboard import build_app
-
     parser = ArgParser(prog="leaderboard.py", description="Interactive ReasonScore rankings with heat-map cells.")
     parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db")
     parser.add_argument("--group-by", default="base_task",
                         help="aggregation dimension, fixed at start-up (default base_task; e.g. manifold.target_tokens)")
     add_server_args(parser, default_port=8050)
     args = parser.parse_args(argv)
+    # the web libraries load only once the flags are read, so --help stays quick (docs/performance.md)
+    from resolver.sim.r12study import missing_data_hint
+    from resolver.web import app_links, check_group_by, check_port, normalize_base_pathname, open_app_dataset
+    from resolver.web.leaderboard import build_app
+
     check_port(args.port)
     normalize_base_pathname(args.url_base_pathname)
     links = app_links(args)

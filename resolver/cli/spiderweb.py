@@ -4,10 +4,6 @@ from resolver.cli.webapp import add_server_args, serve_app
 
 
 def main(argv=None):
-    from resolver.sim.r12study import missing_data_hint
-    from resolver.web import app_links, check_group_by, check_port, normalize_base_pathname, open_app_dataset
-    from resolver.web.spiderweb import build_app
-
     parser = ArgParser(prog="spiderweb.py", description="Per-model radar chart web UI with archetypes.")
     parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db")
     parser.add_argument("--group-by", default="base_task",
@@ -15,6 +11,11 @@ def main(argv=None):
                              "manifold.target_tokens or params.operation)")
     add_server_args(parser, default_port=8051)
     args = parser.parse_args(argv)
+    # the web libraries load only once the flags are read, so --help stays quick (docs/performance.md)
+    from resolver.sim.r12study import missing_data_hint
+    from resolver.web import app_links, check_group_by, check_port, normalize_base_pathname, open_app_dataset
+    from resolver.web.spiderweb import build_app
+
     check_port(args.port)
     normalize_base_pathname(args.url_base_pathname)
     links = app_links(args)

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import dash
+if TYPE_CHECKING:
+    import dash
 
 from resolver.core import UserError
 
@@ -66,6 +67,8 @@ def make_app(title: str, url_base_pathname: str = "/") -> dash.Dash:
     Nothing is loaded from the internet (the apps must work offline), and the app serves
     only its own routes and Dash's bundled component files: never arbitrary files.
     """
+    import dash
+
     from resolver.web import theme
 
     app = dash.Dash(
