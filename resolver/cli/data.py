@@ -1,14 +1,4 @@
-"""data.py: publish and fetch evaluation data as content-addressed blobs (docs/data.md).
-
-    python data.py pull dataset data/r12.json          # just the PointsDB
-    python data.py pull dataset data/r12.json --full   # plus every cohort's raw run folders
-    python data.py pull cohort data/r12/GLM-4.5        # one cohort's run folders
-    python data.py pull eval 1f0030                    # one eval's run folders
-    python data.py push cohort data/r12/NewModel-7B    # pack, upload, record in data/manifest.json
-    python data.py status [eval|cohort|dataset TARGET] # local vs remote vs manifest
-    python data.py prune                               # drop cached blobs the manifest no longer names
-    python data.py remote [URL]                        # show or set the manifest's remote
-"""
+"""data.py's command: flags, output and exit codes (its usage is the root data.py's docstring; docs/data.md)."""
 from __future__ import annotations
 
 import sys

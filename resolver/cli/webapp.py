@@ -4,6 +4,28 @@ spiderweb.py (docs/webapps.md); binding and serving are resolver/web.
 from __future__ import annotations
 
 
+def app_parser(prog: str, description: str):
+    """A web app's parser with its one positional argument, the dataset."""
+    from resolver.cli.base import ArgParser
+
+    parser = ArgParser(prog=prog, description=description)
+    parser.add_argument("dataset", help="dataset config JSON, e.g. data/r12.json, or a PointsDB file, e.g. pointsdb-interview.db")
+    return parser
+
+
+def open_served_dataset(args):
+    """Check the serving flags, then open the dataset: (dataset, PointsDB, links to the other apps).
+    The web libraries load here, once the flags are read, so --help stays quick (docs/performance.md)."""
+    from resolver.sim.r12study import missing_data_hint
+    from resolver.web import app_links, check_port, normalize_base_pathname, open_app_dataset
+
+    check_port(args.port)
+    normalize_base_pathname(args.url_base_pathname)
+    links = app_links(args)
+    dataset, db = open_app_dataset(args.dataset, missing_hint=missing_data_hint)
+    return dataset, db, links
+
+
 def add_server_args(parser, default_port: int) -> None:
     """Add the serving flags every web app shares (and the links to the other apps)."""
     from resolver.web import DEFAULT_HOST, DEFAULT_LINK_PORTS
