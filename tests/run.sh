@@ -17,7 +17,9 @@ VENV="${REASONSCAPE_VENV:-.venv}"
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
 fi
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r tests/requirements.txt
+# --no-compile: the byte code of what the tests import is written when they first import it;
+# compiling every installed module up front (plotly alone has thousands) is CPU the suite never uses
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-compile -r tests/requirements.txt
 # -p no:dash: dash ships a pytest plugin we do not use (it only adds a deprecation warning);
 # -rs: each skipped test's one-line reason (a failed llama.cpp build, no Chromium) above the last line
 PYTEST=("$VENV/bin/python" -m pytest -q -rs -p no:dash -n "${REASONSCAPE_TEST_WORKERS:-2}" --dist loadfile

@@ -66,8 +66,8 @@ def test_x86_64_build_is_avx2_without_avx512_or_amx():
 
 
 def test_other_platforms_get_the_generic_build_and_native_is_asked_for():
-    assert flag_map(build_flags("aarch64", environ={})) == {"GGML_NATIVE": "OFF"}
-    assert flag_map(build_flags("x86_64", environ={NATIVE_ENV: "1"})) == {"GGML_NATIVE": "ON"}
+    assert flag_map(build_flags("aarch64", environ={})) == {"GGML_NATIVE": "OFF", "LLAVA_BUILD": "OFF"}
+    assert flag_map(build_flags("x86_64", environ={NATIVE_ENV: "1"})) == {"GGML_NATIVE": "ON", "LLAVA_BUILD": "OFF"}
     assert flag_map(build_flags("x86_64", environ={NATIVE_ENV: "0"}))["GGML_AVX512"] == "OFF"
 
 
@@ -99,7 +99,7 @@ def test_install_rebuilds_when_the_flags_change_and_never_from_the_cache(fake_ve
     assert calls == [], "same pins and flags: nothing to do"
     monkeypatch.setenv(NATIVE_ENV, "1")
     assert install(str(python)) is None
-    assert [cmd[4] for cmd, _ in calls] == ["uninstall", "install"] and calls[1][1] == "-DGGML_NATIVE=ON"
+    assert [cmd[4] for cmd, _ in calls] == ["uninstall", "install"] and calls[1][1] == "-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF"
 
 
 def test_a_comment_in_the_pins_file_does_not_rebuild(fake_venv, monkeypatch, tmp_path):

@@ -30,15 +30,20 @@ _X86_64_PORTABLE = ("-DGGML_NATIVE=OFF", "-DGGML_AVX=ON", "-DGGML_AVX2=ON", "-DG
                     "-DGGML_AMX_INT8=OFF", "-DGGML_AMX_BF16=OFF")
 
 
+# Text models only: llama-cpp-python's multimodal library (mtmd: image and audio encoders) is
+# loaded only by its vision chat handlers, and compiling it is ~10% of the build.
+_TEXT_ONLY = "-DLLAVA_BUILD=OFF"
+
+
 def build_flags(machine: str | None = None, environ=None) -> str:
     """The CMAKE_ARGS llama.cpp is compiled with: portable unless RESOLVER_LLAMACPP_NATIVE=1."""
     environ = os.environ if environ is None else environ
     if environ.get(NATIVE_ENV, "").strip() not in ("", "0"):
-        return "-DGGML_NATIVE=ON"
+        return f"-DGGML_NATIVE=ON {_TEXT_ONLY}"
     machine = (machine or platform.machine()).lower()
     if machine in ("x86_64", "amd64"):
-        return " ".join(_X86_64_PORTABLE)
-    return "-DGGML_NATIVE=OFF"
+        return " ".join((*_X86_64_PORTABLE, _TEXT_ONLY))
+    return f"-DGGML_NATIVE=OFF {_TEXT_ONLY}"
 
 
 def _venv_dir(python: str) -> Path:
