@@ -98,10 +98,14 @@ def pytest_configure(config):
 
 
 def _order(item) -> int:
-    """Slow tests first (the long ones start early, so two workers end together), real-model last."""
-    if item.get_closest_marker("real_model"):
-        return 2
-    return 0 if item.get_closest_marker("slow") else 1
+    """Slow tests first (the long ones start early, so two workers end together), then the
+    real-model files, then the rest. The real-model files wait for tests/run.sh's llama.cpp
+    build; handed out mid-run, after the slow files, they start about when a fresh build is
+    done and one worker runs them while the other works through the quick files, instead of
+    running alone at the end (docs/performance.md, "The test suite")."""
+    if item.get_closest_marker("slow"):
+        return 0
+    return 1 if item.get_closest_marker("real_model") else 2
 
 
 def pytest_collection_modifyitems(config, items):
