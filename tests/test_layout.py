@@ -408,12 +408,13 @@ def test_bootstrap_stays_standard_library_only():
     stdlib = set(sys.stdlib_module_names) | {"__future__"}
     # core/__init__.py imports these core modules plainly (not core/typed.py, which loads on
     # first use): each is checked here too. The quick start runs resolver/cli/demo.py (through
-    # resolver/cli/__init__.py and base.py), `python -m resolver.r12sim` runs resolver/cli/r12sim.py
+    # resolver/cli/__init__.py and base.py, and cli/llamacpp.py for a help text), `python -m resolver.r12sim` runs resolver/cli/r12sim.py
     # and sim/r12study.py, both before the bootstrap; the demo names llamacpp's ServerDied.
     loaded = ("atomic", "bootstrap", "errors", "inputs", "lifeline", "progress", "text_tables")
     also = ["core/__init__.py", "sim/__init__.py", "sim/r12study.py", "__init__.py", "cli/__init__.py", "cli/base.py",
-            "cli/demo.py", "cli/r12sim.py", "llamacpp/__init__.py", "llamacpp/build.py", "llamacpp/server.py"]
-    allowed = {"resolver.core", "resolver.cli", "resolver.cli.base", "resolver.cli.demo", "resolver.sim",
+            "cli/demo.py", "cli/llamacpp.py", "cli/r12sim.py", "llamacpp/__init__.py", "llamacpp/build.py", "llamacpp/server.py"]
+    allowed = {"resolver.core", "resolver.cli", "resolver.cli.base", "resolver.cli.demo", "resolver.cli.llamacpp",
+               "resolver.sim",
                "resolver.sim.r12study", "resolver.llamacpp", "resolver.llamacpp.build", "resolver.llamacpp.server",
                *(f"resolver.core.{m}" for m in loaded)}
     for path in [RESOLVER / "core" / f"{m}.py" for m in loaded] + [RESOLVER / name for name in also]:

@@ -7,6 +7,8 @@ cannot run it. The real server is exercised in tests/test_real_model.py.
 """
 from __future__ import annotations
 
+import json
+import os
 import shlex
 import subprocess
 import sys
@@ -34,7 +36,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
-        body = json.dumps({"data": [{"id": args.model_alias}]}).encode()
+        body = json.dumps({"data": [{"id": args.model_alias}], "n_threads": args.n_threads}).encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -66,9 +68,32 @@ def test_x86_64_build_is_avx2_without_avx512_or_amx():
 
 
 def test_other_platforms_get_the_generic_build_and_native_is_asked_for():
-    assert flag_map(build_flags("aarch64", environ={})) == {"GGML_NATIVE": "OFF", "LLAVA_BUILD": "OFF"}
-    assert flag_map(build_flags("x86_64", environ={NATIVE_ENV: "1"})) == {"GGML_NATIVE": "ON", "LLAVA_BUILD": "OFF"}
+    bindings_only = {"LLAVA_BUILD": "OFF", "CMAKE_PROJECT_llama.cpp_INCLUDE": str(build.WITHOUT_COMMON)}
+    assert flag_map(build_flags("aarch64", environ={})) == {"GGML_NATIVE": "OFF", **bindings_only}
+    assert flag_map(build_flags("x86_64", environ={NATIVE_ENV: "1"})) == {"GGML_NATIVE": "ON", **bindings_only}
     assert flag_map(build_flags("x86_64", environ={NATIVE_ENV: "0"}))["GGML_AVX512"] == "OFF"
+
+
+def test_only_the_libraries_the_bindings_load_are_built():
+    """llama-cpp-python caches LLAMA_BUILD_COMMON=ON with FORCE, so -DLLAMA_BUILD_COMMON=OFF would
+    be overridden; the include file read by llama.cpp's project() shadows it with a plain variable."""
+    assert flag_map(build_flags("x86_64", environ={}))["CMAKE_PROJECT_llama.cpp_INCLUDE"] == str(build.WITHOUT_COMMON)
+    lines = [line.strip() for line in build.WITHOUT_COMMON.read_text().splitlines()]
+    assert [line for line in lines if line and not line.startswith("#")] == ["set(LLAMA_BUILD_COMMON OFF)"]
+
+
+def checkout_copy(tmp_path, name: str):
+    """without_common.cmake as another checkout at `name` would have it."""
+    copy = tmp_path / name / "without_common.cmake"
+    copy.parent.mkdir()
+    copy.write_text(build.WITHOUT_COMMON.read_text())
+    return copy
+
+
+def test_a_checkout_path_with_spaces_stays_one_cmake_argument(monkeypatch, tmp_path):
+    spaced = checkout_copy(tmp_path, "my checkout")
+    monkeypatch.setattr(build, "WITHOUT_COMMON", spaced)
+    assert flag_map(build_flags("aarch64", environ={}))["CMAKE_PROJECT_llama.cpp_INCLUDE"] == str(spaced)
 
 
 @pytest.fixture
@@ -99,7 +124,8 @@ def test_install_rebuilds_when_the_flags_change_and_never_from_the_cache(fake_ve
     assert calls == [], "same pins and flags: nothing to do"
     monkeypatch.setenv(NATIVE_ENV, "1")
     assert install(str(python)) is None
-    assert [cmd[4] for cmd, _ in calls] == ["uninstall", "install"] and calls[1][1] == "-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF"
+    assert [cmd[4] for cmd, _ in calls] == ["uninstall", "install"] and calls[1][1] == build_flags()
+    assert "-DGGML_NATIVE=ON" in calls[1][1]
 
 
 def test_a_comment_in_the_pins_file_does_not_rebuild(fake_venv, monkeypatch, tmp_path):
@@ -168,9 +194,35 @@ def test_a_client_that_ends_first_gives_its_exit_code(tmp_path, fake_server_modu
     assert server.death is None, "a server ended by stop() did not die"
 
 
+@pytest.mark.parametrize("size, asked, expected", [
+    (98_362_432, None, 1),                                   # SmolLM2-135M's Q4_1 file
+    (600_000_000, None, max(1, min(2, os.cpu_count() or 1))),
+    (98_362_432, 3, 3),
+])
+def test_a_small_model_is_served_on_one_thread(tmp_path, fake_server_module, size, asked, expected):
+    model = tmp_path / "model.gguf"
+    with open(model, "wb") as sparse:
+        sparse.truncate(size)
+    with LlamaServer(model, alias="m", module=fake_server_module, n_threads=asked) as server:
+        with urllib.request.urlopen(server.url + "/v1/models", timeout=30) as reply:
+            assert json.load(reply)["n_threads"] == str(expected) and server.threads == expected
+
+
 def test_a_server_dead_at_start_is_named(tmp_path, monkeypatch):
     (tmp_path / "crashing_server.py").write_text("import sys\nprint('cannot load model')\nsys.exit(139)\n")
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     with pytest.raises(ServerDied, match=r"exited with code 139 \(SIGSEGV\); its log ends: cannot load model$"):
         LlamaServer(tmp_path / "model.gguf", alias="m", module="crashing_server")
 
+
+
+def test_another_checkout_sharing_the_venv_finds_the_build_done(fake_venv, monkeypatch, tmp_path):
+    python, calls = fake_venv
+    monkeypatch.setattr(build, "WITHOUT_COMMON", checkout_copy(tmp_path, "clone-a"))
+    assert install(str(python)) is None and len(calls) == 2
+    calls.clear()
+    monkeypatch.setattr(build, "WITHOUT_COMMON", checkout_copy(tmp_path, "clone-b"))
+    assert install(str(python)) is None
+    assert calls == [], "the same include file at another path is the same build"
+    build.WITHOUT_COMMON.write_text("set(LLAMA_BUILD_COMMON ON)\n")
+    assert install(str(python)) is None and len(calls) == 2, "a changed include file rebuilds"

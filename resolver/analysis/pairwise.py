@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import connected_components
-from scipy.stats import norm
+from scipy.special import ndtr
 
 from resolver import stats
 from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
@@ -40,7 +40,7 @@ def win_probability(center_a, margin_a, center_b, margin_b, z: float = stats.Z95
     spread = np.hypot(np.asarray(margin_a, dtype=float) / z, np.asarray(margin_b, dtype=float) / z)
     safe = np.where(spread > 0, spread, 1.0)
     certain = np.where(diff > 0, 1.0, np.where(diff < 0, 0.0, 0.5))
-    return np.where(spread > 0, norm.cdf(diff / safe), certain)
+    return np.where(spread > 0, ndtr(diff / safe), certain)
 
 
 def win_matrices(frame: pd.DataFrame, series: str, group: str | None):

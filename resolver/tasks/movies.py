@@ -117,13 +117,19 @@ def _reach(link: frozenset) -> frozenset:
     return link.union(*(group for group in map(frozenset, KIN) if group & link))
 
 
+@lru_cache(maxsize=None)
+def _kin_only(link: frozenset) -> frozenset:
+    """The kin of the link's names that are not names of the link."""
+    return _reach(link) - link
+
+
 def _shares(link: frozenset, concepts: frozenset, strict: bool) -> bool:
     """Does a film with `concepts` share the link? Strictly: any part of it (a film with
     "Crime" but not "Thriller" shares part of Crime + Thriller) or a kin of a part;
     else: all of it, or a kin of a part."""
-    if (_reach(link) - link) & concepts:
+    if not _kin_only(link).isdisjoint(concepts):
         return True
-    return bool(link & concepts) if strict else link <= concepts
+    return not link.isdisjoint(concepts) if strict else link <= concepts
 
 
 def _free(links: dict, film: int, others: list[int], strict: bool) -> list:
@@ -147,12 +153,20 @@ def _option_set(links: dict, count: int, rng: random.Random, strict: bool) -> li
     candidates = sorted(links)
     for _ in range(_SET_PASSES):
         chosen: list[int] = []
+        # free[i]: the criteria of chosen[i] that no other chosen film shares (`_free`, kept
+        # up to date as films join instead of recomputed for the whole set at each try)
+        free: list[list] = []
         for film in rng.sample(candidates, len(candidates)):
             if any(_comparable(films[film], films[c]) for c in chosen):
                 continue
-            trial = chosen + [film]
-            if all(_free(links, f, trial, strict) for f in trial):
-                chosen = trial
+            concepts = films[film].concepts
+            narrowed = [[link for link in own if not _shares(link[2], concepts, strict)] for own in free]
+            if not all(narrowed):
+                continue
+            mine = _free(links, film, chosen, strict)
+            if mine:
+                chosen.append(film)
+                free = [*narrowed, mine]
                 if len(chosen) == count:
                     return chosen
     return None
