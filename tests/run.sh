@@ -13,6 +13,18 @@ ARGS=()
 for arg in "$@"; do
   if [ "$arg" = "--fast" ]; then FAST=1; else ARGS+=("$arg"); fi
 done
+# Browser tests drive Debian's Chromium; for the whole suite it is installed when absent (root
+# on CI machines), beside the Python install below: both mostly wait on downloads and disk.
+CHROMIUM_PID=""
+if [ "$FAST" = 0 ] && { ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; }; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing chromium and chromium-driver for the browser tests..."
+    (apt-get update -qq && apt-get install -y -qq chromium chromium-driver) >/dev/null 2>&1 &
+    CHROMIUM_PID=$!
+  else
+    echo "warning: chromium/chromedriver not found; browser tests will be skipped"
+  fi
+fi
 VENV="${REASONSCAPE_VENV:-.venv}"
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
@@ -41,15 +53,9 @@ ${SETSID[@]+"${SETSID[@]}"} bash -c '"$1" -m resolver.llamacpp install >"$2/outp
 BUILDER=$!
 export REASONSCAPE_LLAMA_BUILD_PID="$BUILDER"
 trap 'kill -TERM -- "-$BUILDER" "$BUILDER" 2>/dev/null; rm -rf "$BUILD"; exit 130' INT TERM
-# Browser tests drive Debian's Chromium; install it when absent (root on CI machines).
-if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing chromium and chromium-driver for the browser tests..."
-    (apt-get update -qq && apt-get install -y -qq chromium chromium-driver) >/dev/null 2>&1 \
-      || echo "warning: could not install chromium; browser tests will be skipped"
-  else
-    echo "warning: chromium/chromedriver not found; browser tests will be skipped"
-  fi
+# Chromium's install (started above) must be over before the browser tests start.
+if [ -n "$CHROMIUM_PID" ] && ! wait "$CHROMIUM_PID"; then
+  echo "warning: could not install chromium; browser tests will be skipped"
 fi
 set +e
 "${PYTEST[@]}" tests ${ARGS[@]+"${ARGS[@]}"}

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
 # the normal distribution from scipy.special: scipy.stats costs ~0.4 s to import (docs/performance.md)
 from scipy.special import ndtr, ndtri
 
