@@ -83,13 +83,17 @@ MARKERS = {
     "slow": "end-to-end tests that take long (simulated studies, demos, runner against the simulator)",
     "browser": "drives headless Chromium (tests/support/browser.py)",
     "real_model": "a real model behind llama.cpp's server; waits for tests/run.sh's background build",
+    "seed_study": "uses the simulated r12 study of tests/support/r12_study.py (built once per run)",
 }
 # Set by tests/run.sh: the file its background `python -m resolver.llamacpp install` writes its
 # exit code to when done, and that job's output.
 LLAMA_BUILD_STATUS = "REASONSCAPE_LLAMA_BUILD_STATUS"
 LLAMA_BUILD_LOG = "REASONSCAPE_LLAMA_BUILD_LOG"
 LLAMA_BUILD_PID = "REASONSCAPE_LLAMA_BUILD_PID"
-LLAMA_BUILD_WAIT = 40 * 60     # seconds; a cold portable build takes ~4 min of two idle cores
+LLAMA_BUILD_WAIT = 40 * 60     # seconds; a cold portable build takes ~2 min of two idle cores
+# Set by tests/run.sh when it installs Chromium in the background: the file apt's exit code lands in.
+CHROMIUM_STATUS = "REASONSCAPE_CHROMIUM_STATUS"
+CHROMIUM_WAIT = 20 * 60        # seconds; apt takes about 1.5 minutes
 
 
 def pytest_configure(config):
@@ -97,21 +101,27 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"{name}: {text}")
 
 
-def _order(item) -> int:
+def _order(item, study_builder: str | None) -> int:
     """Slow tests first (the long ones start early, so two workers end together), then the
     real-model files, then the rest. The real-model files wait for tests/run.sh's llama.cpp
     build; handed out mid-run, after the slow files, they start about when a fresh build is
     done and one worker runs them while the other works through the quick files, instead of
-    running alone at the end (docs/performance.md, "The test suite")."""
+    running alone at the end. Of the files that share the simulated r12 study, the first
+    (`study_builder`) goes first of all and builds it; the others follow the other slow files,
+    so no worker sits waiting for the build (docs/performance.md, "The test suite")."""
+    if item.get_closest_marker("seed_study"):
+        return 0 if item.nodeid.split("::")[0] == study_builder else 2
     if item.get_closest_marker("slow"):
-        return 0
-    return 1 if item.get_closest_marker("real_model") else 2
+        return 1
+    return 3 if item.get_closest_marker("real_model") else 4
 
 
 def pytest_collection_modifyitems(config, items):
     # stable: file order within each rank; tests/run.sh hands files to its two workers in
     # this order (--dist loadfile --no-loadscope-reorder: a module's fixtures are built once)
-    items.sort(key=_order)
+    study_files = sorted({item.nodeid.split("::")[0] for item in items if item.get_closest_marker("seed_study")})
+    builder = study_files[0] if study_files else None
+    items.sort(key=lambda item: _order(item, builder))
 
 
 @pytest.fixture(scope="session")
@@ -133,6 +143,30 @@ def llama_cpp_ready():
     from resolver.llamacpp import unavailable_reason
 
     reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def browser_ready():
+    """Skip (with the reason) unless Chromium and chromedriver can run here; under tests/run.sh,
+    first wait for its background apt install of them (tests.support.browser.browser_marks)."""
+    import time
+
+    from tests.support.browser import browser_missing_reason
+
+    status = os.environ.get(CHROMIUM_STATUS)
+    if status:
+        deadline = time.monotonic() + CHROMIUM_WAIT
+        while not Path(status).exists() and time.monotonic() < deadline:
+            time.sleep(1)
+    reason = browser_missing_reason()
+    if reason and status and Path(status).exists() and Path(status).read_text().strip() != "0":
+        output = Path(status).with_name("chromium-output")
+        lines = [line.strip() for line in output.read_text(errors="replace").splitlines() if line.strip()] \
+            if output.exists() else []
+        reason = (f"tests/run.sh could not install chromium (apt-get exit {Path(status).read_text().strip()}): "
+                  f"{lines[-1] if lines else 'no output'}")
     if reason:
         pytest.skip(reason)
 

@@ -13,16 +13,30 @@ ARGS=()
 for arg in "$@"; do
   if [ "$arg" = "--fast" ]; then FAST=1; else ARGS+=("$arg"); fi
 done
-# Browser tests drive Debian's Chromium; for the whole suite it is installed when absent (root
-# on CI machines), beside the Python install below: both mostly wait on downloads and disk.
-CHROMIUM_PID=""
-if [ "$FAST" = 0 ] && { ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; }; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing chromium and chromium-driver for the browser tests..."
-    (apt-get update -qq && apt-get install -y -qq chromium chromium-driver) >/dev/null 2>&1 &
-    CHROMIUM_PID=$!
-  else
-    echo "warning: chromium/chromedriver not found; browser tests will be skipped"
+# For the whole suite two installs run in the background, each writing its exit code to a
+# status file the tests that need it wait for (tests/conftest.py): Debian's Chromium for the
+# browser tests (when absent; root on CI machines), started first because apt mostly waits on
+# downloads and disk, and llama.cpp's build for the real-model tests, started below.
+SETUP=""
+CHROMIUM=""
+BUILDER=""
+if [ "$FAST" = 0 ]; then
+  SETUP="$(mktemp -d "${TMPDIR:-/tmp}/reasonscape-setup.XXXXXX")"
+  # an interrupted run ends its background jobs (each its own process group, via setsid) and its files
+  trap 'for job in $BUILDER $CHROMIUM; do kill -TERM -- "-$job" "$job" 2>/dev/null; done; rm -rf "$SETUP"; exit 130' INT TERM
+  SETSID=()
+  if command -v setsid >/dev/null 2>&1; then SETSID=(setsid); fi
+  if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+      echo "installing chromium and chromium-driver for the browser tests (in the background)..."
+      export REASONSCAPE_CHROMIUM_STATUS="$SETUP/chromium-status"
+      ${SETSID[@]+"${SETSID[@]}"} bash -c '{ apt-get update -qq && apt-get install -y -qq chromium chromium-driver; } \
+        >"$1/chromium-output" 2>&1; echo $? >"$1/chromium-status.part" && mv "$1/chromium-status.part" "$1/chromium-status"' \
+        chromium "$SETUP" &
+      CHROMIUM=$!
+    else
+      echo "warning: chromium/chromedriver not found; browser tests will be skipped"
+    fi
   fi
 fi
 VENV="${REASONSCAPE_VENV:-.venv}"
@@ -31,7 +45,11 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 # --no-compile: the byte code of what the tests import is written when they first import it;
 # compiling every installed module up front (plotly alone has thousands) is CPU the suite never uses
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-compile -r tests/requirements.txt
+if ! "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-compile -r tests/requirements.txt; then
+  wait $CHROMIUM
+  rm -rf "$SETUP"
+  exit 1
+fi
 # -p no:dash: dash ships a pytest plugin we do not use (it only adds a deprecation warning);
 # -rs: each skipped test's one-line reason (a failed llama.cpp build, no Chromium) above the last line
 PYTEST=("$VENV/bin/python" -m pytest -q -rs -p no:dash -n "${REASONSCAPE_TEST_WORKERS:-2}" --dist loadfile
@@ -40,28 +58,19 @@ if [ "$FAST" = 1 ]; then
   exec "${PYTEST[@]}" -m "not slow and not browser and not real_model" tests ${ARGS[@]+"${ARGS[@]}"}
 fi
 # The real-model tests (tests/test_real_model.py) need llama.cpp's server, which pip builds
-# from source once (about 4 minutes of two cores; later runs find it installed). The build
-# runs beside the tests; its exit code lands in BUILD/status, which those tests wait for.
+# from source once (about 2 minutes of two cores; later runs find it installed). The build
+# runs beside the tests; its exit code lands in a status file, which those tests wait for.
 # When it fails they skip with its one-line reason.
-BUILD="$(mktemp -d "${TMPDIR:-/tmp}/reasonscape-llamacpp.XXXXXX")"
-export REASONSCAPE_LLAMA_BUILD_STATUS="$BUILD/status" REASONSCAPE_LLAMA_BUILD_LOG="$BUILD/output"
-# setsid (when there): the build is its own process group, so an interrupted run ends all of it.
-SETSID=()
-if command -v setsid >/dev/null 2>&1; then SETSID=(setsid); fi
+export REASONSCAPE_LLAMA_BUILD_STATUS="$SETUP/status" REASONSCAPE_LLAMA_BUILD_LOG="$SETUP/output"
 ${SETSID[@]+"${SETSID[@]}"} bash -c '"$1" -m resolver.llamacpp install >"$2/output" 2>&1
-  echo $? >"$2/status.part" && mv "$2/status.part" "$2/status"' build "$VENV/bin/python" "$BUILD" &
+  echo $? >"$2/status.part" && mv "$2/status.part" "$2/status"' build "$VENV/bin/python" "$SETUP" &
 BUILDER=$!
 export REASONSCAPE_LLAMA_BUILD_PID="$BUILDER"
-trap 'kill -TERM -- "-$BUILDER" "$BUILDER" 2>/dev/null; rm -rf "$BUILD"; exit 130' INT TERM
-# Chromium's install (started above) must be over before the browser tests start.
-if [ -n "$CHROMIUM_PID" ] && ! wait "$CHROMIUM_PID"; then
-  echo "warning: could not install chromium; browser tests will be skipped"
-fi
 set +e
 "${PYTEST[@]}" tests ${ARGS[@]+"${ARGS[@]}"}
 CODE=$?
-# A run that did not need the build (say -k runner) lets it finish, so the environment is
+# A run that did not need the installs (say -k runner) lets them finish, so the machine is
 # never left half-installed; nothing is printed after pytest's last line.
-wait "$BUILDER"
-rm -rf "$BUILD"
+wait $BUILDER $CHROMIUM
+rm -rf "$SETUP"
 exit "$CODE"

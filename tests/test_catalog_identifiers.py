@@ -23,7 +23,7 @@ import pytest
 from tests.conftest import free_port
 from tests.support.r12_study import EXPONENT_MODEL, ID_MODELS, REPO, SAMPLER, TEMPLATE, env, ids_root, run, study_root
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.seed_study]
 
 DIGIT_IDS = [eid for _, eid in ID_MODELS.values()]
 ODD_IDS = DIGIT_IDS + [EXPONENT_MODEL[2]]

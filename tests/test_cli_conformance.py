@@ -38,7 +38,7 @@ import pytest
 from tests.support.r12_study import REPO, env, study_root
 from tests.test_catalog_identifiers import fetch_app, hex_id
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.seed_study]
 
 STRONG, MID, WEAK = hex_id("sim-strong"), hex_id("sim-mid"), hex_id("sim-weak")
 COHORT = "data/r12/sim-strong"

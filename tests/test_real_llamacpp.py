@@ -73,6 +73,18 @@ def test_ggml_cpu_machine_code_has_no_amx_or_zmm_instruction():
     assert found == [], f"{library} holds AMX or AVX-512 instructions: {found}"
 
 
+def test_only_the_libraries_the_bindings_load_were_built():
+    """resolver/llamacpp/without_common.cmake took effect: llama.cpp's `common` library (and the
+    multimodal one) were neither built nor installed; libllama and ggml were."""
+    import importlib.util
+
+    site = Path(importlib.util.find_spec("llama_cpp").origin).parent.parent
+    names = {path.name for folder in (site / "llama_cpp" / "lib", site / "lib") if folder.is_dir()
+             for path in folder.iterdir()}
+    assert "libllama.so" in names and "libggml-cpu.so" in names, sorted(names)
+    assert not [name for name in names if "common" in name or "mtmd" in name], sorted(names)
+
+
 def _wait_for(condition, what: str, timeout: float = 300) -> None:
     deadline = time.monotonic() + timeout
     while not condition():

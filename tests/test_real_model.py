@@ -282,12 +282,9 @@ def test_interview_then_analyze_the_database(work, first_run, tmp_path):
         assert MODEL in out.stdout
 
 
-def test_leaderboard_shows_the_real_model(dataset):
-    from tests.support.browser import browser_missing_reason, serve_in_browser
-
-    if browser_missing_reason():
-        pytest.skip(browser_missing_reason())
+def test_leaderboard_shows_the_real_model(dataset, browser_ready):
     from resolver.web.leaderboard import build_app
+    from tests.support.browser import serve_in_browser
 
     ready = "#lb-table td[data-dash-column='_model']"
     for browser in serve_in_browser(dataset, build_app, ready):

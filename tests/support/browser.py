@@ -45,12 +45,13 @@ def browser_missing_reason() -> str | None:
 
 
 def browser_marks() -> list:
-    """The marks of a browser test: ``browser`` (left out by ``tests/run.sh --fast``) and a skip,
-    with the reason, where Chromium cannot run. For a module: ``pytestmark = browser_marks()``."""
+    """The marks of a browser test: ``browser`` (left out by ``tests/run.sh --fast``) and the
+    session fixture ``browser_ready`` (tests/conftest.py), which waits for tests/run.sh's
+    background install of Chromium and skips, with the reason, where Chromium cannot run.
+    For a module: ``pytestmark = browser_marks()``."""
     import pytest
 
-    reason = browser_missing_reason()
-    return [pytest.mark.browser, pytest.mark.skipif(reason is not None, reason=reason or "")]
+    return [pytest.mark.browser, pytest.mark.usefixtures("browser_ready")]
 
 
 def needs_browser(test):
