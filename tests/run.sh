@@ -4,8 +4,8 @@
 #   bash tests/run.sh --fast     # everyday tier: no slow end-to-end, browser or real-model tests
 #   bash tests/run.sh -k runner  # other arguments go to pytest
 # One pytest run, two worker processes (pytest-xdist). For the whole suite, llama.cpp is
-# built in the background while the other tests run; the real-model tests come last and
-# wait for it (docs/performance.md, "The test suite").
+# built and Chromium installed in the background while the other tests run; the real-model
+# and browser tests wait for them (docs/performance.md, "The test suite").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FAST=0

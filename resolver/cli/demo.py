@@ -46,7 +46,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="folder holding configs/, templates/, samplers/ and data/ (default: this checkout)")
     parser.add_argument("--real", action="store_true",
                         help="also run a real model (SmolLM2-135M-Instruct) through llama.cpp's server on the CPU; "
-                             "installs llama-cpp-python the first time (a 4-5 minute build)")
+                             "installs llama-cpp-python the first time (a 2-minute build)")
     parser.add_argument("--gguf", type=Path, metavar="FILE",
                         help="with --real: run this GGUF model file instead of SmolLM2")
     parser.add_argument("--n-ctx", type=int, default=2048, metavar="TOKENS",

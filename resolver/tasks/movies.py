@@ -139,12 +139,6 @@ def _free(links: dict, film: int, others: list[int], strict: bool) -> list:
     return [link for link in links.get(film, ()) if not any(_shares(link[2], c, strict) for c in rest)]
 
 
-def _comparable(a: Film, b: Film) -> bool:
-    """One film's genres contain the other's: then the genres of a liked group can never
-    rank the smaller above the larger, so the two could not each be the answer."""
-    return a.genre_keys <= b.genre_keys or b.genre_keys <= a.genre_keys
-
-
 def _option_set(links: dict, count: int, rng: random.Random, strict: bool) -> list[int] | None:
     """`count` films, no one's genres within another's, each with a criterion no other
     one shares (so each could be the right answer), in random order; None when a few
@@ -156,16 +150,24 @@ def _option_set(links: dict, count: int, rng: random.Random, strict: bool) -> li
         # free[i]: the criteria of chosen[i] that no other chosen film shares (`_free`, kept
         # up to date as films join instead of recomputed for the whole set at each try)
         free: list[list] = []
+        # their genre keys: no option's genres may contain another's, or the genres of a liked
+        # group could never rank the smaller above the larger and the two could not each be the answer
+        chosen_keys: list[frozenset] = []
         for film in rng.sample(candidates, len(candidates)):
-            if any(_comparable(films[film], films[c]) for c in chosen):
+            keys = films[film].genre_keys
+            if any(keys <= other or other <= keys for other in chosen_keys):
                 continue
             concepts = films[film].concepts
-            narrowed = [[link for link in own if not _shares(link[2], concepts, strict)] for own in free]
+            if strict:     # `_shares` when strict: the concepts meet the link or a kin of it
+                narrowed = [[link for link in own if _reach(link[2]).isdisjoint(concepts)] for own in free]
+            else:
+                narrowed = [[link for link in own if not _shares(link[2], concepts, strict)] for own in free]
             if not all(narrowed):
                 continue
             mine = _free(links, film, chosen, strict)
             if mine:
                 chosen.append(film)
+                chosen_keys.append(keys)
                 free = [*narrowed, mine]
                 if len(chosen) == count:
                     return chosen
