@@ -91,8 +91,10 @@ LLAMA_BUILD_STATUS = "REASONSCAPE_LLAMA_BUILD_STATUS"
 LLAMA_BUILD_LOG = "REASONSCAPE_LLAMA_BUILD_LOG"
 LLAMA_BUILD_PID = "REASONSCAPE_LLAMA_BUILD_PID"
 LLAMA_BUILD_WAIT = 40 * 60     # seconds; a cold portable build takes ~2 min of two idle cores
-# Set by tests/run.sh when it installs Chromium in the background: the file apt's exit code lands in.
+# Set by tests/run.sh when it installs Chromium in the background: the file apt's exit code lands
+# in, and that job's process.
 CHROMIUM_STATUS = "REASONSCAPE_CHROMIUM_STATUS"
+CHROMIUM_PID = "REASONSCAPE_CHROMIUM_PID"
 CHROMIUM_WAIT = 20 * 60        # seconds; apt takes about 1.5 minutes
 
 
@@ -129,17 +131,11 @@ def llama_cpp_ready():
     """Skip (with the one-line reason) unless llama.cpp's server and SmolLM2 can be used here;
     under tests/run.sh, first wait for its background build to end."""
     import importlib
-    import time
 
-    status = os.environ.get(LLAMA_BUILD_STATUS)
-    if status:
-        deadline = time.monotonic() + LLAMA_BUILD_WAIT
-        while not Path(status).exists():
-            if time.monotonic() > deadline or not _builder_alive():
-                pytest.skip(f"the llama.cpp build started by tests/run.sh ended without a result or took over "
-                            f"{LLAMA_BUILD_WAIT // 60} min (its output: {os.environ.get(LLAMA_BUILD_LOG)})")
-            time.sleep(2)
-        importlib.invalidate_caches()           # the packages appeared after this process started
+    if not _background_install_ended(LLAMA_BUILD_STATUS, LLAMA_BUILD_PID, LLAMA_BUILD_WAIT):
+        pytest.skip(f"the llama.cpp build started by tests/run.sh ended without a result or took over "
+                    f"{LLAMA_BUILD_WAIT // 60} min (its output: {os.environ.get(LLAMA_BUILD_LOG)})")
+    importlib.invalidate_caches()           # the packages may have appeared after this process started
     from resolver.llamacpp import unavailable_reason
 
     reason = unavailable_reason()
@@ -151,15 +147,10 @@ def llama_cpp_ready():
 def browser_ready():
     """Skip (with the reason) unless Chromium and chromedriver can run here; under tests/run.sh,
     first wait for its background apt install of them (tests.support.browser.browser_marks)."""
-    import time
-
     from tests.support.browser import browser_missing_reason
 
+    _background_install_ended(CHROMIUM_STATUS, CHROMIUM_PID, CHROMIUM_WAIT)
     status = os.environ.get(CHROMIUM_STATUS)
-    if status:
-        deadline = time.monotonic() + CHROMIUM_WAIT
-        while not Path(status).exists() and time.monotonic() < deadline:
-            time.sleep(1)
     reason = browser_missing_reason()
     if reason and status and Path(status).exists() and Path(status).read_text().strip() != "0":
         output = Path(status).with_name("chromium-output")
@@ -171,11 +162,29 @@ def browser_ready():
         pytest.skip(reason)
 
 
-def _builder_alive() -> bool:
-    """Is tests/run.sh's background build still running (a zombie is not)? True when unknown."""
+def _background_install_ended(status_env: str, pid_env: str, wait: float) -> bool:
+    """Wait for one of tests/run.sh's background installs to write its status file (named by
+    the environment variable `status_env`); True when it has, or when none was started.
+    False when its job (`pid_env`) ended without writing it or `wait` seconds passed."""
+    import time
+
+    status = os.environ.get(status_env)
+    if not status:
+        return True
+    deadline = time.monotonic() + wait
+    while not Path(status).exists():
+        if time.monotonic() > deadline or not _job_alive(pid_env):
+            return Path(status).exists()
+        time.sleep(1)
+    return True
+
+
+def _job_alive(pid_env: str) -> bool:
+    """Is the tests/run.sh background job named by `pid_env` still running (a zombie is not)?
+    True when unknown."""
     import psutil
 
-    pid = os.environ.get(LLAMA_BUILD_PID)
+    pid = os.environ.get(pid_env)
     if not pid:
         return True
     try:

@@ -34,6 +34,7 @@ if [ "$FAST" = 0 ]; then
         >"$1/chromium-output" 2>&1; echo $? >"$1/chromium-status.part" && mv "$1/chromium-status.part" "$1/chromium-status"' \
         chromium "$SETUP" &
       CHROMIUM=$!
+      export REASONSCAPE_CHROMIUM_PID="$CHROMIUM"
     else
       echo "warning: chromium/chromedriver not found; browser tests will be skipped"
     fi

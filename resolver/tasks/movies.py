@@ -125,11 +125,11 @@ def _kin_only(link: frozenset) -> frozenset:
 
 def _shares(link: frozenset, concepts: frozenset, strict: bool) -> bool:
     """Does a film with `concepts` share the link? Strictly: any part of it (a film with
-    "Crime" but not "Thriller" shares part of Crime + Thriller) or a kin of a part;
-    else: all of it, or a kin of a part."""
-    if not _kin_only(link).isdisjoint(concepts):
-        return True
-    return not link.isdisjoint(concepts) if strict else link <= concepts
+    "Crime" but not "Thriller" shares part of Crime + Thriller) or a kin of a part, that is
+    any of `_reach(link)`; else: all of it, or a kin of a part."""
+    if strict:
+        return not _reach(link).isdisjoint(concepts)
+    return link <= concepts or not _kin_only(link).isdisjoint(concepts)
 
 
 def _free(links: dict, film: int, others: list[int], strict: bool) -> list:
@@ -158,10 +158,7 @@ def _option_set(links: dict, count: int, rng: random.Random, strict: bool) -> li
             if any(keys <= other or other <= keys for other in chosen_keys):
                 continue
             concepts = films[film].concepts
-            if strict:     # `_shares` when strict: the concepts meet the link or a kin of it
-                narrowed = [[link for link in own if _reach(link[2]).isdisjoint(concepts)] for own in free]
-            else:
-                narrowed = [[link for link in own if not _shares(link[2], concepts, strict)] for own in free]
+            narrowed = [[link for link in own if not _shares(link[2], concepts, strict)] for own in free]
             if not all(narrowed):
                 continue
             mine = _free(links, film, chosen, strict)
