@@ -25,22 +25,44 @@ def test_a_missing_pointsdb_names_what_builds_it(tmp_path):
     from resolver.analysis import open_dataset
     from resolver.cli.analyze import shared
 
+    # no data/manifest.json beside the dataset: nothing can be pulled, so the hint says what to set up
     path = _dataset_without_db(tmp_path)
     with pytest.raises(UserError) as caught:
         open_dataset(path)
-    assert str(caught.value) == (f"PointsDB {tmp_path / 'missing.db'} does not exist yet; fetch the published results with: "
-                       f"python data.py pull dataset {path}; or build it from your own runs with: "
-                       f"python evaluate.py --dataset {path}")
+    assert str(caught.value) == (f"PointsDB {tmp_path / 'missing.db'} does not exist yet; no published copy to pull "
+                                 f"({tmp_path / 'manifest.json'} lists no missing.db): to share one, set a remote "
+                                 f"(python data.py remote URL, or $REASONSCAPE_REMOTE) and push the database from a "
+                                 f"machine that has it (python data.py push dataset {path}); or build it from your "
+                                 f"own runs with: python evaluate.py --dataset {path}")
     with pytest.raises(UserError, match=r"does not exist yet; custom hint for .*lonely\.json$"):
         open_dataset(path, missing_hint=lambda p: f"custom hint for {p}")
     # the command layer's hint also names the simulated data where there is some (the demo)
     demo = _dataset_without_db(tmp_path, "demo.json")
     with pytest.raises(UserError) as caught:
         shared.open_dataset(demo)
+    message = str(caught.value)
+    assert "data.py pull" not in message and "no published copy to pull" in message
+    assert message.endswith("; or generate simulated data with: python3 -m resolver.demo --no-serve; or build it "
+                            f"from your own runs with: python evaluate.py --dataset {demo}")
+
+
+def test_the_pull_hint_appears_where_a_manifest_lists_the_database(tmp_path):
+    from resolver.analysis import open_dataset
+
+    path = _dataset_without_db(tmp_path)
+    digest = "ab" * 32
+    entry = {"blob": digest, "content": digest, "size": 1, "bytes": 1, "files": 1, "datasets": ["lonely.json"]}
+    manifest = tmp_path / "manifest.json"
+    # a manifest that lists another database still cannot pull this one
+    manifest.write_text(json.dumps({"format": 1, "runs": {}, "dbs": {"other.db": entry}}), encoding="utf-8")
+    with pytest.raises(UserError, match="no published copy to pull"):
+        open_dataset(path)
+    manifest.write_text(json.dumps({"format": 1, "runs": {}, "dbs": {"missing.db": entry}}), encoding="utf-8")
+    with pytest.raises(UserError) as caught:
+        open_dataset(path)
     assert str(caught.value) == (f"PointsDB {tmp_path / 'missing.db'} does not exist yet; fetch the published "
-                                 f"results with: python data.py pull dataset {demo}; or generate simulated data "
-                                 f"with: python3 -m resolver.demo --no-serve; or build it from your own runs with: "
-                                 f"python evaluate.py --dataset {demo}")
+                                 f"results with: python data.py pull dataset {path}; or build it from your own "
+                                 f"runs with: python evaluate.py --dataset {path}")
 
 
 def test_theme_agreement_commands(tmp_path, capsys):

@@ -66,9 +66,11 @@ def open_dataset(path, missing_hint: Callable[[str], str] | None = None):
 
 
 def default_missing_hint(path) -> str:
-    """What builds a missing PointsDB: the published results or your own runs (docs/data.md)."""
-    return (f"fetch the published results with: python data.py pull dataset {path}; "
-            f"or build it from your own runs with: python evaluate.py --dataset {path}")
+    """What builds a missing PointsDB: the published results (where a manifest lists them)
+    or your own runs (docs/data.md)."""
+    from resolver.catalog.manifest import pull_hint
+
+    return f"{pull_hint(path)}; or build it from your own runs with: python evaluate.py --dataset {path}"
 
 
 def existing_datasets_text(missing: Path) -> str:

@@ -169,3 +169,28 @@ def load_manifest(path=DEFAULT_PATH) -> Manifest:
             manifest.entries(kind)[key] = entry
     return manifest
 
+
+
+def pull_hint(dataset_file) -> str:
+    """What to say about `data.py pull` for a dataset file whose PointsDB is missing.
+
+    A pull can only fetch what a manifest lists, so the pull line is suggested only when
+    the manifest beside the dataset file (data/manifest.json for data/r12.json, the file
+    data.py reads by default) names that database; otherwise the words say what has to be
+    configured first (docs/data.md, "Remotes").
+    """
+    from resolver.catalog.datasets import load_dataset
+
+    data_dir = Path(dataset_file).parent
+    path = data_dir / DEFAULT_PATH.name
+    db_path = Path(load_dataset(dataset_file).db_path)
+    try:
+        manifest = load_manifest(path)
+        key = db_path.resolve().relative_to(data_dir.resolve()).as_posix()
+    except (UserError, ValueError):     # an unreadable manifest or a DB outside data/: nothing to pull
+        manifest, key = Manifest(path=path), ""
+    if key in manifest.dbs:
+        return f"fetch the published results with: python data.py pull dataset {dataset_file}"
+    return (f"no published copy to pull ({path} lists no {db_path.name}): to share one, set a remote "
+            f"(python data.py remote URL, or $REASONSCAPE_REMOTE) and push the database from a machine that "
+            f"has it (python data.py push dataset {dataset_file})")

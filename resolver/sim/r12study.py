@@ -85,8 +85,11 @@ def producing_command(dataset) -> str | None:
 
 
 def missing_data_hint(dataset) -> str:
-    """What to run when a dataset has no data yet: the real pull, the simulated study, or evaluate.py."""
-    parts = [f"fetch the published results with: python data.py pull dataset {dataset}"]
+    """What to run when a dataset has no data yet: the real pull (where a manifest lists the
+    database), the simulated study, or evaluate.py."""
+    from resolver.catalog.manifest import pull_hint
+
+    parts = [pull_hint(dataset)]
     simulated = producing_command(dataset)
     if simulated:
         parts.append(f"or generate simulated data with: {simulated}")
