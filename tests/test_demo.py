@@ -1,6 +1,7 @@
 """Quick-start command 1, end to end, in a scratch copy of the project's data files."""
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -36,3 +37,22 @@ def test_demo_runs_the_whole_pipeline(tmp_path):
     # the strong profile outranks the weak one
     order = [row.split("|")[1].strip() for row in table_rows]
     assert order.index(next(r for r in order if "strong" in r)) < order.index(next(r for r in order if "weak" in r))
+    # the demo ends with a paired comparison of two simulated models (docs/workflow.md, Step 5) ...
+    ids = {e["filters"]["model"]: hashlib.sha256(
+        f"{e['filters']['model']}|{e['filters']['template']}|{e['filters']['sampler']}".encode()).hexdigest()[:6]
+        for c in dataset["cohorts"] for e in json.loads((tmp_path / "data" / c["path"]).read_text())}
+    pair = [ids["sim-weak"], ids["sim-loopy"]]
+    assert f"$ python analyze.py compare data/demo.json --filters '{json.dumps({'eval_id': pair})}'" in proc.stdout
+    assert "# Paired comparison: B = Simulated loop-prone model" in proc.stdout
+    # ... in which pairing decides more (tier, group) cells than the same test without pairing
+    result = json.loads(subprocess.run(
+        [sys.executable, str(REPO / "analyze.py"), "compare", "data/demo.json", "--filters",
+         json.dumps({"eval_id": pair}), "--format", "json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=True).stdout)
+    assert (result["a"], result["b"]) == tuple(pair) and len(result["cells"]) == 6
+    paired = {(c["tier"], c["group"]) for c in result["cells"] if c["verdict"] != "none"}
+    unpaired = {(c["tier"], c["group"]) for c in result["cells"] if c["unpaired_verdict"] != "none"}
+    assert unpaired <= paired and len(paired) > len(unpaired), (paired, unpaired)
+    # and at least one of those cells has a paired 95% interval clear of 0 and an unpaired one across it
+    only = [c for c in result["cells"] if (c["tier"], c["group"]) in paired - unpaired]
+    assert any(c["paired"][0] > 0 > c["unpaired"][0] or c["paired"][1] < 0 < c["unpaired"][1] for c in only)

@@ -34,6 +34,11 @@ REAL_DATASET = "data/demo-real.json"       # the simulated cohorts plus demo/rea
 REAL_COHORT = "data/demo/real"
 REAL_SAMPLER = "samplers/greedy-256.json"   # a small CPU model that loops would otherwise write 4k tokens
 REAL_PRECISION = "low"
+# The pair whose paired comparison the demo prints: A first, then B. Their differences are
+# small next to the sampling noise and their answers correlate (a problem hard for one is
+# hard for the other), so pairing decides cells the unpaired intervals leave open
+# (docs/workflow.md, "Step 5").
+COMPARE_PAIR = ("sim-weak", "sim-loopy")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -170,6 +175,7 @@ def main(argv=None) -> None:
         run_real_model(root, args.gguf, args.n_ctx, args.threads)
     show_and_run(root, "evaluate.py", "--dataset", dataset_file)
     show_and_run(root, "analyze.py", "scores", dataset_file)
+    show_and_run(root, "analyze.py", "compare", dataset_file, "--filters", compare_filter())
     if args.no_serve:
         return
     print(f"\nServing the leaderboard on http://localhost:{args.port} (Ctrl-C to stop)")
@@ -177,6 +183,14 @@ def main(argv=None) -> None:
         show_and_run(root, "leaderboard.py", dataset_file, "--port", str(args.port))
     except KeyboardInterrupt:
         print("\nstopped")
+
+
+def compare_filter() -> str:
+    """The --filters naming COMPARE_PAIR's two evals (A first), as a user would type it."""
+    from resolver.catalog import eval_id
+
+    template, sampler = Path(TEMPLATE).stem, Path(SAMPLER).stem
+    return json.dumps({"eval_id": [eval_id(model, template, sampler) for model in COMPARE_PAIR]})
 
 
 def run() -> None:
