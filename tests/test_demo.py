@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -56,3 +57,9 @@ def test_demo_runs_the_whole_pipeline(tmp_path):
     # and at least one of those cells has a paired 95% interval clear of 0 and an unpaired one across it
     only = [c for c in result["cells"] if (c["tier"], c["group"]) in paired - unpaired]
     assert any(c["paired"][0] > 0 > c["unpaired"][0] or c["paired"][1] < 0 < c["unpaired"][1] for c in only)
+    # docs/workflow.md (Step 5) states these counts
+    page = (REPO / "docs" / "workflow.md").read_text(encoding="utf-8")
+    said = re.search(r"pairing decides (\d+) of (\d+) cells and the unpaired test (none|\d+)", " ".join(page.split()))
+    assert said, "docs/workflow.md no longer gives the demo's counts"
+    assert (int(said.group(1)), int(said.group(2)), 0 if said.group(3) == "none" else int(said.group(3))) == (
+        len(paired), len(result["cells"]), len(unpaired))
