@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from resolver.analysis.capacity import fit_logistic, logistic, peak_from_points
+from resolver.analysis.capacity import fit_logistic, logistic, peak_from_points, prompt_budgets
 
 
 @pytest.mark.parametrize("x50, slope", [(60.0, 3.0), (200.0, 1.5), (25.0, 6.0)])
@@ -49,5 +49,16 @@ def test_peak_from_points_by_hand():
     lows = np.array([ci.low for ci in cis])
     assert table["effective_capacity"].to_numpy() == pytest.approx(lows * [10, 20, 40], rel=1e-3)
     row = summary.iloc[0]
-    assert row["peak_target_tokens"] == 2000
+    assert row["peak_budget_tokens"] == 2000 and row["budget"] == "manifold.target_tokens"
     assert row["capacity"] == 20.0
+
+
+def test_prompt_budget_is_the_power_of_two_the_mean_prompt_fits_in():
+    # mean prompt tokens per sample: 300/2 = 150 -> 256; 4096/4 = 1024 -> 1024 (exactly fits);
+    # 1025 -> 2048; no samples or no tokens -> no budget
+    points = pd.DataFrame({"prompt_tokens": [300, 4096, 1025, 0, 50],
+                           "correct": [1, 2, 1, 1, 0], "incorrect": [1, 1, 0, 0, 0],
+                           "invalid": [0, 1, 0, 0, 0], "truncated": [0, 0, 0, 0, 0]})
+    budgets = prompt_budgets(points)
+    assert budgets.iloc[:3].tolist() == [256.0, 1024.0, 2048.0]
+    assert budgets.iloc[3:].isna().all()
