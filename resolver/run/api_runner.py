@@ -60,8 +60,8 @@ from resolver.client import (
 from resolver.config import Step
 from resolver.core import UserError
 from resolver.records import RecordWriter, new_run_folder, step_file
-from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, forget_step, graded_record, messages_for, request_for
+from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.report import Reporter
 from resolver.run.rounds import Tally, needs_another_round
 from resolver.run.summary import RunSummary

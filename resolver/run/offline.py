@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from resolver.records import RecordWriter, new_run_folder, step_file
-from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, forget_step, messages_for
+from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.report import Reporter
 
 
