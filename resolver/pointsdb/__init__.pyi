@@ -11,7 +11,6 @@ from .schema import (
     OUTCOME_INVALID as OUTCOME_INVALID,
     OUTCOME_NAMES as OUTCOME_NAMES,
     OUTCOME_TRUNCATED as OUTCOME_TRUNCATED,
-    POINT_INDEXES as POINT_INDEXES,
     SCHEMA_VERSION as SCHEMA_VERSION,
     canonical_json as canonical_json,
     outcome_of as outcome_of,

@@ -123,27 +123,6 @@ def _create_sql(table: str, columns: dict) -> str:
     return f"CREATE TABLE IF NOT EXISTS {table} ({body})"
 
 
-# ART indexes serving the point look-ups: by id (probe.py --point-id, the leaderboard diff,
-# raw records) and by identity (the seeds' "indexed by (eval_id, base_task, params)").
-# Measured against zone maps alone: docs/performance.md, "PointsDB indexes".
-POINT_INDEXES = {
-    "points_identity": "points (eval_id, base_task, params)",
-    "points_id": "points (id)",
-}
-
-
-def create_indexes(con) -> None:
-    """Create the point indexes (idempotent); the writer builds them once, after loading."""
-    for name, target in POINT_INDEXES.items():
-        con.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")
-
-
-def drop_indexes(con) -> None:
-    """Drop them before a bulk load (loading into an indexed table is slower than indexing after)."""
-    for name in POINT_INDEXES:
-        con.execute(f"DROP INDEX IF EXISTS {name}")
-
-
 def create_schema(con) -> None:
     """Create the PointsDB tables in an open read-write connection (idempotent)."""
     con.execute(_create_sql("points", POINT_COLUMNS))

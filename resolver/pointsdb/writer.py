@@ -13,15 +13,7 @@ import pyarrow as pa
 
 from resolver.core import UserError
 from resolver.pointsdb.reader import OPTIONAL_POINT_COLUMNS
-from resolver.pointsdb.schema import (
-    _ARROW_POINT_TYPES,
-    EVAL_COLUMNS,
-    POINT_COLUMNS,
-    SCHEMA_VERSION,
-    create_indexes,
-    create_schema,
-    drop_indexes,
-)
+from resolver.pointsdb.schema import _ARROW_POINT_TYPES, EVAL_COLUMNS, POINT_COLUMNS, SCHEMA_VERSION, create_schema
 
 # DuckDB's own memory cap while writing, so evaluate.py stays well under 1 GB whatever
 # the dataset size (DuckDB spills to disk beyond it).
@@ -75,7 +67,6 @@ class PointsWriter:
                 shutil.copyfile(self.path, self.tmp_path)
             self.con = duckdb.connect(str(self.tmp_path), config=WRITER_CONFIG)
             create_schema(self.con)
-            drop_indexes(self.con)          # rebuilt once in commit(), after the loads
             # Explicit transactions, committed once per eval (put_eval): bulk loads skip the
             # per-statement commit, and DuckDB's memory stays bounded by one eval.
             self.con.execute("BEGIN TRANSACTION")
@@ -139,7 +130,6 @@ class PointsWriter:
     def commit(self) -> None:
         """Make the new database the live one (readers opened before keep their snapshot)."""
         try:
-            create_indexes(self.con)
             self.con.execute("COMMIT")
             self.con.execute("CHECKPOINT")
             self.con.close()
