@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from resolver.analysis.capacity import fit_logistic, logistic, peak_from_points
+from resolver.analysis.capacity import fit_logistic, logistic, peak_from_points, prompt_budgets
 
 
 @pytest.mark.parametrize("x50, slope", [(60.0, 3.0), (200.0, 1.5), (25.0, 6.0)])
@@ -49,5 +49,41 @@ def test_peak_from_points_by_hand():
     lows = np.array([ci.low for ci in cis])
     assert table["effective_capacity"].to_numpy() == pytest.approx(lows * [10, 20, 40], rel=1e-3)
     row = summary.iloc[0]
-    assert row["peak_target_tokens"] == 2000
+    assert row["peak_budget_tokens"] == 2000 and row["budget"] == "manifold.target_tokens"
     assert row["capacity"] == 20.0
+
+
+def test_prompt_budget_is_the_power_of_two_the_mean_prompt_fits_in():
+    # mean prompt tokens per sample: 300/2 = 150 -> 256; 4096/4 = 1024 -> 1024 (exactly fits);
+    # 1025 -> 2048; no samples or no tokens -> no budget
+    points = pd.DataFrame({"prompt_tokens": [300, 4096, 1025, 0, 50],
+                           "correct": [1, 2, 1, 1, 0], "incorrect": [1, 1, 0, 0, 0],
+                           "invalid": [0, 1, 0, 0, 0], "truncated": [0, 0, 0, 0, 0]})
+    budgets = prompt_budgets(points)
+    assert budgets.iloc[:3].tolist() == [256.0, 1024.0, 2048.0]
+    assert budgets.iloc[3:].isna().all()
+
+
+class _GridDB:
+    """A stand-in PointsDB answering `points()` with a grid task's frame (no target_tokens)."""
+
+    def __init__(self, frame):
+        self.frame = frame
+
+    def points(self, filters=None, columns=None):
+        return self.frame.reindex(columns=columns)
+
+
+def test_peak_on_a_grid_groups_points_by_their_prompt_budget():
+    from resolver.analysis.capacity import peak
+
+    # sizes 4 and 8 both fit 512 tokens (mean prompts 300 and 500), 16 needs 1024 (900)
+    frame = pd.DataFrame({
+        "eval_id": ["e"] * 3, "params.num_rows": [4, 8, 16], "prompt_tokens": [3000, 5000, 9000],
+        "correct": [10, 6, 1], "incorrect": [0, 4, 9], "invalid": [0, 0, 0], "truncated": [0, 0, 0],
+        "guess_sum": [0.0] * 3, "guess_sum_all": [0.0] * 3})
+    table, summary = peak(_GridDB(frame), mode="C_I")
+    assert table["prompt_budget"].tolist() == [512, 1024]
+    assert table["size"].tolist() == [6.0, 16.0]                       # mean size within the budget
+    assert (table["correct"].tolist(), table["incorrect"].tolist()) == ([16, 1], [4, 9])
+    assert summary.iloc[0]["budget"] == "prompt_budget" and summary.iloc[0]["peak_budget_tokens"] == 512

@@ -18,7 +18,7 @@ from . import (
     scores as scores,
     token_usage as token_usage,
 )
-from .capacity import TARGET_DIM as TARGET_DIM, logistic as logistic
+from .capacity import PROMPT_BUDGET as PROMPT_BUDGET, TARGET_DIM as TARGET_DIM, logistic as logistic
 from .cell import format_value as format_value
 from .cluster import memberships as memberships
 from .common import (

@@ -18,6 +18,12 @@ Two views (mutually exclusive on the command line):
   ``capacity`` = the largest size whose accuracy stays above the threshold; the
   *peak* is the budget where effective capacity is highest -- beyond it, longer
   inputs cost more accuracy than they add size.
+
+  A dataset whose size task is a plain grid (r12's tables) has no ``target_tokens``;
+  there the budget is derived from what every point measured: ``prompt_budget`` = the
+  power of two at or above the point's mean prompt tokens per sample -- the smallest
+  budget (1024, 2048, ...) its prompts fit in, the same meaning ``target_tokens`` has
+  for a calibrated task (docs/decisions.md, "capacity --peak on a grid").
 """
 from __future__ import annotations
 
@@ -35,6 +41,7 @@ from resolver.stats import SUMMED_COLUMNS, Z95, add_statistics
 DEFAULT_SIZE_PARAM = "params.num_rows"
 DEFAULT_THRESHOLD = 0.5
 TARGET_DIM = "manifold.target_tokens"
+PROMPT_BUDGET = "prompt_budget"   # the derived budget column (see the module docstring)
 MIN_FIT_SIZES = 3          # a logistic has two parameters; fit only with 3+ sizes
 MIN_SIGMA = 0.01           # floor on the weight denominators (0-width intervals at 0 / 1)
 
@@ -109,22 +116,43 @@ def frontier(db, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: s
 def peak(db, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
          facet_by: str | None = None, mode: str = "C_P",
          threshold: float = DEFAULT_THRESHOLD) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(per-budget table, per-series summary with capacity and peak budget)."""
+    """(per-budget table, per-series summary with capacity and peak budget).
+
+    The budget is ``manifold.target_tokens`` where the points have it, else the derived
+    ``prompt_budget``; the table's budget column and the summary's ``budget`` say which."""
     keys = list(dict.fromkeys(_series_key(group_by, facet_by)))
-    points = db.points(filters, columns=[*keys, TARGET_DIM, size_param, "correct", "incorrect",
+    points = db.points(filters, columns=[*keys, TARGET_DIM, size_param, "prompt_tokens", "correct", "incorrect",
                                          "invalid", "truncated", "guess_sum", "guess_sum_all"])
-    points = points[points[TARGET_DIM].notna() & points[size_param].notna()]
+    points = points[points[size_param].notna()]
     if points.empty:
-        raise UserError(f"no points have both {TARGET_DIM} and {size_param}; --peak needs calibrated "
-                        "(mode: calibrate) tasks, and --size-param names their size")
-    return peak_from_points(points, keys, size_param, mode, threshold)
+        raise UserError(f"no points have {size_param}; --size-param names the numeric size of the task to "
+                        "measure (e.g. params.num_rows for tables)")
+    budget = TARGET_DIM if points[TARGET_DIM].notna().any() else PROMPT_BUDGET
+    if budget == TARGET_DIM:
+        points = points[points[TARGET_DIM].notna()]
+    else:
+        points = points.assign(**{PROMPT_BUDGET: prompt_budgets(points)})
+        points = points[points[PROMPT_BUDGET].notna()]
+        if points.empty:
+            raise UserError(f"the points with {size_param} have neither {TARGET_DIM} nor measured prompt tokens; "
+                            "--peak needs calibrated (mode: calibrate) tasks or runs that report usage")
+    return peak_from_points(points, keys, size_param, mode, threshold, budget)
+
+
+def prompt_budgets(points: pd.DataFrame) -> pd.Series:
+    """Per point: the power of two at or above its mean prompt tokens per sample (NaN without tokens)."""
+    samples = points[["correct", "incorrect", "invalid", "truncated"]].sum(axis=1)
+    mean = points["prompt_tokens"].astype(float) / samples.where(samples > 0)
+    mean = mean.where(mean > 0)
+    return np.exp2(np.ceil(np.log2(mean)))
 
 
 def peak_from_points(points: pd.DataFrame, keys: list[str], size_param: str, mode: str,
-                     threshold: float) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The computation behind `peak`, on a points frame with the needed columns."""
+                     threshold: float, budget: str = TARGET_DIM) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The computation behind `peak`, on a points frame with the needed columns;
+    `budget` names the budget column (TARGET_DIM or PROMPT_BUDGET)."""
     counters = [c for c in SUMMED_COLUMNS if c in points.columns]
-    grouped = points.groupby([*keys, TARGET_DIM], sort=True)
+    grouped = points.groupby([*keys, budget], sort=True)
     table = grouped[counters].sum().join(grouped[size_param].mean().rename("size")).reset_index()
     table = add_statistics(table, mode)
     table["accuracy_low"] = (table["center"] - table["margin"]).clip(lower=0.0)
@@ -136,7 +164,8 @@ def peak_from_points(points: pd.DataFrame, keys: list[str], size_param: str, mod
         best = part.loc[part["effective_capacity"].idxmax()]
         above = part[part["above_threshold"]]
         summary.append({**dict(zip(keys, key)),
-                        "peak_target_tokens": _plain_number(best[TARGET_DIM]),
+                        "budget": budget,
+                        "peak_budget_tokens": _plain_number(best[budget]),
                         "peak_effective_capacity": best["effective_capacity"],
                         "peak_accuracy": best["center"],
                         "capacity": float(above["size"].max()) if len(above) else 0.0,

@@ -102,7 +102,8 @@ def describe_view(view) -> dict:
     """A config view as a plain dict with its dimensionality."""
     group_by = list(view.group_by)
     return {"view": view.view, "dims": len(group_by), "group_by": group_by,
-            "filters": dict(view.filters or {}), "facet_by": list(view.facet_by or [])}
+            "filters": dict(view.filters or {}), "facet_by": list(view.facet_by or []),
+            "description": getattr(view, "description", "")}
 
 
 def list_tasks(counts: pd.DataFrame, config=None, search: str | None = None) -> list:
@@ -127,6 +128,10 @@ def list_tasks(counts: pd.DataFrame, config=None, search: str | None = None) -> 
             "points": int(counted["points"]) if counted is not None else 0,
             "evals": int(counted["evals"]) if counted is not None else 0,
             "views": [describe_view(v) for v in task.views] if task else [],
+            # the config's free-text descriptions: what `analyze.py tasks` shows them for (docs/configs.md)
+            "description": task.description if task else "",
+            "manifolds": [{"id": e.id, "degree": e.degree, "description": e.description}
+                          for e in task.manifolds] if task else [],
         })
     return sorted(rows, key=lambda r: r["base_task"])
 
@@ -158,13 +163,22 @@ def _view_text(view: dict) -> str:
         text += "; " + ", ".join(f"{k}={v}" for k, v in view["filters"].items())
     if view["facet_by"]:
         text += "; facet " + ", ".join(view["facet_by"])
-    return text + ")"
+    return text + ")" + (f": {view['description']}" if view.get("description") else "")
 
 
-def tasks_markdown(rows: list) -> str:
+def _label_text(row: dict) -> str:
+    """The label, then the task's and its manifold entries' descriptions (those that have one)."""
+    lines = [row["label"]] + ([row["description"]] if row.get("description") else [])
+    lines += [f"{m['id']}: {m['description']}" for m in row.get("manifolds", ()) if m["description"]]
+    return "<br>".join(lines)
+
+
+def tasks_markdown(rows: list, description: str = "") -> str:
+    """The tasks table; `description`: the experiment config's own, shown above it."""
     from resolver.core import markdown_table
 
-    cells = [[r["base_task"], r["label"], r["points"], r["evals"],
+    cells = [[r["base_task"], _label_text(r), r["points"], r["evals"],
               "<br>".join(_view_text(v) for v in r["views"]) or "—"] for r in rows]
-    return "# Tasks\n\n" + markdown_table(cells, ["base_task", "label", "points", "evals", "views"],
-                                          ["l", "l", "r", "r", "l"])
+    head = "# Tasks\n\n" + (f"{description}\n\n" if description else "")
+    return head + markdown_table(cells, ["base_task", "label", "points", "evals", "views"],
+                                 ["l", "l", "r", "r", "l"])

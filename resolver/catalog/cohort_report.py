@@ -56,9 +56,22 @@ def _folder_details(cohort) -> list:
         if not summary.folders:
             parts.append("no run folder matches this eval's glob\n")
             continue
-        rows = [[f.path.name, f.files, f.samples, _size(f.bytes)] for f in summary.folders]
-        parts.append(markdown_table(rows, ("run folder", "NDJSON files", "samples", "size"), "lrrr") + "\n")
+        rows = [[f.path.name, f.files, f.samples, _size(f.bytes), *_run_columns(f)] for f in summary.folders]
+        parts.append(markdown_table(rows, ("run folder", "NDJSON files", "samples", "size", *RUN_HEADERS),
+                                    "lrrr" + "l" * len(RUN_HEADERS)) + "\n")
     return parts
+
+
+# What a folder's metadata.json says (resolver/records/run_metadata.py); "-" for folders without one.
+RUN_HEADERS = ("mode", "precision", "density", "seed", "started", "ended")
+
+
+def _run_columns(folder) -> list:
+    meta = folder.metadata
+    if meta is None:
+        return ["unreadable metadata.json" if folder.metadata_problem else "-"] + ["-"] * (len(RUN_HEADERS) - 1)
+    return [meta.mode, meta.precision.name, meta.density, meta.seed, meta.started,
+            meta.ended or "not recorded (running, or stopped abruptly)"]
 
 
 def render_verify(checks) -> str:

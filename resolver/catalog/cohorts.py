@@ -188,6 +188,8 @@ class FolderSummary:
     files: int
     samples: int
     bytes: int
+    metadata: object = None        # the folder's RunMetadata; None for folders from before metadata.json
+    metadata_problem: str = ""     # why its metadata.json could not be read ("" when it could, or has none)
 
 
 @dataclass
@@ -206,9 +208,16 @@ class CohortSummary:
 
 
 def summarize_folder(folder: Path) -> FolderSummary:
+    from resolver.records import read_run_metadata
+
     files = sorted(folder.rglob("*.ndjson"))
-    return FolderSummary(folder, len(files), sum(count_lines(f) for f in files),
-                         sum(f.stat().st_size for f in files))
+    summary = FolderSummary(folder, len(files), sum(count_lines(f) for f in files),
+                            sum(f.stat().st_size for f in files))
+    try:
+        summary.metadata = read_run_metadata(folder)
+    except UserError as exc:
+        summary.metadata_problem = str(exc)
+    return summary
 
 
 def summarize_cohort(cohort_dir, search=None) -> CohortSummary:

@@ -21,7 +21,7 @@ SCHEMA_DIR = Path(__file__).resolve().parents[2] / "docs" / "schemas"
 def _models() -> dict:
     from resolver.catalog.datasets import DatasetFile, EvalEntry
     from resolver.config import ExperimentConfig, SamplerFile, TemplateFile
-    from resolver.records import Record
+    from resolver.records import Record, RunMetadata
 
     return {
         "experiment-config.json": (ExperimentConfig, "An experiment config (configs/*.yaml, docs/configs.md)"),
@@ -30,6 +30,7 @@ def _models() -> dict:
         "dataset.json": (DatasetFile, "A dataset file (data/<name>.json, docs/cohort.md)"),
         "evals.json": (TypeAdapter(list[EvalEntry]), "A cohort's evals.json (docs/cohort.md)"),
         "record.json": (Record, "One line of a run's NDJSON (docs/architecture.md, The record)"),
+        "run-metadata.json": (RunMetadata, "A run folder's metadata.json (docs/runner.md, metadata.json)"),
     }
 
 

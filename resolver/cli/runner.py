@@ -210,6 +210,7 @@ def main(argv=None) -> int:
 
     args = build_parser().parse_args(argv)
     opts = RunOptions.from_namespace(args)
+    opts.command = ["runner.py", *map(str, sys.argv[1:] if argv is None else argv)]
     check_paths(opts)
     return dispatch(opts)
 

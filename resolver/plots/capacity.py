@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from resolver.analysis import TARGET_DIM, logistic
+from resolver.analysis import PROMPT_BUDGET, TARGET_DIM, logistic
 
 DPI = 100
 
@@ -115,17 +115,21 @@ def frontier_figure(curve, fits, size_param: str, keys: list, facet_by: str | No
 
 def peak_figure(table, summary, keys: list, facet_by: str | None, labels: dict, threshold: float,
                 width: int = 1200, height: int = 560):
-    """Effective capacity (accuracy lower bound x size) vs target_tokens; star at each series' peak."""
+    """Effective capacity (accuracy lower bound x size) vs the token budget; star at each series' peak.
+
+    The budget is the table's target_tokens column, or the derived prompt_budget (docs/analysis.md)."""
+    budget = TARGET_DIM if TARGET_DIM in table.columns else PROMPT_BUDGET
     fig, colours, series_keys, panels = _panels(table, keys, facet_by, width, height)
     for ax, _, part, series in panels:
         for _, colour, rows in series:
-            ax.plot(rows[TARGET_DIM], rows["effective_capacity"], marker="o", color=colour)
+            ax.plot(rows[budget], rows["effective_capacity"], marker="o", color=colour)
             best = rows.loc[rows["effective_capacity"].idxmax()]
-            ax.scatter([best[TARGET_DIM]], [best["effective_capacity"]], marker="*", s=250, color=colour,
+            ax.scatter([best[budget]], [best["effective_capacity"]], marker="*", s=250, color=colour,
                        edgecolor="black", zorder=5)
             below = rows[~rows["above_threshold"]]
-            ax.scatter(below[TARGET_DIM], below["effective_capacity"], marker="x", color="black", zorder=6)
-        _size_axis(ax, part[TARGET_DIM], "manifold.target_tokens (prompt budget)")
+            ax.scatter(below[budget], below["effective_capacity"], marker="x", color="black", zorder=6)
+        _size_axis(ax, part[budget], "manifold.target_tokens (prompt budget)" if budget == TARGET_DIM else
+                   "prompt budget in tokens (power of two at or above the mean prompt)")
     return _finish(fig, panels, "effective capacity =\naccuracy (95% lower bound) × size",
                    f"Peak capacity vs token budget (★ peak, × accuracy below {threshold:.0%})",
                    colours, series_keys, labels)

@@ -19,6 +19,7 @@ import pandas as pd
 
 from resolver.analysis import TaskView, view_points
 from resolver.ingest.raw_records import point_records
+from resolver.probe.spectrum_cache import SpectrumCache
 from resolver.probe.tokenizers import render_prompt
 
 FFT_BINS = 256
@@ -56,7 +57,7 @@ def point_spectrum(point, db_dir, tokenizer) -> tuple[np.ndarray, int]:
 
 
 def fft_table(points: pd.DataFrame, views: list[TaskView], db_dir, tokenizers: dict,
-              progress=None) -> pd.DataFrame:
+              progress=None, store: SpectrumCache | None = None) -> pd.DataFrame:
     """One row per (view, facet, eval, group_by value): spectrum (array), points, samples.
 
     A view with ``facet_by`` gets one facet per value (combination) of those dimensions,
@@ -64,7 +65,8 @@ def fft_table(points: pd.DataFrame, views: list[TaskView], db_dir, tokenizers: d
     `points` must have id, eval_id, model, template, sampler, base_task, params,
     sources and the views' dimension columns; `tokenizers` maps eval_id -> tokenizer.
     `progress`: a tqdm-like factory the command hands in for a bar over the points
-    (none or False: no bar).
+    (none or False: no bar). `store`: where point spectra are kept between runs (the
+    dataset's cache directory; none: computed every time).
     """
     cache: dict[int, tuple[np.ndarray, int]] = {}
     needed = pd.concat([view_points(points, v) for v in views]) if views else points.iloc[0:0]
@@ -72,7 +74,7 @@ def fft_table(points: pd.DataFrame, views: list[TaskView], db_dir, tokenizers: d
     if progress:
         rows_needed = progress(iterable=rows_needed, total=needed["id"].nunique(), desc="fft points")
     for _, point in rows_needed:
-        cache[int(point["id"])] = point_spectrum(point, db_dir, tokenizers[point["eval_id"]])
+        cache[int(point["id"])] = _stored_spectrum(point, db_dir, tokenizers[point["eval_id"]], store)
     rows = []
     for view in views:
         dim, facets = view.dims[0], [f for f in view.facet_by if f != view.dims[0]]
@@ -87,6 +89,17 @@ def fft_table(points: pd.DataFrame, views: list[TaskView], db_dir, tokenizers: d
                          "facet": facet_name(facets, facet_values), "eval_id": eval_id, "value": value,
                          "points": len(group), "samples": int(weights.sum()), "spectrum": spectrum})
     return pd.DataFrame(rows)
+
+
+def _stored_spectrum(point, db_dir, tokenizer, store: SpectrumCache | None) -> tuple[np.ndarray, int]:
+    if store is None:
+        return point_spectrum(point, db_dir, tokenizer)
+    key = store.key(point, db_dir, tokenizer.name, FFT_BINS)
+    found = store.get(key)
+    if found is None:
+        found = point_spectrum(point, db_dir, tokenizer)
+        store.put(key, *found)
+    return found
 
 
 def facet_name(dims, values) -> str:

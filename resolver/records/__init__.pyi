@@ -21,6 +21,15 @@ from .run_folders import (
     sample_index_of as sample_index_of,
     step_file as step_file,
 )
+from .run_metadata import (
+    METADATA_NAME as METADATA_NAME,
+    METADATA_VERSION as METADATA_VERSION,
+    PrecisionLevel as PrecisionLevel,
+    RunMetadata as RunMetadata,
+    RunVersions as RunVersions,
+    read_run_metadata as read_run_metadata,
+    write_run_metadata as write_run_metadata,
+)
 from .schema import (
     OPTIONAL_FIELDS as OPTIONAL_FIELDS,
     RECORD_FIELDS as RECORD_FIELDS,

@@ -61,6 +61,7 @@ from resolver.config import Step
 from resolver.core import UserError
 from resolver.records import RecordWriter, new_run_folder, step_file
 from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, forget_step, graded_record, messages_for, request_for
+from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.report import Reporter
 from resolver.run.rounds import Tally, needs_another_round
 from resolver.run.summary import RunSummary
@@ -414,12 +415,8 @@ async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache, s
         folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                                 experiment.template.name, experiment.sampler.name)
         loop = RunLoop(experiment, opts, cache, client, folder, progress=not opts.quiet, reporter=reporter)
-        try:
+        with recorded_run(folder, run_metadata(opts, experiment, "api")):   # removes a folder left empty
             return await _interruptible(loop.run(ordered_steps(experiment, opts)), reporter)
-        except UserError:
-            if not any(folder.iterdir()):
-                folder.rmdir()           # nothing was written: leave no empty run folder
-            raise
 
 
 async def _interruptible(coro, reporter: Reporter) -> RunSummary:

@@ -312,12 +312,14 @@ def replay_batch(batch: ReadBatch, opts, cache, reporter=None):
 
     from resolver.records import new_run_folder
     from resolver.run.api_runner import RunLoop, ordered_steps
+    from resolver.run.folder_metadata import recorded_run, run_metadata
 
     experiment = batch.experiment
     folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                             experiment.template.name, experiment.sampler.name)
     loop = RunLoop(experiment, opts, cache, None, folder, progress=not opts.quiet, reporter=reporter)
-    return asyncio.run(loop.run(ordered_steps(experiment, opts)))
+    with recorded_run(folder, run_metadata(opts, experiment, "read-batch")):
+        return asyncio.run(loop.run(ordered_steps(experiment, opts)))
 
 
 def experiment_keys(experiment) -> set[str]:

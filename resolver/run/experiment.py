@@ -82,6 +82,8 @@ class RunOptions(BaseModel):
     tokenizer: str | None = None
     offline: int | None = Field(None, ge=1, description="ROUNDS: generate without a model")
     mode_given: bool = False       # --mode appeared on the command line
+    command: list[str] = Field(default_factory=list,
+                               description="the command line as typed, kept in the run folder's metadata.json")
 
     def __init__(self, **values):
         try:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from resolver.records import RecordWriter, new_run_folder, step_file
 from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, forget_step, messages_for
+from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.report import Reporter
 
 
@@ -56,6 +57,7 @@ def run_offline(opts: RunOptions, reporter: Reporter | None = None) -> OfflineRu
     experiment = build_experiment(opts, reporter.bar)
     folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                             experiment.template.name, experiment.sampler.name)
-    total = write_offline(experiment, folder, rounds, quiet=opts.quiet, reporter=reporter)
+    with recorded_run(folder, run_metadata(opts, experiment, "offline")):
+        total = write_offline(experiment, folder, rounds, quiet=opts.quiet, reporter=reporter)
     return OfflineRun(folder, total, len(experiment.steps), rounds, experiment.precision.count,
                       experiment.precision_name, time.perf_counter() - started)

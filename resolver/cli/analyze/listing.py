@@ -69,10 +69,12 @@ def run_tasks(args) -> int:
     with db:
         counts = db.query("SELECT base_task, count(*) AS points, count(DISTINCT eval_id) AS evals "
                           "FROM points GROUP BY base_task ORDER BY base_task")
-    rows = list_tasks(counts, load_config_or_none(dataset), args.search)
+    config = load_config_or_none(dataset)
+    rows = list_tasks(counts, config, args.search)
     if not rows:
         raise UserError(f"no tasks match --search {args.search!r}" if args.search else "the dataset has no tasks")
-    text = common.to_json(rows) if args.format == "json" else inventory.tasks_markdown(rows)
+    text = common.to_json(rows) if args.format == "json" else \
+        inventory.tasks_markdown(rows, config.description if config is not None else "")
     output.write_output("tasks", text, None)
     return 0
 

@@ -26,7 +26,7 @@ def register_fft(subparsers) -> None:
 def run_fft(args) -> int:
     from resolver.analysis import config_views, select_views, view_columns
     from resolver.plots import fft_figure
-    from resolver.probe import FREQUENCIES, fft_table
+    from resolver.probe import FREQUENCIES, SpectrumCache, fft_table
 
     split_by = common.parse_dimension(args.split_by)
     filters = common.load_filters(args.filters)
@@ -46,7 +46,8 @@ def run_fft(args) -> int:
     from resolver.probe import ByteTokenizer, eval_tokenizers
 
     tokenizers = eval_tokenizers(evals, args.tokenizer, fallback=ByteTokenizer(), warn=options.warn)
-    table = fft_table(points, views, db_dir, tokenizers, progress=None if args.quiet else progress_bar)
+    table = fft_table(points, views, db_dir, tokenizers, progress=None if args.quiet else progress_bar,
+                      store=SpectrumCache(dataset.cache_dir))    # the dataset's "cache" (docs/probe.md)
     if table.empty:
         raise UserError("no points fall in the selected 1-dimensional views; check --view and --filters")
     if args.format == "json":
