@@ -19,7 +19,7 @@ import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Annotated, Any, Iterator, Sequence
+from typing import Annotated, Any, Callable, Iterator, Sequence
 
 from pydantic import BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -120,6 +120,23 @@ def permutation(rng: random.Random, population: Sequence) -> list:
         append(pool[j])
         pool[j] = pool[m - 1]
     return out
+
+
+def draw_below(rng: random.Random) -> Callable[[int], int]:
+    """A function m -> `rng.randrange(m)` drawing the same numbers, with `rng.choice(seq)`
+    being `seq[below(len(seq))]` and `rng.randint(a, b)` being `a + below(b - a + 1)`: the
+    draws of `permutation`, as one call instead of three (docs/decisions.md, issue 38)."""
+    if type(rng) is not random.Random:
+        return rng.randrange
+    getrandbits = rng.getrandbits
+
+    def below(m: int) -> int:
+        bits = m.bit_length()
+        j = getrandbits(bits)
+        while j >= m:
+            j = getrandbits(bits)
+        return j
+    return below
 
 
 @dataclass
