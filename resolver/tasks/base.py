@@ -110,7 +110,7 @@ def permutation(rng: random.Random, population: Sequence) -> list:
         return rng.sample(population, len(population))
     getrandbits = rng.getrandbits
     pool = list(population)
-    out = []
+    out: list = []
     append = out.append
     for m in range(len(pool), 0, -1):
         bits = m.bit_length()

@@ -81,7 +81,7 @@ def _describe(labels: frozenset) -> tuple[list[str], list[str]]:
 def _links(kinds: tuple, min_members: int) -> dict:
     """film index -> [(kind, labels, concepts, members, strict sharers, loose sharers)]: every
     criterion of the allowed kinds with at least `min_members` films that the film has. The
-    sharers are bitmasks over catalogue indexes of the films that share it (`_shares`), so
+    sharers are bitmasks over catalogue indexes of the films that share it (`_sharers`), so
     "does any of these films share it" is one `&` (docs/decisions.md, issue 38)."""
     out: dict = {}
     for kind in kinds:
@@ -171,7 +171,7 @@ def _kin_only(link: frozenset) -> frozenset:
 
 
 def _free(links: dict, film: int, others: list[int], strict: bool) -> list:
-    """The film's criteria that no other film of `others` shares (see `_shares`)."""
+    """The film's criteria that no other film of `others` shares (see `_sharers`)."""
     at = STRICT if strict else LOOSE
     rest = _mask(others) & ~(1 << film)
     return [link for link in links.get(film, ()) if not link[at] & rest]
