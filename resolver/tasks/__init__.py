@@ -9,7 +9,7 @@ import importlib
 import pkgutil
 
 from resolver.core import UserError, choices_text
-from resolver.tasks.base import Param, Task, TestCase
+from resolver.tasks.base import Param, Task, TestCase, draw_below, permutation
 from resolver.tasks.guess import skipped as skipped_guess_rates
 
 _REGISTRY: dict[str, Task] = {}
@@ -69,4 +69,4 @@ def task_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-__all__ = ["Param", "Task", "TestCase", "register", "get_task", "task_of_record", "task_names", "skipped_guess_rates"]
+__all__ = ["Param", "Task", "TestCase", "permutation", "draw_below", "register", "get_task", "task_of_record", "task_names", "skipped_guess_rates"]

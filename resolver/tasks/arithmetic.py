@@ -15,58 +15,51 @@ from __future__ import annotations
 import random
 
 from resolver.core import UserError
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Param, Task, TestCase, draw_below, register
 from resolver.tasks.guess import mode_rate
 
 OPERATORS = ("+", "-", "*")
 
 
-def _build_tokens(params: dict, rng: random.Random) -> list[str]:
-    """Tokens of a random expression: numbers, operators and balanced parentheses.
+Token = str | int  # an operator or parenthesis, or a number
+
+
+def _build_tokens(params: dict, rng: random.Random) -> tuple[list[Token], int]:
+    """Tokens of a random expression (numbers, operators and balanced parentheses) and its value.
 
     A group opens before a term (while nesting is allowed and at least two terms
     remain to fill it) and may close after any term once it holds two terms, so no
-    group is ever a redundant "(5)".
+    group is ever a redundant "(5)". The draws are `rng.choice(OPERATORS)`,
+    `rng.randint(min_number, max_number)` and `rng.random()`, made by `draw_below`
+    (the honest guess rate builds a thousand of these per point; docs/decisions.md).
     """
     length, max_depth = params["length"], params["max_depth"]
-    tokens: list[str] = []
-    terms_in_group: list[int] = []  # one counter per open group, innermost last
+    prob_open, prob_close, rand = params["prob_open"], params["prob_close"], rng.random
+    low, span = params["min_number"], params["max_number"] - params["min_number"] + 1
+    below = draw_below(rng)
+    tokens: list[Token] = []
+    opened: list[int] = []  # the first term of each open group, innermost last
+    nested = False  # did two groups open before one term ("(("), which may make one redundant
     for i in range(length):
         if i:
-            tokens.append(rng.choice(OPERATORS))
+            tokens.append(OPERATORS[below(3)])
         remaining = length - i
-        while len(terms_in_group) < max_depth and remaining >= 2 and rng.random() < params["prob_open"]:
+        before = len(opened)
+        while len(opened) < max_depth and remaining >= 2 and rand() < prob_open:
             tokens.append("(")
-            terms_in_group.append(0)
-        tokens.append(str(rng.randint(params["min_number"], params["max_number"])))
-        terms_in_group = [n + 1 for n in terms_in_group]
-        while terms_in_group and terms_in_group[-1] >= 2 and rng.random() < params["prob_close"]:
+            opened.append(i)
+        nested = nested or len(opened) - before > 1
+        tokens.append(low + below(span))
+        while opened and i - opened[-1] >= 1 and rand() < prob_close:
             tokens.append(")")
-            terms_in_group.pop()
-    tokens.extend(")" * len(terms_in_group))
-    tokens = drop_redundant_groups(tokens)
-    if params["max_magnitude"]:
-        _bound_products(tokens, params["max_magnitude"], rng)
-    return tokens
+            opened.pop()
+    tokens.extend(")" * len(opened))
+    if nested:
+        tokens = drop_redundant_groups(tokens)
+    return tokens, _evaluate(tokens, params["max_magnitude"], rng)
 
 
-class _TooBig(Exception):
-    def __init__(self, index: int):
-        self.index = index
-
-
-def _bound_products(tokens: list[str], bound: int, rng: random.Random) -> None:
-    """Turn every `*` whose product exceeds `bound` into `+` or `-`, first in
-    evaluation order, until every product is within the bound (in place)."""
-    while True:
-        try:
-            _evaluate(tokens, bound)
-            return
-        except _TooBig as big:
-            tokens[big.index] = "+" if rng.random() < 0.5 else "-"
-
-
-def drop_redundant_groups(tokens: list[str]) -> list[str]:
+def drop_redundant_groups(tokens: list[Token]) -> list[Token]:
     """Remove parentheses that wrap exactly one other group, e.g. "((1 + 2))"."""
     match, stack = {}, []
     for i, token in enumerate(tokens):
@@ -82,51 +75,57 @@ def drop_redundant_groups(tokens: list[str]) -> list[str]:
     return [t for i, t in enumerate(tokens) if i not in drop]
 
 
-def _evaluate(tokens: list[str], bound: int | None = None) -> int:
+def _evaluate(tokens: list[Token], bound: int = 0, rng: random.Random | None = None) -> int:
     """The value of the token list: `*` before `+` and `-`, all left-associative (no eval()).
 
     One pass left to right with a frame per open parenthesis, so each product is checked
-    the moment its right operand is known: the first `*` whose product exceeds `bound`
-    in evaluation order raises _TooBig with its index (a parenthesised operand is
-    evaluated, and checked, before the product it belongs to).
+    the moment its right operand is known. With a `bound` (and `rng`), a `*` whose product
+    would exceed it in absolute value becomes `+` or `-` in place (one `rng.random()`,
+    in evaluation order; a parenthesised operand is evaluated, and bounded, before the
+    product it belongs to) and the pass goes on as if it had been written so: what
+    evaluating again from the start after each change would give, in one pass.
     """
     total, sign, product, times = 0, 1, 0, -1     # times: index of a pending `*`, else -1
     outer: list[tuple[int, int, int, int]] = []   # the enclosing frames
     for i, token in enumerate(tokens):
-        if token == "(":
+        if type(token) is int:
+            value = token
+        elif token == "(":
             outer.append((total, sign, product, times))
             total, sign, product, times = 0, 1, 0, -1
             continue
-        if token == "+" or token == "-":
+        elif token == "+" or token == "-":
             total += sign * product
             sign = 1 if token == "+" else -1
             continue
-        if token == "*":
+        elif token == "*":
             times = i
             continue
-        if token == ")":
+        else:  # ")"
             value = total + sign * product
             total, sign, product, times = outer.pop()
-        else:
-            value = int(token)
         if times < 0:
             product = value
             continue
-        product *= value
-        if bound is not None and abs(product) > bound:
-            raise _TooBig(times)
+        if bound and abs(product * value) > bound:
+            op = tokens[times] = "+" if rng.random() < 0.5 else "-"  # type: ignore[union-attr]
+            total += sign * product
+            sign = 1 if op == "+" else -1
+            product = value
+        else:
+            product *= value
         times = -1
     return total + sign * product
 
 
-def _render(tokens: list[str], prob_dewhitespace: float, rng: random.Random) -> tuple[str, int]:
+def _render(tokens: list[Token], prob_dewhitespace: float, rng: random.Random) -> tuple[str, int]:
     """Expression text: spaces around operators, each space dropped with probability p."""
     pieces: list[str] = []
     for token in tokens:
         if token in OPERATORS:
             pieces.extend([" ", token, " "])
         else:
-            pieces.append(token)
+            pieces.append(str(token))
     removed = 0
     out = []
     for piece in pieces:
@@ -137,7 +136,7 @@ def _render(tokens: list[str], prob_dewhitespace: float, rng: random.Random) -> 
     return "".join(out), removed
 
 
-def _max_nesting(tokens: list[str]) -> int:
+def _max_nesting(tokens: list[Token]) -> int:
     depth = deepest = 0
     for token in tokens:
         depth += (token == "(") - (token == ")")
@@ -172,15 +171,14 @@ class Arithmetic(Task):
                             f"max_number ({params['max_number']})")
 
     def generate(self, params: dict, rng: random.Random) -> TestCase:
-        tokens = _build_tokens(params, rng)
-        value = _evaluate(tokens)
+        tokens, value = _build_tokens(params, rng)
         text, removed = _render(tokens, params["prob_dewhitespace"], rng)
         ops = {op: tokens.count(op) for op in OPERATORS}
         return TestCase(
             input=text,
             target=str(value),
             response_enum=None,
-            guess_chance=mode_rate("arithmetic", params, lambda p, r: _evaluate(_build_tokens(p, r))),
+            guess_chance=mode_rate("arithmetic", params, lambda p, r: _build_tokens(p, r)[1]),
             genresult={"depth": _max_nesting(tokens), "groups": tokens.count("("),
                        "operators": ops, "spaces_removed": removed},
         )

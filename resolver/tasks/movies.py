@@ -24,7 +24,7 @@ from functools import lru_cache
 from itertools import combinations
 
 from resolver.core import UserError
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Param, Task, TestCase, permutation, register
 from resolver.tasks.vocab import format_options, load_lines, option_labels
 
 
@@ -79,14 +79,61 @@ def _describe(labels: frozenset) -> tuple[list[str], list[str]]:
 
 @lru_cache(maxsize=None)
 def _links(kinds: tuple, min_members: int) -> dict:
-    """film index -> [(kind, labels, concepts, members)]: every criterion of the allowed
-    kinds with at least `min_members` films that the film has."""
+    """film index -> [(kind, labels, concepts, members, strict sharers, loose sharers)]: every
+    criterion of the allowed kinds with at least `min_members` films that the film has. The
+    sharers are bitmasks over catalogue indexes of the films that share it (`_sharers`), so
+    "does any of these films share it" is one `&` (docs/decisions.md, issue 38)."""
     out: dict = {}
     for kind in kinds:
         for labels, members in _criteria(kind, min_members):
             concepts = frozenset(x[6:].casefold() if x.startswith("theme:") else x.casefold() for x in labels)
+            link = (kind, labels, concepts, members, _sharers(concepts, True), _sharers(concepts, False))
             for i in members:
-                out.setdefault(i, []).append((kind, labels, concepts, members))
+                out.setdefault(i, []).append(link)
+    return out
+
+
+STRICT, LOOSE = 4, 5  # where a link tuple keeps its sharers, by strictness
+
+
+@lru_cache(maxsize=None)
+def _having() -> dict:
+    """concept -> bitmask of the films that have it."""
+    out: dict = {}
+    for i, film in enumerate(catalogue()):
+        for concept in film.concepts:
+            out[concept] = out.get(concept, 0) | 1 << i
+    return out
+
+
+def _sharers(link: frozenset, strict: bool) -> int:
+    """Bitmask of the films that share the link: strictly, those with any part of it (a film
+    with "Crime" but not "Thriller" shares part of Crime + Thriller) or a kin of a part, that
+    is any of `_reach(link)`; else those with all of it, or a kin of a part."""
+    having = _having()
+    kin = 0
+    for concept in (_reach(link) if strict else _kin_only(link)):
+        kin |= having.get(concept, 0)
+    if strict:
+        return kin
+    every = (1 << len(catalogue())) - 1
+    for concept in link:
+        every &= having.get(concept, 0)
+    return every | kin
+
+
+@lru_cache(maxsize=None)
+def _nested() -> tuple[int, ...]:
+    """Per film, the bitmask of films whose genres contain its genres or are contained in them."""
+    keys = [f.genre_keys for f in catalogue()]
+    return tuple(sum(1 << j for j, other in enumerate(keys) if mine <= other or other <= mine)
+                 for mine in keys)
+
+
+def _mask(films) -> int:
+    out = 0
+    for i in films:
+        out |= 1 << i
     return out
 
 
@@ -123,77 +170,94 @@ def _kin_only(link: frozenset) -> frozenset:
     return _reach(link) - link
 
 
-def _shares(link: frozenset, concepts: frozenset, strict: bool) -> bool:
-    """Does a film with `concepts` share the link? Strictly: any part of it (a film with
-    "Crime" but not "Thriller" shares part of Crime + Thriller) or a kin of a part, that is
-    any of `_reach(link)`; else: all of it, or a kin of a part."""
-    if strict:
-        return not _reach(link).isdisjoint(concepts)
-    return link <= concepts or not _kin_only(link).isdisjoint(concepts)
-
-
 def _free(links: dict, film: int, others: list[int], strict: bool) -> list:
-    """The film's criteria that no other film of `others` shares (see `_shares`)."""
-    films = catalogue()
-    rest = [films[o].concepts for o in others if o != film]
-    return [link for link in links.get(film, ()) if not any(_shares(link[2], c, strict) for c in rest)]
+    """The film's criteria that no other film of `others` shares (see `_sharers`)."""
+    at = STRICT if strict else LOOSE
+    rest = _mask(others) & ~(1 << film)
+    return [link for link in links.get(film, ()) if not link[at] & rest]
 
 
 def _option_set(links: dict, count: int, rng: random.Random, strict: bool) -> list[int] | None:
     """`count` films, no one's genres within another's, each with a criterion no other
     one shares (so each could be the right answer), in random order; None when a few
     passes find none."""
-    films = catalogue()
+    at = STRICT if strict else LOOSE
+    # no option's genres may contain another's, or the genres of a liked group could never
+    # rank the smaller above the larger and the two could not each be the answer
+    nested = _nested()
     candidates = sorted(links)
     for _ in range(_SET_PASSES):
         chosen: list[int] = []
+        taken = 0  # bitmask of chosen
         # free[i]: the criteria of chosen[i] that no other chosen film shares (`_free`, kept
         # up to date as films join instead of recomputed for the whole set at each try)
         free: list[list] = []
-        # their genre keys: no option's genres may contain another's, or the genres of a liked
-        # group could never rank the smaller above the larger and the two could not each be the answer
-        chosen_keys: list[frozenset] = []
-        for film in rng.sample(candidates, len(candidates)):
-            keys = films[film].genre_keys
-            if any(keys <= other or other <= keys for other in chosen_keys):
+        # the films that share every free criterion of some chosen film: one of them joining
+        # would leave that film with none
+        blocked = 0
+        for film in permutation(rng, candidates):
+            bit = 1 << film
+            if nested[film] & taken or bit & blocked:
                 continue
-            concepts = films[film].concepts
-            narrowed = [[link for link in own if not _shares(link[2], concepts, strict)] for own in free]
-            if not all(narrowed):
-                continue
-            mine = _free(links, film, chosen, strict)
+            mine = [link for link in links[film] if not link[at] & taken]
             if mine:
                 chosen.append(film)
-                chosen_keys.append(keys)
-                free = [*narrowed, mine]
                 if len(chosen) == count:
                     return chosen
+                taken |= bit
+                free = [[link for link in own if not link[at] & bit] for own in free] + [mine]
+                blocked = 0
+                for own in free:
+                    every = own[0][at]
+                    for link in own[1:]:
+                        every &= link[at]
+                    blocked |= every
     return None
+
+
+@lru_cache(maxsize=None)
+def _key_bits() -> tuple[tuple[int, int, int], ...]:
+    """Per film, its genre keys, theme keys and concepts as bitmasks over every concept, so
+    the readings below are `&` and `bit_count` instead of set intersections."""
+    films = catalogue()
+    bit = {c: 1 << n for n, c in enumerate(sorted({c for f in films for c in f.concepts}))}
+    return tuple((_mask_of(bit, f.genre_keys), _mask_of(bit, f.theme_keys), _mask_of(bit, f.concepts))
+                 for f in films)
+
+
+def _mask_of(bit: dict, names: frozenset) -> int:
+    return sum(bit[n] for n in names)
 
 
 class _Common:
     """What the liked films have in common, read three ways: their shared genres, their
     shared themes, and both together (case-folded, so genre "Music" is theme "music")."""
 
-    def __init__(self, liked: list[Film]):
-        self.genres = frozenset.intersection(*(f.genre_keys for f in liked))
-        self.themes = frozenset.intersection(*(f.theme_keys for f in liked))
-        self.both = frozenset.intersection(*(f.concepts for f in liked))
+    def __init__(self, liked: list[int]):
+        bits = _key_bits()
+        self.genres, self.themes, self.both = bits[liked[0]]
+        for i in liked[1:]:
+            genres, themes, both = bits[i]
+            self.genres &= genres
+            self.themes &= themes
+            self.both &= both
         self.single = len(liked) == 1
 
-    def scores(self, film: Film) -> tuple[int, int, int]:
-        return (len(film.genre_keys & self.genres), len(film.theme_keys & self.themes),
-                len(film.concepts & self.both))
+    def scores(self, index: int) -> tuple[int, int, int]:
+        genres, themes, both = _key_bits()[index]
+        return ((genres & self.genres).bit_count(), (themes & self.themes).bit_count(),
+                (both & self.both).bit_count())
 
 
-def _wrong_ok(common: _Common, kind: str, link: frozenset, answer: tuple, film: Film, strict: bool) -> bool:
-    """May `film` be a wrong option? It does not share the link (`_shares`), no reading of the
+def _wrong_ok(common: _Common, kind: str, sharers: int, answer: tuple, index: int) -> bool:
+    """May film `index` be a wrong option? It does not share the link (is not among its
+    `sharers`, see `_sharers`), no reading of the
     liked films (genres, themes, both) ranks it above the answer, the reading of the
     link's kind ranks it below, and both together rank it below. With one liked film
     nothing tells which of its themes is meant, so there the genres must decide alone."""
-    if _shares(link, film.concepts, strict):
+    if sharers >> index & 1:
         return False
-    g, t, b = common.scores(film)
+    g, t, b = common.scores(index)
     if g > answer[0] or t > answer[1] or b >= answer[2]:
         return False
     if (kind == "genres" or common.single) and g == answer[0]:
@@ -208,20 +272,22 @@ def _liked_group(params: dict, links: dict, options: list[int], answer: int, rng
     option is a fair wrong option (`_wrong_ok`); or None."""
     films = catalogue()
     need = params["reference_count"] - 1
-    wrong = [films[o] for o in options if o != answer]
+    wrong = [o for o in options if o != answer]
+    at = STRICT if strict else LOOSE
     draws = []
-    for kind, labels, concepts, members in _free(links, answer, options, strict):
+    for link in _free(links, answer, options, strict):
+        kind, labels, members, sharers = link[0], link[1], link[3], link[at]
         pool = [i for i in members if i not in options]
         if need == 1:  # few single films: try them all, in random order
-            draws += [(kind, labels, concepts, [i]) for i in pool]
+            draws += [(kind, labels, sharers, [i]) for i in pool]
         elif len(pool) >= need:
-            draws += [(kind, labels, concepts, pool)] * _GROUP_TRIES
-    for kind, labels, concepts, pool in rng.sample(draws, min(len(draws), _GROUP_TRIES * 4)):
-        liked = [films[i] for i in (pool if need == 1 else rng.sample(pool, need))]
+            draws += [(kind, labels, sharers, pool)] * _GROUP_TRIES
+    for kind, labels, sharers, pool in rng.sample(draws, min(len(draws), _GROUP_TRIES * 4)):
+        liked = pool if need == 1 else rng.sample(pool, need)
         common = _Common(liked)
-        scores = common.scores(films[answer])
-        if all(_wrong_ok(common, kind, concepts, scores, w, strict) for w in wrong):
-            return kind, labels, liked
+        scores = common.scores(answer)
+        if all(_wrong_ok(common, kind, sharers, scores, w) for w in wrong):
+            return kind, labels, [films[i] for i in liked]
     return None
 
 
@@ -249,19 +315,17 @@ def _answer_first_problem(params: dict, links: dict, rng: random.Random):
     need = params["reference_count"] - 1
     for _ in range(_ANSWER_FIRST_TRIES):
         answer = rng.choice(candidates)
-        kind, labels, concepts, members = rng.choice(links[answer])
+        kind, labels, _, members, sharers, _ = rng.choice(links[answer])
         pool = [i for i in members if i != answer]
         liked_ids = rng.sample(pool, need)
-        liked = [films[i] for i in liked_ids]
-        common = _Common(liked)
-        scores = common.scores(films[answer])
+        common = _Common(liked_ids)
+        scores = common.scores(answer)
         taken = set(liked_ids) | {answer}
-        fair = [i for i, f in enumerate(films)
-                if i not in taken and _wrong_ok(common, kind, concepts, scores, f, True)]
+        fair = [i for i in range(len(films)) if i not in taken and _wrong_ok(common, kind, sharers, scores, i)]
         if len(fair) >= params["choice_count"] - 1:
             options = rng.sample(fair, params["choice_count"] - 1) + [answer]
             rng.shuffle(options)
-            return options, answer, (kind, labels, liked)
+            return options, answer, (kind, labels, [films[i] for i in liked_ids])
     return None
 
 
