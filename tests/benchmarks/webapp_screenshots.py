@@ -37,7 +37,7 @@ def leaderboard(browser, dataset, db, out: Path):
     from resolver.web.leaderboard import build_app
 
     with DashServer(build_app(dataset, db)) as server:
-        browser.open(server.url("/"), ready_selector="#lb-table td[data-dash-column='_model']")
+        browser.open(server.url("/"), ready_selector="#lb-table .ag-cell[col-id='_model']")
         _settle(browser)
         _fit_height(browser)
         _settle(browser, 0.5)
