@@ -52,11 +52,11 @@ def _grid(b):
     """{(tier, group): cell element} of the difference table (the tier column is pinned left: its cells
     and the row's others share the row's row-index)."""
     header = [h.get_attribute("col-id") for h in b.find_all("#lb-diff-table .ag-header-cell")]
-    tiers = {c.find_element("xpath", "./ancestor::div[contains(@class, 'ag-row')]").get_attribute("row-index"): c.text
+    tiers = {c.find_element("xpath", "./ancestor::div[@row-index][1]").get_attribute("row-index"): c.text
              for c in b.find_all("#lb-diff-table .ag-cell[col-id='_tier']")}
     cells = {}
     for cell in b.find_all("#lb-diff-table .ag-center-cols-container .ag-cell"):
-        row = cell.find_element("xpath", "./ancestor::div[contains(@class, 'ag-row')]").get_attribute("row-index")
+        row = cell.find_element("xpath", "./ancestor::div[@row-index][1]").get_attribute("row-index")
         cells[(tiers[row], cell.get_attribute("col-id"))] = cell
     assert header[0] == "_tier"
     return cells
