@@ -391,3 +391,24 @@ def test_each_eval_gets_its_own_tokenizer_or_bytes_said_on_the_panel(dataset, tm
             expected = next(r["spectrum"] for r in spectra if r["eval_id"] == graph.id["eval"]
                             and r["base_task"] == "arithmetic" and r["view"] == "length" and r["value"] == length)
             assert trace["y"] == pytest.approx(expected[1:], rel=1e-9, abs=1e-12)
+
+
+def test_fft_reads_a_point_run_twice(tmp_path):
+    """A point whose samples come from two run folders (the demo run twice) has its sources as an
+    array in the PointsDB's frame: the FFT (explorer panel and probe.py fft) reads both files."""
+    import numpy as np
+
+    from resolver.ingest.raw_records import point_records
+
+    def record(key):
+        return {"key": key, "model": "m", "template": "t", "sampler": "s", "base_task": "a", "task_version": 1,
+                "params": {"length": 3}, "messages": [{"role": "user", "content": "2+2"}], "answer": "4",
+                "is_correct": True, "usage": {"completion_tokens": 5}}
+
+    for folder, key in (("run1", "x-1"), ("run2", "x-2")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "f.ndjson").write_text(json.dumps(record(key)) + "\n")
+    point = {"id": 1, "model": "m", "template": "t", "sampler": "s", "base_task": "a", "task_version": 1,
+             "params": {"length": 3}, "sources": np.array(["run1/f.ndjson", "run2/f.ndjson"], dtype=object)}
+    assert [r["key"] for r in point_records(point, tmp_path)] == ["x-1", "x-2"]
+    assert list(point_records({**point, "sources": None}, tmp_path)) == []

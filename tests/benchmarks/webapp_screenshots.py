@@ -51,7 +51,7 @@ def leaderboard_diff(browser, dataset, db, out: Path):
 
     ranked = [r["eval_id"] for r in Board(db).view().results]
     with DashServer(build_app(dataset, db)) as server:
-        browser.open(server.url(f"/?a={ranked[1]}&b={ranked[0]}"), ready_selector="#lb-diff-table td")
+        browser.open(server.url(f"/?a={ranked[1]}&b={ranked[0]}"), ready_selector="#lb-diff-table .ag-cell")
         _settle(browser)
         bottom = browser.driver.execute_script(
             "return document.querySelector('#lb-diff-view').getBoundingClientRect().bottom + window.scrollY")
@@ -61,17 +61,16 @@ def leaderboard_diff(browser, dataset, db, out: Path):
 
 
 def explorer(browser, dataset, db, out: Path):
-    from resolver.probe.tokenizers import load_tokenizer
     from resolver.web.explorer import build_app
 
-    # As `explorer.py DATASET --tokenizer bytes`: the FFT panel needs no download.
-    with DashServer(build_app(dataset, db, tokenizer=load_tokenizer("bytes"))) as server:
+    # As `explorer.py DATASET`: no download; an eval without a cached tokenizer shows the bytes fallback.
+    with DashServer(build_app(dataset, db)) as server:
         browser.open(server.url("/"), ready_selector="#ex-main .js-plotly-plot")
         _settle(browser, 3)
         # Inspect one point with a real mouse click on the first surface, so the details panel shows.
         real_click(browser, browser.find("#ex-main .js-plotly-plot"))
         browser.wait_for("#ex-sample-answer", timeout=30)
-        _fit_height(browser, maximum=1700)
+        _fit_height(browser, maximum=2400)       # down to the FFT of every selected eval
         _settle(browser, 3)
         browser.screenshot(out / "explorer.png")
 
