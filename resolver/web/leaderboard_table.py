@@ -193,10 +193,13 @@ def _columns(board: Board, columns: list, state: dict) -> list:
         help_text[str(group)] = (f"{board.group_by} {group}: {mode} interval ({MODE_DESCRIPTIONS[mode]}); "
                                  "colour and sort: " + ("the cell's ranking score" if mode == SCORE_MODE
                                                         else f"the {mode} center"))
-    fixed = [("_rank", "#", {"pinned": "left", "minWidth": 52, "maxWidth": 60}),
-             ("_model", "Model", {"pinned": "left", "minWidth": 170, "maxWidth": 240, "cellRenderer": "markdown",
-                                  "autoHeight": True, "wrapText": True, "cellClass": "rs-model-cell"}),
-             ("_score", "ReasonScore", {}), ("_tokens", "Avg tokens", {}), ("_ratio", "Score/token", {})]
+    # the first click puts the best first: rank 1, fewest tokens, model A-Z (the others: highest first)
+    low_first: dict[str, object] = {"sortingOrder": ["asc", "desc", None]}
+    fixed: list[tuple[str, str, dict[str, object]]] = [
+        ("_rank", "#", {"pinned": "left", "minWidth": 52, "maxWidth": 60, **low_first}),
+        ("_model", "Model", {"pinned": "left", "minWidth": 170, "maxWidth": 240, "cellRenderer": "markdown",
+                             "autoHeight": True, "wrapText": True, "cellClass": "rs-model-cell", **low_first}),
+        ("_score", "ReasonScore", {}), ("_tokens", "Avg tokens", low_first), ("_ratio", "Score/token", {})]
     if board.grader_versions:
         fixed.append(("_grader", "Grader", {}))
     return [grid.column(key, name, sortable=True, sort=sort.get(key), help=help_text.get(key), **extra)
