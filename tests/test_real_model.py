@@ -286,9 +286,9 @@ def test_leaderboard_shows_the_real_model(dataset, browser_ready):
     from resolver.web.leaderboard import build_app
     from tests.support.browser import serve_in_browser
 
-    ready = "#lb-table td[data-dash-column='_model']"
+    ready = "#lb-table .ag-cell[col-id='_model']"
     for browser in serve_in_browser(dataset, build_app, ready):
-        labels = [e.text for e in browser.find_all("#lb-table td[data-dash-column='_model'] strong")]
+        labels = [e.text for e in browser.find_all("#lb-table .ag-cell[col-id='_model'] strong")]
         assert labels == ["SmolLM2 135M (real)"]
 
 

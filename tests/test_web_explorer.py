@@ -274,8 +274,15 @@ def test_one_d_view_line_click_and_fft(page):
     for trace in tokens["data"]:
         answers = list(_records(page.dataset_path, trace["name"].replace(" (test)", ""), "arithmetic"))
         assert sum(trace["y"]) == len(answers)          # every answer lands in one bin
-    fft = page.figure("ex-fft")
-    assert [t["name"] for t in fft["data"]] == ["params.length = 4", "params.length = 8", "params.length = 16"]
+    # One prompt FFT per selected eval, in the order of the evals box, each titled with its eval.
+    ffts = page.wait_until(lambda d: d.execute_script(
+        "return Array.from(document.querySelectorAll('#ex-fft .js-plotly-plot')).map(g => "
+        "({title: g.layout.title.text, names: g.data.map(t => t.name)}));"), message="FFT graphs")
+    assert [f["title"].split("<sub>")[1].split("</sub>")[0] for f in ffts] == [line["name"] for line in lines]
+    for fft in ffts:
+        assert fft["names"] == ["params.length = 4", "params.length = 8", "params.length = 16"]
+        assert fft["title"].startswith("Prompt FFT (bytes) by length")     # --tokenizer bytes: no fallback said
+    assert not page.find_all("#ex-fft .ex-fft-fallback")
     page.select_dropdown("ex-task", "boolean")
     page.wait_until(lambda d: "boolean" in page.figure("ex-tokens")["layout"]["title"]["text"], message="task switch")
     assert page.console_errors() == []
@@ -340,11 +347,12 @@ def test_text_dimension_on_a_surface_axis(dataset):
     assert int(rows["correct"].sum()) == sum(r["is_correct"] for r in samples) and len(rows) == 1
 
 
-def test_each_eval_gets_its_own_tokenizer_or_a_note(dataset):
-    """Without --tokenizer an eval's FFT uses its hf_id tokenizer when cached; the others get a note."""
+def test_each_eval_gets_its_own_tokenizer_or_bytes_said_on_the_panel(dataset, tmp_path):
+    """Without --tokenizer an eval's FFT uses its hf_id tokenizer when cached, else bytes as probe.py fft
+    does: the panel draws every eval given, says which ones fell back, and its numbers are probe.py fft's."""
     import pandas as pd
 
-    from resolver.probe.tokenizers import ByteTokenizer, eval_tokenizers
+    from resolver.probe.tokenizers import ByteTokenizer, eval_tokenizers, fft_tokenizers
     from resolver.web import explorer_figures as ex
     from resolver.web.data import open_app_dataset
     from resolver.web.explorer_data import Landscape
@@ -357,14 +365,50 @@ def test_each_eval_gets_its_own_tokenizer_or_a_note(dataset):
     assert len(notes) == 1 and "not in the local cache" in notes[0]   # looked up once per hf_id
     everyone = eval_tokenizers(evals, "bytes")
     assert {type(t) for t in everyone.values()} == {ByteTokenizer}
-    assert eval_tokenizers(evals, None, fallback=ByteTokenizer())["a1"].name == "bytes"
+    fallen = fft_tokenizers(evals, None)
+    assert all(t.name == "bytes" and t.fallback for t in fallen.values())
+    assert not any(t.fallback for t in fft_tokenizers(evals, "bytes").values())    # asked for: not a fallback
 
+    probe_dir = tmp_path / "probe"
+    run_script("probe.py", "fft", dataset, "--format", "json", "--output-dir", probe_dir, check=True)
+    spectra = json.loads((probe_dir / "fft.json").read_text())["spectra"]
     ds, db = open_app_dataset(dataset)
     with db:
         first = Landscape(ds, db).eval_ids[0]
         land = Landscape(ds, db, tokenizers={first: ByteTokenizer()})
-        with_tok, without = land.eval_ids[0], land.eval_ids[1]
-        graph = ex.fft_panel(land, "arithmetic/length", with_tok)
-        assert graph.figure["data"] and "bytes" in graph.figure["layout"]["title"]["text"]
-        note = ex.fft_panel(land, "arithmetic/length", without)
-        assert "no tokenizer" in note.children
+        chosen_evals = land.eval_ids[:3]
+        panel = ex.fft_panel(land, "arithmetic/length", chosen_evals)
+    graphs = [c for c in panel.children if getattr(c, "figure", None)]
+    fallbacks = [c for c in panel.children if "ex-fft-fallback" in (getattr(c, "className", "") or "")]
+    assert [g.id["eval"] for g in graphs] == chosen_evals
+    assert [f.to_plotly_json()["props"]["data-eval"] for f in fallbacks] == chosen_evals[1:]
+    assert all("UTF-8 bytes, as probe.py fft does" in f.children for f in fallbacks)
+    assert "(bytes)" in graphs[0].figure["layout"]["title"]["text"]
+    assert all("(bytes, fallback)" in g.figure["layout"]["title"]["text"] for g in graphs[1:])
+    for graph in graphs:      # the numbers probe.py fft printed for this eval, view and length
+        for trace in graph.figure["data"]:
+            length = int(trace["name"].split(" = ")[1])
+            expected = next(r["spectrum"] for r in spectra if r["eval_id"] == graph.id["eval"]
+                            and r["base_task"] == "arithmetic" and r["view"] == "length" and r["value"] == length)
+            assert trace["y"] == pytest.approx(expected[1:], rel=1e-9, abs=1e-12)
+
+
+def test_fft_reads_a_point_run_twice(tmp_path):
+    """A point whose samples come from two run folders (the demo run twice) has its sources as an
+    array in the PointsDB's frame: the FFT (explorer panel and probe.py fft) reads both files."""
+    import numpy as np
+
+    from resolver.ingest.raw_records import point_records
+
+    def record(key):
+        return {"key": key, "model": "m", "template": "t", "sampler": "s", "base_task": "a", "task_version": 1,
+                "params": {"length": 3}, "messages": [{"role": "user", "content": "2+2"}], "answer": "4",
+                "is_correct": True, "usage": {"completion_tokens": 5}}
+
+    for folder, key in (("run1", "x-1"), ("run2", "x-2")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "f.ndjson").write_text(json.dumps(record(key)) + "\n")
+    point = {"id": 1, "model": "m", "template": "t", "sampler": "s", "base_task": "a", "task_version": 1,
+             "params": {"length": 3}, "sources": np.array(["run1/f.ndjson", "run2/f.ndjson"], dtype=object)}
+    assert [r["key"] for r in point_records(point, tmp_path)] == ["x-1", "x-2"]
+    assert list(point_records({**point, "sources": None}, tmp_path)) == []

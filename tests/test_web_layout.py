@@ -9,7 +9,7 @@ from tests.support.browser import browser_marks, serving_apps
 
 pytestmark = browser_marks()
 WIDTHS = (390, 1280, 1600)
-READY = {"leaderboard": "#lb-table td[data-dash-column='_model']", "explorer": "#ex-main .js-plotly-plot",
+READY = {"leaderboard": "#lb-table .ag-cell[col-id='_model']", "explorer": "#ex-main .js-plotly-plot",
          "spiderweb": "#sw-chart .js-plotly-plot"}
 
 
@@ -20,9 +20,10 @@ def apps(tmp_path_factory):
 
 
 def _beta_row(b):
-    for row in b.find_all("#lb-table tr"):
-        if row.find_elements("css selector", "td") and "Beta-30B-A3B (test)" in row.text:
-            return row
+    """Beta's model cell (the grid pins it left, apart from the row's other cells)."""
+    for cell in b.find_all("#lb-table .ag-cell[col-id='_model']"):
+        if "Beta-30B-A3B (test)" in cell.text:
+            return cell
     raise AssertionError("Beta not on the first page")
 
 
@@ -77,16 +78,17 @@ def test_screenshots_without_sideways_scrolling(apps, app):
 
 def _model_column_stays(b):
     """At phone width the task columns scroll inside the table while the model column stays put."""
-    scroller = b.driver.execute_script(
-        "const els = Array.from(document.querySelectorAll('#lb-table *'));"
-        "return els.find(e => e.scrollWidth > e.clientWidth + 10 && getComputedStyle(e).overflowX !== 'visible');")
+    scroller = b.driver.execute_script(   # the grid's horizontal scrollbar under the unpinned columns
+        "const e = document.querySelector('#lb-table .ag-body-horizontal-scroll-viewport');"
+        "return e && e.scrollWidth > e.clientWidth + 10 ? e : null;")
     assert scroller is not None, "the table does not scroll sideways at 390 px"
-    left = "return document.querySelector(\"#lb-table td[data-dash-column='%s']\").getBoundingClientRect().left;"
+    left = "return document.querySelector(\"#lb-table .ag-cell[col-id='%s']\").getBoundingClientRect().left;"
     edge = b.driver.execute_script("return arguments[0].getBoundingClientRect().left;", scroller)
-    ratio_before = b.driver.execute_script(left % "_ratio")
+    model_before, ratio_before = b.driver.execute_script(left % "_model"), b.driver.execute_script(left % "_ratio")
+    assert model_before < edge                          # the model column is left of the part that scrolls
     for scrolled in (300, 600):
         b.driver.execute_script("arguments[0].scrollLeft = arguments[1];", scroller, scrolled)
-        assert abs(b.driver.execute_script(left % "_model") - edge) < 2      # pinned to the table's left edge
+        assert abs(b.driver.execute_script(left % "_model") - model_before) < 1     # pinned: it does not move
     assert b.driver.execute_script("return arguments[0].scrollLeft;", scroller) > 0
     assert b.driver.execute_script(left % "_ratio") < ratio_before - 200        # the other columns moved
 
@@ -100,7 +102,7 @@ def test_dark_mode_follows_the_system_setting(apps):
                                  {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
         b.open(links["leaderboard"], ready_selector=READY["leaderboard"])
         assert b.driver.execute_script(background) == "rgb(18, 22, 31)"
-        cell = b.find("#lb-table td[data-dash-column='_model']")
+        cell = b.find("#lb-table .ag-cell[col-id='_model']")
         assert cell.value_of_css_property("color") == "rgba(227, 231, 239, 1)"    # light text on the dark table
     finally:
         b.driver.execute_cdp_cmd("Emulation.setEmulatedMedia",

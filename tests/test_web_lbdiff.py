@@ -106,15 +106,13 @@ def test_cells_are_coloured_by_the_difference_and_decided_ones_framed(served):
     view = _diff_view(client, f"?a={a}&b={b}&mode=C_P")
     table = _find(view, "lb-diff-table")["props"]
     easy, medium = tier_name(0), tier_name(1)
-    rows = {r["_tier"]: r for r in table["data"]}
+    rows = {r["_tier"]: r for r in table["rowData"]}
     assert set(rows) == {easy, medium}
     # B wins every easy arithmetic sample A loses: decided for B; the medium ones go to A; boolean is a tie
     assert rows[easy]["arithmetic"].startswith("B +") and rows[medium]["arithmetic"].startswith("A -")
     assert rows[easy]["boolean"].startswith("+.00\n[")
     assert rows[medium]["boolean"] == "—"                        # nobody ran medium boolean
-    styles = {(s["if"]["row_index"], s["if"]["column_id"]): s for s in table["style_data_conditional"]}
-    order = [r["_tier"] for r in table["data"]]
-    cell = {(t, g): styles[(order.index(t), g)] for t in (easy, medium) for g in ("arithmetic", "boolean")}
+    cell = {(t, g): rows[t]["_style"][g] for t in (easy, medium) for g in ("arithmetic", "boolean")}
     # The easy arithmetic difference is the largest in size: the darkest blue of the scale; the tie is its white.
     assert cell[(easy, "arithmetic")]["backgroundColor"] == theme.diff_colour(1.0, 1.0) == "rgb(5, 48, 97)"
     assert cell[(easy, "boolean")]["backgroundColor"] == theme.diff_colour(0.0, 1.0) == "rgb(247, 247, 247)"

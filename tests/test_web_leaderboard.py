@@ -17,7 +17,7 @@ from tests.conftest import run_script
 from tests.support.browser import Browser, free_port, needs_browser, serve_in_browser
 from tests.support.web_dataset import EVALS, shared_web_dataset
 
-READY = "#lb-table td[data-dash-column='_model']"
+READY = "#lb-table .ag-cell[col-id='_model']"
 
 
 @pytest.fixture(scope="module")
@@ -45,16 +45,28 @@ def _reset(b):
     _wait_label(b, f"page 1 of 2 · {len(EVALS)} evals")
 
 
+class _Row:
+    """One shown row of the grid: its pinned cells (rank, model) and the others sit in two containers,
+    each holding an element with the row's row-index."""
+
+    def __init__(self, b, index: int):
+        self.b, self.index = b, index
+
+    def cell(self, column: str):
+        return self.b.find(f"#lb-table .ag-row[row-index='{self.index}'] .ag-cell[col-id='{column}']")
+
+
 def _rows(b):
-    return [tr for tr in b.find_all("#lb-table tr") if tr.find_elements("css selector", "td")]
+    shown = {int(r.get_attribute("row-index")) for r in b.find_all("#lb-table .ag-center-cols-container .ag-row")}
+    return [_Row(b, i) for i in sorted(shown)]
 
 
 def _label(row):
-    return row.find_element("css selector", "td[data-dash-column='_model'] strong").text
+    return row.cell("_model").find_element("css selector", "strong").text
 
 
 def _eval_id(row):
-    return row.find_element("css selector", "td[data-dash-column='_model'] .rs-tags").text.split(" · ")[0]
+    return row.cell("_model").find_element("css selector", ".rs-tags").text.split(" · ")[0]
 
 
 def _labels(b):
@@ -69,7 +81,7 @@ def _row_of(b, model):
 
 
 def _cell(row, column):
-    return row.find_element("css selector", f"td[data-dash-column='{column}']")
+    return row.cell(column)
 
 
 def _wait_label(b, text):
@@ -82,12 +94,7 @@ def _two_decimals(value):
 
 
 def _hover_text(b, element):
-    """Rest the real mouse on a cell and read the tooltip the table shows."""
-    from selenium.webdriver.common.action_chains import ActionChains
-
-    ActionChains(b.driver).move_to_element(element).pause(0.2).move_by_offset(1, 1).perform()
-    return b.wait_until(lambda d: (d.find_elements("css selector", ".dash-table-tooltip") or [None])[0]
-                        and d.find_element("css selector", ".dash-table-tooltip").text, message="tooltip")
+    return b.hover_text(element)
 
 
 @needs_browser
@@ -148,22 +155,24 @@ def test_click_headers_to_sort(page, ranked, dataset):
     def scores_shown():
         return [by_id[_eval_id(r)].get("arithmetic", {}).get("adjusted_score") for r in _rows(page)]
 
-    page.mouse_click("#lb-table th[data-dash-column='arithmetic'] .column-header--sort")
+    page.mouse_click("#lb-table .ag-header-cell[col-id='arithmetic'] .ag-header-cell-label")
     page.wait_until(lambda d: "col=arithmetic" in d.current_url, message="sorted by arithmetic")
     direction = "asc" if "dir=asc" in page.driver.current_url else "desc"
+    assert direction == "desc"                           # the first click puts the best cells first
     values = [v for v in scores_shown() if v is not None]
     assert values == sorted(values, reverse=direction == "desc") and len(values) >= 5
-    page.mouse_click("#lb-table th[data-dash-column='arithmetic'] .column-header--sort")
+    page.mouse_click("#lb-table .ag-header-cell[col-id='arithmetic'] .ag-header-cell-label")
     page.wait_until(lambda d: f"dir={'desc' if direction == 'asc' else 'asc'}" in d.current_url
                     or "col=" not in d.current_url, message="sort direction flipped")
     if "col=arithmetic" in page.driver.current_url:
         values = [v for v in scores_shown() if v is not None]
         assert values == sorted(values, reverse=direction == "asc")
     # Sort by a fixed column too: fewest tokens first (or most), compared with analyze.py's numbers.
-    page.mouse_click("#lb-table th[data-dash-column='_tokens'] .column-header--sort")
+    page.mouse_click("#lb-table .ag-header-cell[col-id='_tokens'] .ag-header-cell-label")
     page.wait_until(lambda d: "col=_tokens" in d.current_url, message="sorted by tokens")
-    tokens = [float(_cell(r, "_tokens").text) for r in _rows(page)]
-    assert tokens in (sorted(tokens), sorted(tokens, reverse=True))
+    assert "dir=asc" in page.driver.current_url          # ... and the fewest tokens first
+    page.wait_until(lambda d: [float(_cell(r, "_tokens").text) for r in _rows(page)]
+                    == sorted(float(_cell(r, "_tokens").text) for r in _rows(page)), message="fewest tokens first")
     assert page.console_errors() == []
 
 
@@ -289,7 +298,7 @@ def test_csv_and_json_download_read_back(page, ranked, tmp_path):
 def test_group_and_manifold_selection_recompute(page):
     _reset(page)
     page.select_dropdown("lb-groups", "arithmetic")
-    page.wait_until(lambda d: not d.find_elements("css selector", "#lb-table td[data-dash-column='boolean']"),
+    page.wait_until(lambda d: not d.find_elements("css selector", "#lb-table .ag-cell[col-id='boolean']"),
                     message="boolean column hidden")
     # Over arithmetic only, Gamma (which lacks boolean) is complete again: no '*'.
     page.mouse_click("#lb-next")
@@ -382,10 +391,10 @@ def test_cell_hover_breaks_invalid_answers_down_by_reason(dataset):
     view = board.view((), ())
     for model in ("Alpha-8B-Q4", "Alpha-8B"):
         row = next(r for r in rows if r["model"] == model)
-        tips = leaderboard_table.table_content(board, [row], rows, view.columns["overall"], state, {})["tooltips"][0]
+        tips = leaderboard_table.table_content(board, [row], rows, view.columns["overall"], state, {})["data"][0]["_tip"]
         for task in ("arithmetic", "boolean", "brackets"):
             raw = _raw_reasons(dataset, model, task)
-            hover = tips[task]["value"]
+            hover = tips[task]
             if not raw:
                 assert "invalid by reason" not in hover
                 continue

@@ -15,7 +15,7 @@ from tests.conftest import run_script
 from tests.support.browser import browser_marks, serving_apps
 
 pytestmark = browser_marks()
-READY = {"leaderboard": "#lb-table td[data-dash-column='_model']", "explorer": "#ex-main .js-plotly-plot"}
+READY = {"leaderboard": "#lb-table .ag-cell[col-id='_model']", "explorer": "#ex-main .js-plotly-plot"}
 A_MODEL, B_MODEL = "Theta-7B", "Alpha-8B"          # a specialist against an all-rounder: some cells decided
 
 
@@ -49,16 +49,15 @@ def _signed(value):
 
 
 def _grid(b):
-    """{(tier, group): td element} of the difference table."""
-    header = [th.get_attribute("data-dash-column") for th in b.find_all("#lb-diff-table th")]
+    """{(tier, group): cell element} of the difference table (the tier column is pinned left: its cells
+    and the row's others share the row's row-index)."""
+    header = [h.get_attribute("col-id") for h in b.find_all("#lb-diff-table .ag-header-cell")]
+    tiers = {c.find_element("xpath", "./ancestor::div[@row-index][1]").get_attribute("row-index"): c.text
+             for c in b.find_all("#lb-diff-table .ag-cell[col-id='_tier']")}
     cells = {}
-    for tr in b.find_all("#lb-diff-table tr"):
-        tds = tr.find_elements("css selector", "td")
-        if not tds:
-            continue
-        tier = tds[0].text
-        for td in tds[1:]:
-            cells[(tier, td.get_attribute("data-dash-column"))] = td
+    for cell in b.find_all("#lb-diff-table .ag-center-cols-container .ag-cell"):
+        row = cell.find_element("xpath", "./ancestor::div[@row-index][1]").get_attribute("row-index")
+        cells[(tiers[row], cell.get_attribute("col-id"))] = cell
     assert header[0] == "_tier"
     return cells
 
@@ -72,7 +71,7 @@ def test_shared_link_shows_the_difference_view(apps, ids, compared):
 
     b, links = apps["browser"], apps["links"]
     link = f"{links['leaderboard']}?a={ids[A_MODEL]}&b={ids[B_MODEL]}"
-    b.open(link, ready_selector="#lb-diff-table td")
+    b.open(link, ready_selector="#lb-diff-table .ag-cell")
     heading = b.text("#lb-diff-heading")
     assert f"{B_MODEL} (test) (B) minus {A_MODEL} (test) (A)" in heading
     # the A / B pickers show the evals of the link
@@ -104,12 +103,7 @@ def test_shared_link_shows_the_difference_view(apps, ids, compared):
 
 
 def _hover_text(b, element):
-    """Rest the real mouse on a cell and read the tooltip the table shows."""
-    from selenium.webdriver.common.action_chains import ActionChains
-
-    ActionChains(b.driver).move_to_element(element).pause(0.2).move_by_offset(1, 1).perform()
-    return b.wait_until(lambda d: (d.find_elements("css selector", ".dash-table-tooltip") or [None])[0]
-                        and d.find_element("css selector", ".dash-table-tooltip").text, message="tooltip")
+    return b.hover_text(element)
 
 
 def test_explorer_link_opens_the_largest_difference(apps, ids, compared):
@@ -145,7 +139,7 @@ def test_choosing_two_evals_with_the_mouse_puts_them_in_the_url(apps, ids):
     assert not b.find_all("#lb-diff-table")                       # one eval: nothing to compare yet
     b.select_dropdown("lb-b", f"{B_MODEL} (test)")
     b.wait_until(lambda d: f"b={ids[B_MODEL]}" in d.current_url, message="B in the URL")
-    b.wait_for("#lb-diff-table td")
+    b.wait_for("#lb-diff-table .ag-cell")
     assert f"{B_MODEL} (test) (B) minus {A_MODEL} (test) (A)" in b.text("#lb-diff-heading")
     b.select_dropdown("lb-mode", "C_P")               # the cells mode is the comparison's mode too
     b.wait_until(lambda d: "mode C_P" in d.find_element("css selector", "#lb-diff-overall").text,

@@ -44,7 +44,9 @@ def load_points(db, point_ids) -> pd.DataFrame:
 def source_paths(point, db_dir) -> list[Path]:
     """Absolute paths of a point's NDJSON sources (relative ones are under the DB's directory)."""
     base = Path(db_dir)
-    return [Path(s) if os.path.isabs(s) else base / s for s in (point["sources"] or [])]
+    # a list from Python, an array from a DuckDB frame (whose truth value is ambiguous past one element)
+    sources = [] if point["sources"] is None else list(point["sources"])
+    return [Path(s) if os.path.isabs(s) else base / s for s in sources]
 
 
 def _matches(record: dict, point) -> bool:

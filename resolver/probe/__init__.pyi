@@ -6,5 +6,10 @@ from .failure import failure_report as failure_report
 from .fft import FREQUENCIES as FREQUENCIES, fft_table as fft_table
 from .render import failure_markdown as failure_markdown, truncation_markdown as truncation_markdown
 from .spectrum_cache import SpectrumCache as SpectrumCache
-from .tokenizers import ByteTokenizer as ByteTokenizer, eval_tokenizers as eval_tokenizers, load_tokenizer as load_tokenizer
+from .tokenizers import (
+    ByteTokenizer as ByteTokenizer,
+    eval_tokenizers as eval_tokenizers,
+    fft_tokenizers as fft_tokenizers,
+    load_tokenizer as load_tokenizer,
+)
 from .truncation import truncation_report as truncation_report

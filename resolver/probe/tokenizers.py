@@ -17,10 +17,17 @@ BYTES = "bytes"
 
 
 class ByteTokenizer:
-    """Token ids are the UTF-8 bytes: no download, no vocabulary, still periodic where text is."""
+    """Token ids are the UTF-8 bytes: no download, no vocabulary, still periodic where text is.
+
+    ``fallback``: True when bytes were chosen because no tokenizer was given or cached
+    (``fft_tokenizers``), so a view can say so; False when asked for by name.
+    """
 
     name = BYTES
     chat_template = None
+
+    def __init__(self, fallback: bool = False):
+        self.fallback = fallback
 
     def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
         return list(text.encode("utf-8", "surrogatepass"))
@@ -103,3 +110,10 @@ def eval_tokenizers(evals, spec: str | None, *, fallback=None, warn: Callable[[s
                 loaded[hf_id] = fallback
         out[eval_id] = loaded[hf_id] if hf_id else fallback
     return out
+
+
+def fft_tokenizers(evals, spec: str | None, *, warn: Callable[[str], None] | None = None) -> dict:
+    """eval_id -> the tokenizer of the prompt FFT, the one rule of probe.py fft and the explorer's panel:
+    `spec` for every eval when given, else the eval's hf_id tokenizer from the local cache, else UTF-8
+    bytes (a ByteTokenizer with ``fallback`` set, so the explorer can say the bytes were a fallback)."""
+    return eval_tokenizers(evals, spec, fallback=ByteTokenizer(fallback=True), warn=warn)

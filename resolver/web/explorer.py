@@ -260,7 +260,7 @@ def draw_update(land: Landscape, ident: str, eval_ids, manifold: str = ALL_MANIF
                                    figure=figs.line_figure(land, ident, eval_ids, manifold, mode),
                                    config={"displaylogo": False}), className="rs-panel")]
         main += [_no_data(land, ident, e, manifold) for e in eval_ids if e not in drawn]
-    return main, figs.token_figure(land, view.base_task, tuple(eval_ids)), figs.fft_panel(land, ident, eval_ids[0])
+    return main, figs.token_figure(land, view.base_task, tuple(eval_ids)), figs.fft_panel(land, ident, eval_ids)
 
 
 def _surface_panel(land: Landscape, ident: str, eval_id: str, manifold: str, mode: str):

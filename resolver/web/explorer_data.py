@@ -38,8 +38,14 @@ class Landscape:
         self.eval_ids = sorted((e for e in evals["eval_id"] if e in present), key=lambda e: self.labels[e].lower())
         self.ranked = ranked_eval_ids(db, self.eval_ids)
         self.db = LockedDB(db)
-        # --tokenizer for every eval, else each eval's own (its hf_id, found in the local cache)
+        # --tokenizer for every eval, else each eval's own (its hf_id, found in the local cache), else
+        # bytes: the rule of probe.py fft (resolver.probe.fft_tokenizers) for any eval not handed in
         self.tokenizers = {e: tokenizer for e in self.eval_ids} if tokenizer else dict(tokenizers or {})
+        missing = evals[evals["eval_id"].isin(set(self.eval_ids) - set(self.tokenizers))]
+        if len(missing):
+            from resolver.probe import fft_tokenizers
+
+            self.tokenizers.update(fft_tokenizers(missing, None))
 
     def task_views(self, task: str) -> list[TaskView]:
         return [v for v in self.views if v.base_task == task]

@@ -188,23 +188,46 @@ def token_figure(land: Landscape, task: str, eval_ids: tuple) -> dict:
                                      "bargap": 0, "legend": {"orientation": "h", "y": -0.3}}}
 
 
-def fft_panel(land: Landscape, ident: str, eval_id: str):
-    tokenizer = land.tokenizers.get(eval_id)
-    if tokenizer is None:
-        return html.Div("Prompt FFT: this eval has no tokenizer here. Start explorer.py with --tokenizer (a local "
-                        "tokenizer path, a cached hub id, or 'bytes'), or give the eval an hf_id whose tokenizer is "
-                        "in the local Hugging Face cache.", className="rs-note", id="ex-fft-note")
+def fft_panel(land: Landscape, ident: str, eval_ids):
+    """The prompt FFT of every selected eval, one graph each, in the order chosen (probe.py fft's numbers).
+
+    Each eval's tokenizer is the one probe.py fft would use (resolver.probe.fft_tokenizers); where that
+    is UTF-8 bytes because none was given or cached, the panel says so above the eval's graph.
+    """
+    eval_ids = [eval_ids] if isinstance(eval_ids, str) else list(eval_ids)
+    children: list = [html.Div("Prompt FFT: magnitude of each prompt's token-id sequence by frequency, averaged "
+                               "per value of the view's first dimension (probe.py fft).", className="rs-note")]
+    for eval_id in eval_ids:
+        children += _fft_eval(land, ident, eval_id)
+    return html.Div(children, id="ex-fft-panels")
+
+
+def _fft_eval(land: Landscape, ident: str, eval_id: str) -> list:
+    from resolver.core import UserError
     from resolver.probe import FREQUENCIES
 
-    view = land.view(ident)
-    dim = view.dims[0]
-    table = land.spectra(ident, dim, eval_id)
+    label = land.labels.get(eval_id, eval_id)
+    tokenizer = land.tokenizers[eval_id]
+    shown: list = []
+    if getattr(tokenizer, "fallback", False):
+        attributes: dict[str, Any] = {"data-eval": eval_id}
+        shown.append(html.Div(f"{label}: no tokenizer given (--tokenizer) or cached for this eval's hf_id, so its "
+                              "prompts are read as UTF-8 bytes, as probe.py fft does.",
+                              className="rs-note ex-fft-fallback", **attributes))
+    dim = land.view(ident).dims[0]
+    try:
+        table = land.spectra(ident, dim, eval_id)
+    except UserError as exc:     # raw NDJSON not present (e.g. only the DB was pulled): say so, keep the rest
+        return [*shown, html.Div(f"{label}: prompt FFT unavailable: {exc}", className="rs-note ex-fft-missing")]
     # Bin 0 is the removed mean (~0): leaving it in stretches the log axis over 15 decades.
     data = [{"type": "scatter", "mode": "lines", "x": FREQUENCIES[1:].tolist(), "y": list(map(float, row.spectrum[1:])),
              "name": f"{dim} = {row.value}", "line": {"color": theme.eval_colour(i)}}
             for i, row in enumerate(table.itertuples(index=False))]
-    layout = {"title": _title(f"Prompt FFT ({tokenizer.name}) by {short(dim)}<br><sub>{land.labels.get(eval_id)}</sub>"),
+    name = f"{tokenizer.name}, fallback" if getattr(tokenizer, "fallback", False) else tokenizer.name
+    layout = {"title": _title(f"Prompt FFT ({name}) by {short(dim)}<br><sub>{label}</sub>"),
               "xaxis": {"title": {"text": "frequency (cycles / token)"}},
               "yaxis": {"title": {"text": "magnitude"}, "type": "log"}, "height": 340,
               "margin": {"t": 60, "b": 40, "l": 50, "r": 10}, "legend": {"orientation": "h", "y": -0.3}}
-    return dcc.Graph(id="ex-fft-graph", figure={"data": data, "layout": layout}, config={"displaylogo": False})
+    graph = dcc.Graph(id={"type": "ex-fft-graph", "eval": eval_id}, figure={"data": data, "layout": layout},
+                      config={"displaylogo": False})
+    return [*shown, graph]

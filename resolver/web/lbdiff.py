@@ -13,11 +13,10 @@ from functools import lru_cache
 from typing import Any
 
 from dash import html
-from dash.dash_table.DataTable import DataTable
 
 from resolver.core import UserError
 from resolver.stats import MODE_DESCRIPTIONS
-from resolver.web import theme, urlstate
+from resolver.web import grid as grids, theme, urlstate
 from resolver.web.data import LockedDB
 
 TOP_POINTS = 5                  # largest differences listed under the grid, each linked to the explorer
@@ -146,7 +145,7 @@ def cell_hover(cell: dict, result: dict, labels: dict) -> str:
 
 
 def grid(result: dict, group_order: list, labels: dict) -> dict:
-    """DataTable content of the difference grid: one row per tier, one column per group."""
+    """The difference grid's rows and columns: one row per tier, one column per group."""
     cells = result["cells"]
     tiers = list(dict.fromkeys(c["tier"] for c in cells))
     present = {str(c["group"]) for c in cells}
@@ -154,39 +153,34 @@ def grid(result: dict, group_order: list, labels: dict) -> dict:
     groups += sorted(present - set(groups))
     index = {(c["tier"], str(c["group"])): c for c in cells}
     limit = theme.diff_limit([c["diff"] for c in cells])
-    columns = [{"name": "tier", "id": "_tier"}] + [{"name": g, "id": g} for g in groups]
-    data, styles, tooltips = [], [], []
-    for row_index, tier in enumerate(tiers):
-        record, tips = {"_tier": tier}, {}
+    columns = [grids.column("_tier", "tier", pinned="left", minWidth=72, maxWidth=90, cellClass="rs-tier-cell")]
+    columns += [grids.column(g, g, autoHeight=True, cellClass="rs-diff-cell") for g in groups]
+    data = []
+    for tier in tiers:
+        record: dict[str, Any] = {"_tier": tier}
+        styles, tips = {}, {}
         for group in groups:
-            where = {"if": {"row_index": row_index, "column_id": group}}
             cell = index.get((tier, group))
             if cell is None:
                 record[group] = "—"
-                styles.append({**where, "backgroundColor": theme.MISSING_COLOUR, "color": "#6b7385"})
+                styles[group] = {"backgroundColor": theme.MISSING_COLOUR, "color": "#6b7385"}
                 tips[group] = f"{tier} · {group}: no paired samples"
                 continue
             record[group] = cell_text(cell)
             background = theme.diff_colour(cell["diff"], limit)
-            style = {**where, "backgroundColor": background, "color": theme.text_colour_on(background)}
+            style = {"backgroundColor": background, "color": theme.text_colour_on(background)}
             if cell["verdict"] != "none":
                 style.update(border=DECIDED_BORDER, fontWeight="700")
-            styles.append(style)
+            styles[group] = style
             tips[group] = cell_hover(cell, result, labels)
-        data.append(record)
-        tooltips.append({k: {"value": v, "type": "text"} for k, v in tips.items()})
-    return {"columns": columns, "data": data, "styles": styles, "tooltips": tooltips, "limit": limit}
+        data.append({**record, grids.STYLE: styles, grids.TIP: tips})
+    return {"columns": columns, "data": data, "limit": limit}
 
 
 def _table(content: dict):
-    return DataTable(
-        id="lb-diff-table", columns=content["columns"], data=content["data"],
-        style_data_conditional=content["styles"], tooltip_data=content["tooltips"], tooltip_delay=300,
-        tooltip_duration=None, cell_selectable=False, style_table={"overflowX": "auto", "minWidth": "100%"},
-        style_cell={"fontFamily": "inherit", "fontSize": "12px", "padding": "3px 4px", "whiteSpace": "pre",
-                    "textAlign": "center", "minWidth": "84px"},
-        style_cell_conditional=[{"if": {"column_id": "_tier"}, "fontWeight": "600", "minWidth": "64px"}],
-        style_header={"fontWeight": "600"})
+    table = grids.table("lb-diff-table", "rs-diff-table")
+    table.rowData, table.columnDefs = content["data"], content["columns"]
+    return table
 
 
 def _legend(limit: float, family: int):

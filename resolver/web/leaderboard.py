@@ -17,7 +17,7 @@ from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 from resolver.analysis import NO_SKILL_MARK, eval_labels
 from resolver.analysis.leaderboard_scores import OVERALL, Board
 from resolver.stats import MODE_DESCRIPTIONS, MODES
-from resolver.web import layout, lbdiff, leaderboard_table, theme, urlstate
+from resolver.web import grid, layout, lbdiff, leaderboard_table, theme, urlstate
 from resolver.web.data import eval_facets
 
 PAGE_SIZE = leaderboard_table.PAGE_SIZE
@@ -122,26 +122,29 @@ def _legend():
 def _register(app, board: Board, differ: lbdiff.Differences, links: dict):
     controls = [Output("lb-search", "value"), Output("lb-tier", "value"), Output("lb-sort", "value"),
                 Output("lb-mode", "value"), Output({"type": "lb-facet", "key": ALL}, "value"),
-                Output("lb-manifold", "value"), Output("lb-groups", "value"), Output("lb-table", "sort_by"),
+                Output("lb-manifold", "value"), Output("lb-groups", "value"),
                 Output("lb-a", "value"), Output("lb-b", "value")]
 
     @app.callback(
         *controls, Output("lb-page", "data"), Output("lb-url", "search"),
-        Output("lb-table", "data"), Output("lb-table", "columns"), Output("lb-table", "style_data_conditional"),
-        Output("lb-table", "tooltip_data"), Output("lb-table", "tooltip_header"),
+        Output("lb-table", "rowData"), Output("lb-table", "columnDefs"),
         Output("lb-page-label", "children"), Output("lb-prev", "disabled"), Output("lb-next", "disabled"),
         Output("lb-empty", "children"), Output("lb-tier-note", "children"),
         Input("lb-url", "search"), Input("lb-search", "value"), Input("lb-tier", "value"), Input("lb-sort", "value"),
         Input("lb-mode", "value"), Input({"type": "lb-facet", "key": ALL}, "value"),
-        Input("lb-manifold", "value"), Input("lb-groups", "value"), Input("lb-table", "sort_by"),
+        Input("lb-manifold", "value"), Input("lb-groups", "value"), Input("lb-table", "columnState"),
         Input("lb-prev", "n_clicks"), Input("lb-next", "n_clicks"), Input("lb-reset", "n_clicks"),
         Input("lb-a", "value"), Input("lb-b", "value"),
         State({"type": "lb-facet", "key": ALL}, "id"), State("lb-page", "data"),
     )
-    def update(search, query, tier, sort, mode, facet_values, manifolds, groups, sort_by, _p, _n, _r, a, b,
+    def update(search, query, tier, sort, mode, facet_values, manifolds, groups, column_state, _p, _n, _r, a, b,
                facet_ids, page):
         trigger = ctx.triggered_id
         keys = [i["key"] for i in facet_ids]
+        sort_by = grid.sort_from_state(column_state)
+        if trigger == "lb-table" and sort_by == state_from_url(board, search, keys)["sort_by"]:
+            # the grid reports its columns after every redraw and resize; only a new sort is news
+            return (*[no_update] * 4, [no_update] * len(keys), *[no_update] * 13)
         if trigger in (None, "lb-url", "lb-reset"):
             state = state_from_url(board, "" if trigger == "lb-reset" else search, keys)
         else:
@@ -155,11 +158,10 @@ def _register(app, board: Board, differ: lbdiff.Differences, links: dict):
         url_changed = trigger != "lb-url"
         control_values = ([state["q"], state["tier"], state["sort"], state["mode"],
                            [state["facets"].get(k, []) for k in keys], state["manifolds"], state["groups"],
-                           state["sort_by"], state["a"], state["b"]] if trigger in (None, "lb-url", "lb-reset")
-                          else [no_update] * 4 + [[no_update] * len(keys)] + [no_update] * 2
-                          + [state["sort_by"] if trigger == "lb-sort" else no_update] + [no_update] * 2)
+                           state["a"], state["b"]] if trigger in (None, "lb-url", "lb-reset")
+                          else [no_update] * 4 + [[no_update] * len(keys)] + [no_update] * 4)
         return (*control_values, state["page"], state_to_url(state) if url_changed else no_update,
-                out["data"], out["columns"], out["styles"], out["tooltips"], out["header_tips"],
+                out["data"], out["columns"],
                 out["label"], out["page"] == 0, out["page"] >= out["pages"] - 1, out["empty"], out["note"])
 
     @app.callback(Output("lb-diff", "children"), Output("lb-diff-key", "data"), Input("lb-url", "search"),

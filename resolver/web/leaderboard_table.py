@@ -1,4 +1,4 @@
-"""The leaderboard's table: rows of a view state, the Dash DataTable content, and the downloads.
+"""The leaderboard's table: rows of a view state, the grid's rows and columns, and the downloads.
 
 Numbers come from the Board (resolver.analysis.scores for the ReasonScore and its E_I
 cells; resolver.stats.add_statistics for the other modes); this module only selects,
@@ -13,12 +13,10 @@ import io
 import json
 import math
 
-from dash.dash_table.DataTable import DataTable
-
 from resolver.analysis import NO_SKILL_MARK, NO_SKILL_NOTE, describe as describe_reasons, scores, skilled_first_key
 from resolver.analysis.leaderboard_scores import Board, best_values, rows_for
 from resolver.stats import MODE_DESCRIPTIONS
-from resolver.web import theme, urlstate
+from resolver.web import grid, theme, urlstate
 from resolver.web.data import eval_matches_facets
 
 PAGE_SIZE = 10
@@ -38,17 +36,8 @@ HELP = {
 
 
 def datatable():
-    return DataTable(
-        id="lb-table", data=[], columns=[], sort_action="custom", sort_mode="single", sort_by=[],
-        page_action="none", cell_selectable=False, markdown_options={"html": True, "link_target": "_self"},
-        style_table={"overflowX": "auto", "minWidth": "100%"}, tooltip_delay=300, tooltip_duration=None,
-        style_cell={"fontFamily": "inherit", "fontSize": "13px", "padding": "4px 6px", "whiteSpace": "normal",
-                    "textAlign": "center", "minWidth": "84px"},
-        style_cell_conditional=[{"if": {"column_id": "_model"}, "textAlign": "left", "minWidth": "170px",
-                                 "maxWidth": "240px"},
-                                {"if": {"column_id": "_rank"}, "minWidth": "34px", "width": "34px"}],
-        style_header={"fontWeight": "600", "whiteSpace": "normal"},
-    )
+    """The ranking's grid (filled by the leaderboard's callback): rank and model pinned left."""
+    return grid.table("lb-table", "rs-lb-table")
 
 
 def _matches_query(row: dict, query: str) -> bool:
@@ -149,20 +138,12 @@ def cell_text(cell: dict | None, task: dict | None) -> str:
 
 
 def table_content(board: Board, shown: list, rows: list, columns: list, state: dict, links: dict) -> dict:
-    """DataTable data, columns, conditional styles, tooltips and header help for one page."""
+    """The grid's rows (values, per-cell styles and hover text) and column definitions for one page."""
     mode = state["mode"]
     best = best_values(rows)
     best_cells = {str(g): _max(r["shown"].get(g) and r["shown"][g]["colour_value"] for r in rows) for g in columns}
-    table_columns = [{"name": "#", "id": "_rank"}, {"name": "Model", "id": "_model", "presentation": "markdown"},
-                     {"name": "ReasonScore", "id": "_score"}, {"name": "Avg tokens", "id": "_tokens"},
-                     {"name": "Score/token", "id": "_ratio"}]
-    if board.grader_versions:
-        table_columns.append({"name": "Grader", "id": "_grader"})
-    table_columns += [{"name": str(g), "id": str(g)} for g in columns]
     data: list[dict] = []
-    styles: list[dict[str, object]] = []
-    tooltips: list[dict] = []
-    for index, row in enumerate(shown):
+    for row in shown:
         record = {"id": row["eval_id"], "_rank": row["rank"], "_model": model_cell(row, links),
                   "_score": scores.format_score(row["score"], row["incomplete"]),
                   "_tokens": scores.format_tokens(row["tokens"]), "_ratio": scores.format_ratio(row["ratio"]),
@@ -171,39 +152,58 @@ def table_content(board: Board, shown: list, rows: list, columns: list, state: d
                           + ("" if row.get("skill", True) else f" · {NO_SKILL_NOTE}"),
                 "_score": f"ReasonScore {row['score']:.2f}" + (" (* some cells incomplete or missing)"
                                                                if row["incomplete"] else "")}
+        styles: dict[str, dict] = {}
         for key, value, is_best in (("_score", row["score"], row["score"] == best["score"]),
                                     ("_ratio", row["ratio"], row["ratio"] == best["ratio"]),
                                     ("_tokens", row["tokens"], row["tokens"] == best["tokens"])):
             if is_best and _ok(value):
-                styles.append({"if": {"row_index": index, "column_id": key}, "border": BEST_BORDER,
-                               "fontWeight": "700"})
+                styles[key] = {"border": BEST_BORDER, "fontWeight": "700"}
         for group in columns:
             key, task, cell = str(group), row["cells"].get(group), row["shown"].get(group)
             record[key] = cell_text(cell, task)
-            style: dict[str, object] = {"if": {"row_index": index, "column_id": key}}
             if not cell:
-                styles.append({**style, "backgroundColor": theme.MISSING_COLOUR, "color": "#6b7385"})
+                styles[key] = {"backgroundColor": theme.MISSING_COLOUR, "color": "#6b7385"}
                 tips[key] = f"{group}: no data"
                 continue
-            background = theme.score_colour(cell["colour_value"])
-            style.update(backgroundColor=background, color=theme.text_colour_on(background))
-            if task["truncated_ratio"] > TRUNCATION_MARK_ABOVE:
-                style["backgroundImage"] = HATCH
-            if best_cells.get(key) is not None and cell["colour_value"] == best_cells[key]:
-                style.update(border=BEST_BORDER, fontWeight="700")
-            styles.append(style)
+            styles[key] = _cell_style(cell, task, cell["colour_value"] == best_cells.get(key))
             reasons = board.invalid_reasons(tuple(sorted(state["manifolds"]))).get((row["eval_id"], state["tier"], key))
             tips[key] = cell_hover(task, cell, group, state["tier"], board.group_by, mode, reasons)
-        data.append(record)
-        tooltips.append({k: {"value": v, "type": "text"} for k, v in tips.items()})
-    header_tips = {"_score": HELP["score"], "_ratio": HELP["ratio"], "_tokens": HELP["tokens"],
-                   "_grader": HELP["grader"], "_rank": "rank by the chosen ranking (click to sort)"}
+        data.append({**record, grid.STYLE: styles, grid.TIP: tips})
+    return {"data": data, "columns": _columns(board, columns, state)}
+
+
+def _cell_style(cell: dict, task: dict, is_best: bool) -> dict:
+    """A heat-map cell: coloured by its value, hatched when truncation passes the mark, framed when best."""
+    background = theme.score_colour(cell["colour_value"])
+    style: dict[str, object] = {"backgroundColor": background, "color": theme.text_colour_on(background)}
+    if task["truncated_ratio"] > TRUNCATION_MARK_ABOVE:
+        style["backgroundImage"] = HATCH
+    if is_best:
+        style.update(border=BEST_BORDER, fontWeight="700")
+    return style
+
+
+def _columns(board: Board, columns: list, state: dict) -> list:
+    """Column definitions; the sorted column (state's sort_by) carries its direction."""
+    mode = state["mode"]
+    sort = {s["column_id"]: s.get("direction") for s in (state.get("sort_by") or [])[:1]}
+    help_text = {"_score": HELP["score"], "_ratio": HELP["ratio"], "_tokens": HELP["tokens"],
+                 "_grader": HELP["grader"], "_rank": "rank by the chosen ranking (click to sort)"}
     for group in columns:
-        header_tips[str(group)] = (f"{board.group_by} {group}: {mode} interval ({MODE_DESCRIPTIONS[mode]}); "
-                                   "colour and sort: " + ("the cell's ranking score" if mode == SCORE_MODE
-                                                          else f"the {mode} center"))
-    return {"data": data, "columns": table_columns, "styles": styles, "tooltips": tooltips,
-            "header_tips": header_tips}
+        help_text[str(group)] = (f"{board.group_by} {group}: {mode} interval ({MODE_DESCRIPTIONS[mode]}); "
+                                 "colour and sort: " + ("the cell's ranking score" if mode == SCORE_MODE
+                                                        else f"the {mode} center"))
+    # the first click puts the best first: rank 1, fewest tokens, model A-Z (the others: highest first)
+    low_first: dict[str, object] = {"sortingOrder": ["asc", "desc", None]}
+    fixed: list[tuple[str, str, dict[str, object]]] = [
+        ("_rank", "#", {"pinned": "left", "minWidth": 52, "maxWidth": 60, **low_first}),
+        ("_model", "Model", {"pinned": "left", "minWidth": 170, "maxWidth": 240, "cellRenderer": "markdown",
+                             "autoHeight": True, "wrapText": True, "cellClass": "rs-model-cell", **low_first}),
+        ("_score", "ReasonScore", {}), ("_tokens", "Avg tokens", low_first), ("_ratio", "Score/token", {})]
+    if board.grader_versions:
+        fixed.append(("_grader", "Grader", {}))
+    return [grid.column(key, name, sortable=True, sort=sort.get(key), help=help_text.get(key), **extra)
+            for key, name, extra in [*fixed, *((str(g), str(g), {}) for g in columns)]]
 
 
 def cell_hover(task: dict, cell: dict, group, tier: str, group_by: str, mode: str, reasons: dict | None = None) -> str:

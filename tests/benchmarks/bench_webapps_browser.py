@@ -103,13 +103,13 @@ def _radio(browser, scope: str, text: str):
 
 
 def leaderboard(browser, url, results):
-    browser.open(url, ready_selector="#lb-table td[data-dash-column='_model']")
+    browser.open(url, ready_selector="#lb-table .ag-cell[col-id='_model']")
     browser.wait_idle()
     steps = [
         ("next page", "return document.querySelector('#lb-page-label').textContent.startsWith('page 2');",
          lambda: browser.mouse_click("#lb-next")),
         ("sort by a task column (header click)", "return location.search.indexOf('col=') >= 0;",
-         lambda: browser.mouse_click("#lb-table th:nth-last-child(1) .column-header--sort")),
+         lambda: browser.mouse_click("#lb-table .ag-header-viewport .ag-header-cell:last-child .ag-header-cell-label")),
         ("tier hard", "return location.search.indexOf('tier=hard') >= 0 && "
                       "document.querySelector('#lb-tier-note').textContent.startsWith('Tier hard');",
          lambda: browser.mouse_click(_radio(browser, "#lb-tier", "hard"))),

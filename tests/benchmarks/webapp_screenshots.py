@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.support.browser import Browser, DashServer, browser_missing_reason, real_click  # noqa: E402
+from tests.support.browser import Browser, DashServer, browser_missing_reason  # noqa: E402
 
 WIDTH = 1500
 
@@ -37,7 +37,7 @@ def leaderboard(browser, dataset, db, out: Path):
     from resolver.web.leaderboard import build_app
 
     with DashServer(build_app(dataset, db)) as server:
-        browser.open(server.url("/"), ready_selector="#lb-table td[data-dash-column='_model']")
+        browser.open(server.url("/"), ready_selector="#lb-table .ag-cell[col-id='_model']")
         _settle(browser)
         _fit_height(browser)
         _settle(browser, 0.5)
@@ -51,7 +51,7 @@ def leaderboard_diff(browser, dataset, db, out: Path):
 
     ranked = [r["eval_id"] for r in Board(db).view().results]
     with DashServer(build_app(dataset, db)) as server:
-        browser.open(server.url(f"/?a={ranked[1]}&b={ranked[0]}"), ready_selector="#lb-diff-table td")
+        browser.open(server.url(f"/?a={ranked[1]}&b={ranked[0]}"), ready_selector="#lb-diff-table .ag-cell")
         _settle(browser)
         bottom = browser.driver.execute_script(
             "return document.querySelector('#lb-diff-view').getBoundingClientRect().bottom + window.scrollY")
@@ -61,19 +61,39 @@ def leaderboard_diff(browser, dataset, db, out: Path):
 
 
 def explorer(browser, dataset, db, out: Path):
-    from resolver.probe.tokenizers import load_tokenizer
     from resolver.web.explorer import build_app
 
-    # As `explorer.py DATASET --tokenizer bytes`: the FFT panel needs no download.
-    with DashServer(build_app(dataset, db, tokenizer=load_tokenizer("bytes"))) as server:
-        browser.open(server.url("/"), ready_selector="#ex-main .js-plotly-plot")
+    # As `explorer.py DATASET`: no download; an eval without a cached tokenizer shows the bytes fallback.
+    with DashServer(build_app(dataset, db)) as server:
+        browser.open(server.url(_inspected_point(dataset, db)), ready_selector="#ex-main .js-plotly-plot")
+        browser.wait_for("#ex-sample-answer", timeout=60)
         _settle(browser, 3)
-        # Inspect one point with a real mouse click on the first surface, so the details panel shows.
-        real_click(browser, browser.find("#ex-main .js-plotly-plot"))
-        browser.wait_for("#ex-sample-answer", timeout=30)
-        _fit_height(browser, maximum=1700)
+        _fit_height(browser, maximum=2400)       # down to the FFT of every selected eval
         _settle(browser, 3)
         browser.screenshot(out / "explorer.png")
+
+
+def _inspected_point(dataset, db) -> str:
+    """The link of the default view with the first measured cell of the top eval inspected (a shared
+    link, as a click leaves in the URL: a click on a 3-D point under a loaded CPU's software WebGL
+    does not always register, and the picture is the same)."""
+    from resolver.web import explorer as ex, urlstate
+    from resolver.web.explorer_data import Landscape
+
+    land = Landscape(dataset, db)
+    task = land.tasks[0]
+    _, ident = ex.view_options(land, task)
+    evals = land.top_evals(ex.DEFAULT_EVALS)
+    manifold = land.default_manifold(ident)
+    cell = land.surface(ident, evals[0], manifold).iloc[0]
+    coords = {f"p.{d}": _plain(cell[d]) for d in land.view(ident).dims}
+    return "/" + urlstate.encode({"task": task, "view": ident, "manifold": manifold, "evals": evals,
+                                  "pe": evals[0], **coords})
+
+
+def _plain(value) -> str:
+    """A coordinate as the explorer reads it back from a URL (8, not 8.0)."""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
 def spiderweb(browser, dataset, db, out: Path):

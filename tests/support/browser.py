@@ -148,6 +148,14 @@ class Browser:
     def find(self, selector: str):
         return self.driver.find_element("css selector", selector)
 
+    def hover_text(self, element) -> str:
+        """Rest the real mouse on a table cell and read the tooltip the grid shows for it."""
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        ActionChains(self.driver).move_to_element(element).pause(0.2).move_by_offset(1, 1).perform()
+        return self.wait_until(lambda d: (d.find_elements("css selector", ".ag-tooltip") or [None])[0]
+                               and d.find_element("css selector", ".ag-tooltip").text, message="tooltip")
+
     def find_all(self, selector: str):
         return self.driver.find_elements("css selector", selector)
 

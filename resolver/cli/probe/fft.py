@@ -43,9 +43,9 @@ def run_fft(args) -> int:
         evals = db.evals()
         labels = options.eval_names(db)
         db_dir = db.path.parent
-    from resolver.probe import ByteTokenizer, eval_tokenizers
+    from resolver.probe import fft_tokenizers
 
-    tokenizers = eval_tokenizers(evals, args.tokenizer, fallback=ByteTokenizer(), warn=options.warn)
+    tokenizers = fft_tokenizers(evals, args.tokenizer, warn=options.warn)
     table = fft_table(points, views, db_dir, tokenizers, progress=None if args.quiet else progress_bar,
                       store=SpectrumCache(dataset.cache_dir))    # the dataset's "cache" (docs/probe.md)
     if table.empty:
