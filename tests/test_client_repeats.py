@@ -162,9 +162,11 @@ def test_requests_failing_after_the_stop_repeat_its_line(tmp_path):
     from types import SimpleNamespace
 
     from resolver.core import UserError
+    from resolver.run import RunOptions
     from resolver.run.api_runner import ABORT_AFTER_FAILURES, RunLoop
 
-    loop = RunLoop(SimpleNamespace(steps=[], model="m"), SimpleNamespace(parallel=64), None, None, tmp_path)
+    opts = RunOptions(config="c", template="t", sampler="s", model="m", apibase="http://x", parallel=64)
+    loop = RunLoop(SimpleNamespace(steps=[], model="m"), opts, None, None, tmp_path)
     for _ in range(ABORT_AFTER_FAILURES - 1):
         loop._note_failure("HTTP 400: top_k must be positive")
     with pytest.raises(UserError) as stopped:

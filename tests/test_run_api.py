@@ -279,3 +279,84 @@ def test_refused_samples_fail_alone_and_a_rerun_asks_only_for_them(sim, referenc
     assert second.returncode == 0, second.stderr
     assert proxy.forwarded and not (set(proxy.forwarded) & answered)           # only what was missing
     assert comparable(read_folder(max(run_folders(tmp_path / "results")))) == comparable(reference[1])
+
+
+# ---------------------------------------------------------------- concurrency: --parallel per step x --threads
+class CountingServer(LoopbackServer):
+    """Answers every request "Final Answer: 1", holding it until `target` requests are in flight
+    (or `hold` seconds pass), and counts the most in flight over all and per step. The step of a
+    request is read from its prompt (`steps`: messages JSON -> the steps whose prompt it is)."""
+
+    def __init__(self, target: int, steps: dict, hold: float = 1.0):
+        self.target, self.steps, self.hold = target, steps, hold
+        self.in_flight, self.most = 0, 0
+        self.by_step: dict[str, int] = {}
+        self.most_by_step: dict[str, int] = {}
+        super().__init__()
+
+    async def on_start(self):
+        import asyncio
+        self._full = asyncio.Event()
+
+    async def chat(self, request):
+        import asyncio
+
+        from aiohttp import web
+        body = await request.json()
+        owners = self.steps.get(json.dumps(body["messages"], sort_keys=True), set())
+        step = next(iter(owners)) if len(owners) == 1 else None     # a prompt two steps share: no step
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        if step:
+            self.by_step[step] = self.by_step.get(step, 0) + 1
+            self.most_by_step[step] = max(self.most_by_step.get(step, 0), self.by_step[step])
+        if self.in_flight >= self.target:
+            self._full.set()
+        try:
+            await asyncio.wait_for(self._full.wait(), self.hold)
+        except asyncio.TimeoutError:
+            pass                                  # the run's tail: fewer requests than the target remain
+        finally:
+            self.in_flight -= 1
+            if step:
+                self.by_step[step] -= 1
+            if self.in_flight < self.target:
+                self._full.clear()
+        return web.json_response({
+            "id": "c", "object": "chat.completion", "created": 1, "model": body["model"],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "Final Answer: 1"},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}})
+
+    async def list_models(self, request):
+        from aiohttp import web
+        return web.json_response({"object": "list", "data": [{"id": "sim-mid"}]})
+
+
+@pytest.fixture(scope="module")
+def prompt_steps(tmp_path_factory):
+    """messages JSON -> the steps that ask it, from --offline's prompts of tiny's medium level
+    (8 samples a round, 3 rounds: a round is bigger than --parallel 4)."""
+    from conftest import run_script
+    tmp = tmp_path_factory.mktemp("prompts")
+    args = [a for a in runner_args("x", tmp) if a not in ("--apibase", "x")]
+    run_script("runner.py", *args, "--precision", "medium", "--offline", "3", check=True)
+    [folder] = run_folders(tmp / "results")
+    steps: dict[str, set] = {}
+    for path in sorted(folder.glob("*.ndjson")):
+        for line in path.read_text().splitlines():
+            steps.setdefault(json.dumps(json.loads(line)["messages"], sort_keys=True), set()).add(path.stem)
+    return steps
+
+
+@pytest.mark.parametrize("flags,total,per_step", [
+    (("--parallel", "4", "--threads", "4"), 16, 4),      # the seeds' meaning: 4 per step x 4 steps
+    (("--parallel", "16"), 16, 8),                       # --threads 1: today's bound, a whole round per step
+])
+def test_parallel_per_step_times_threads_in_flight(prompt_steps, tmp_path, flags, total, per_step):
+    with CountingServer(total, prompt_steps) as server:
+        proc = _run(server.url, tmp_path, "--precision", "medium", *flags)
+    assert proc.returncode == 0, proc.stderr
+    assert server.most == total                              # reached, never exceeded
+    assert max(server.most_by_step.values()) == per_step     # a step never has more than --parallel
+    assert len(server.most_by_step) >= 8

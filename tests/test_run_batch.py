@@ -16,7 +16,7 @@ import pytest
 from resolver.client.cache import request_key
 from resolver.core.errors import UserError
 from resolver.run.batch import batch_line, read_batch_output, write_batch_file
-from tests.support.runner import TINY, comparable, read_folder, run_folders, runner_args, simulator
+from tests.support.runner import TINY, cache_keys, comparable, read_folder, run_folders, runner_args, simulator
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore")]
 INPUT_KEYS = {"custom_id", "method", "url", "body"}
@@ -108,18 +108,69 @@ def _runner(*args):
     return run_script("runner.py", *args)
 
 
-def test_write_batch_read_batch_rounds_match_an_api_run(tmp_path):
+def requests_of(records, model):
+    """The distinct cache keys of records' requests, rebuilt from their messages and the sampler file."""
+    return {request_key({"model": model, "messages": r["messages"], **sampler_fields()}) for r in records}
+
+
+def offline_requests(tmp_path, model, rounds):
+    """The distinct requests of `rounds` rounds of every step, from --offline's prompts (its own
+    path through the config): what one write-batch must ask for."""
+    proc = _runner(*batch_args(tmp_path / "offline"), "--offline", rounds)
+    assert proc.returncode == 0, proc.stderr
+    [folder] = run_folders(tmp_path / "offline" / "results")
+    return requests_of(read_folder(folder), model)
+
+
+def test_one_batch_cycle_completes_the_run_like_an_api_run(tmp_path):
+    """The default: write-batch writes every round up to maxrounds (tiny's low level: 2 rounds of
+    4), so one write-batch -> run-batch -> read-batch cycle finishes; read-batch keeps the answers
+    beyond the rounds adaptive stopping takes out of the folder and says how many."""
+    model = "sim-weak"                                       # some of its steps stop after round 1
+    with simulator(TINY) as sim:
+        api = _runner(*runner_args(sim.url, tmp_path / "api", model=model))
+        assert api.returncode == 0, api.stderr
+        reference = read_folder(run_folders(tmp_path / "api" / "results")[0])
+        base = batch_args(tmp_path)
+        base[base.index("--model") + 1] = model
+        wrote = _runner(*base, "--mode", "write-batch")
+        assert wrote.returncode == 0, wrote.stderr
+        [batch] = sorted((tmp_path / "results").glob("*-offline.ndjson"))
+        asked = {json.loads(line)["custom_id"] for line in batch.read_text().splitlines()}
+        assert asked == offline_requests(tmp_path, model, 2)
+        assert f"write-batch: {len(asked)} requests, 28 rounds for 14 of 14 steps (rounds 1-2: 14 steps)" in wrote.stdout
+        assert "next: vllm run-batch -i" in wrote.stdout
+        play_vllm(batch, sim.url, tmp_path / "out.ndjson")
+        read = _runner(*base, "--mode", "read-batch", "--batch", tmp_path / "out.ndjson")
+        assert read.returncode == 0, read.stderr
+        assert "all steps complete" in read.stdout and "still need rounds" not in read.stdout
+        again = _runner(*base, "--mode", "write-batch")
+        assert again.returncode == 0 and "nothing to write" in again.stdout, again.stdout
+        assert len(sorted((tmp_path / "results").glob("*-offline.ndjson"))) == 1
+    [folder] = run_folders(tmp_path / "results")
+    final = read_folder(folder)
+    assert comparable(final) == comparable(reference)
+    left_out = asked - requests_of(final, model)
+    assert left_out and len(final) < 14 * 8                  # adaptive stopping left some answers unused
+    assert f"read-batch: {len(left_out)} answers left out of the run folder" in read.stdout
+    assert left_out <= cache_keys(tmp_path / "cache")        # ...and the cache keeps them
+
+
+def test_round_at_a_time_batch_cycles_match_an_api_run(tmp_path):
+    """--rounds 1: one round per step per cycle (today's cycle), with failed lines and an unknown id
+    in the first output; it takes more than one cycle and ends equal to an API run."""
     with simulator(TINY) as sim:
         api = _runner(*runner_args(sim.url, tmp_path / "api"))
         assert api.returncode == 0, api.stderr
         reference = read_folder(run_folders(tmp_path / "api" / "results")[0])
-        base = batch_args(tmp_path)
+        base = [*batch_args(tmp_path), "--rounds", "1"]
         batches = []
         for attempt in range(6):
             wrote = _runner(*base, "--mode", "write-batch")
             assert wrote.returncode == 0, wrote.stderr
             if "nothing to write" in wrote.stdout:
                 break
+            assert "rounds 1-" not in wrote.stdout and "rounds 2-" not in wrote.stdout    # one round per step
             batch = sorted((tmp_path / "results").glob("*-offline.ndjson"))[-1]
             assert batch not in batches and batch.name.endswith("_tiny_sim-mid_zerocot-nosys_greedy-2k-offline.ndjson")
             batches.append(batch)
@@ -127,10 +178,14 @@ def test_write_batch_read_batch_rounds_match_an_api_run(tmp_path):
                 request = json.loads(line)
                 assert request["body"]["model"] == "sim-mid" and request["body"]["max_tokens"] == 2048
                 assert all(set(m) == {"role", "content"} for m in request["body"]["messages"])
+            if attempt == 0:
+                assert {json.loads(line)["custom_id"] for line in batch.read_text().splitlines()} == \
+                    offline_requests(tmp_path, "sim-mid", 1)
             out = tmp_path / f"out{attempt}.ndjson"
             play_vllm(batch, sim.url, out, errors=3 if attempt == 0 else 0, unknown=attempt == 0)
-            read = _runner(*base, "--mode", "read-batch", "--batch", out)
+            read = _runner(*base[:-2], "--mode", "read-batch", "--batch", out)
             assert read.returncode == 0, read.stderr
+            assert "answers left out of the run folder" not in read.stdout     # nothing beyond the rule asked
             if attempt == 0:
                 assert "CUDA out of memory" in read.stderr and "status 503" in read.stderr
                 assert "1 answers have a custom_id that is not a request of this experiment" in read.stderr

@@ -103,6 +103,9 @@ def test_filters_density_degree_precision(script, tmp_path):
     (["--mode", "read-batch"], "--mode read-batch needs --batch"),
     (["--offline", "1", "--parallel", "0"], "expected a positive integer"),
     (["--offline", "1", "--timeout", "0"], "--timeout: expected a number of seconds above 0"),
+    (["--offline", "1", "--rounds", "2"], "--rounds is only used with --mode write-batch"),
+    (["--mode", "read-batch", "--batch", "out.ndjson", "--rounds", "1"], "got it with --mode read-batch"),
+    (["--mode", "write-batch", "--rounds", "0"], "--rounds: expected a positive integer, got '0'"),
 ])
 def test_bad_flags_one_line(script, tmp_path, args, fragment):
     proc = script("runner.py", *TINY, "--output", tmp_path, *args)
@@ -179,8 +182,12 @@ def test_graded_record(repo):
 def test_options_validate(repo):
     with pytest.raises(UserError, match="--batch is only used with --mode read-batch"):
         RunOptions(config="c", template="t", sampler="s", model="m", mode="write-batch", batch="b").checked()
+    with pytest.raises(UserError, match="--rounds is only used with --mode write-batch"):
+        RunOptions(config="c", template="t", sampler="s", model="m", apibase="http://x", rounds=1).checked()
+    assert RunOptions(config="c", template="t", sampler="s", model="m", mode="write-batch", rounds=1,
+                      parallel=4, threads=3).checked().in_flight == 12
     o = RunOptions(config="c", template="t", sampler="s", model="m", mode="write-batch").checked()
-    assert o.seed == 42 and o.timeout == 3600 and o.cache == "cache/" and o.shuffle is True
+    assert o.seed == 42 and o.rounds is None and o.in_flight == 16 and o.timeout == 3600 and o.cache == "cache/" and o.shuffle is True
 
 
 def test_apikey_from_environment(monkeypatch):

@@ -50,9 +50,12 @@ def build_parser() -> ArgParser:
     p.add_argument("--degree", type=int, default=None,
                    help="degree value to apply to grid entries that do not already have a degree "
                         "(entries with one keep theirs; default: none)")
-    p.add_argument("--parallel", type=positive_int, default=16, help="requests in flight (api mode, default 16)")
+    p.add_argument("--parallel", type=positive_int, default=16,
+                   help="parallel completions per step (api mode, default 16); "
+                        "--parallel x --threads requests are in flight in total")
     p.add_argument("--threads", type=positive_int, default=1,
-                   help="open at least this many steps at once (default 1; --parallel keeps the request pool full regardless)")
+                   help="parallel steps (default 1; more steps open when a round is smaller than --parallel, "
+                        "keeping --parallel x --threads requests in flight)")
     p.add_argument("--timeout", type=seconds, default=3600.0, help="request timeout in seconds (default 3600)")
     p.add_argument("--load-timeout", type=seconds, default=600.0, metavar="SECONDS",
                    help="how long a server may answer 503 'Loading model' before the run gives up (default 600)")
@@ -66,6 +69,9 @@ def build_parser() -> ArgParser:
     order.add_argument("--no-shuffle", dest="shuffle", action="store_false", help="run steps in config order")
     p.add_argument("--quiet", action="store_true", help="no per-step output or progress bars (errors still shown)")
     p.add_argument("--tokenizer", help="HuggingFace tokenizer id or local directory (needed for calibrate tasks)")
+    p.add_argument("--rounds", type=positive_int, default=None, metavar="N",
+                   help="write-batch only: at most N rounds per unfinished step in the file (default: every "
+                        "round up to the precision level's maxrounds, one cycle; 1 = a round per cycle)")
     p.add_argument("--offline", type=positive_int, default=None, metavar="ROUNDS",
                    help="write ROUNDS rounds of prompts per step without calling a model")
     return p
@@ -132,6 +138,11 @@ def resume_hint(folder) -> str:
             "(the new run folder holds every sample)")
 
 
+def round_span(first: int, last: int) -> str:
+    """'round 2' or 'rounds 1-3'."""
+    return f"round {first}" if first == last else f"rounds {first}-{last}"
+
+
 def mode_write_batch(opts) -> int:
     from resolver.run import run_write_batch
 
@@ -141,12 +152,12 @@ def mode_write_batch(opts) -> int:
         print(f"write-batch: all {done.steps} steps are answered in the cache ({done.cache_path}); nothing to "
               "write. Run --mode read-batch (any --batch file) or api mode to write the run folder.")
         return 0
-    by_round: dict = {}
-    for r in plan.rounds.values():
-        by_round[r] = by_round.get(r, 0) + 1
-    rounds_text = ", ".join(f"round {r}: {n} steps" for r, n in sorted(by_round.items()))
-    print(f"write-batch: {done.lines} requests for {len(plan.rounds)} of {done.steps} steps ({rounds_text}); "
-          f"{plan.complete} steps complete")
+    spans: dict = {}
+    for first, last in plan.rounds.values():
+        spans[(first, last)] = spans.get((first, last), 0) + 1
+    spans_text = ", ".join(f"{round_span(first, last)}: {n} steps" for (first, last), n in sorted(spans.items()))
+    print(f"write-batch: {done.lines} requests, {plan.step_rounds} rounds for {len(plan.rounds)} of {done.steps} "
+          f"steps ({spans_text}); {plan.complete} steps complete")
     print(f"batch file: {done.path}")
     print(f"next: vllm run-batch -i {done.path} -o output.ndjson --model <path> "
           f"--served-model-name {done.model}")
@@ -176,6 +187,10 @@ def mode_read_batch(opts) -> int:
         summary = replay_batch(batch, opts, cache, ShownReporter())
     for line in summary.lines():
         print(line)
+    if batch.left_out:
+        print(f"read-batch: {batch.left_out} answers left out of the run folder: their steps had "
+              "already stopped (adaptive stopping at this --precision), so the folder equals an API run's; "
+              "they stay in the cache for a deeper --precision or an API run")
     if summary.incomplete:
         names = ", ".join(name for name, _, _ in summary.incomplete[:5])
         more = "" if len(summary.incomplete) <= 5 else f" and {len(summary.incomplete) - 5} more"

@@ -7,9 +7,10 @@ How a run goes
   calibrated skill interval (mode C_I of docs/statistics.md: guess-corrected,
   over untruncated samples; resolver.stats.intervals_light) decides: stop at
   `target_margin` or after `maxrounds` rounds.
-* Up to `--parallel` requests are in flight over all steps. Because one step's
-  round is often smaller than that, as many steps are opened as it takes to keep
-  the pool full; `--threads T` (older flag) opens at least T steps at once.
+* `--parallel P` completions per step and `--threads T` steps (the seeds' words):
+  at most P requests of one step and P x T over the run are in flight. Because a
+  round is often smaller than P, steps are opened while fewer than P x T samples
+  are queued (at least T steps); docs/runner.md *Concurrency*.
 * Every request is looked up in the cache first; answers are stored in the
   cache and committed in batches every few milliseconds. A record is written to
   the run folder only after its answer is committed, so whatever a crash leaves
@@ -110,6 +111,7 @@ class _StepState:
     rounds: int = 0
     writer: RecordWriter | None = None
     missing: int = 0                 # samples not in the cache (cache-only mode)
+    slots: asyncio.Semaphore = field(default_factory=asyncio.Semaphore)   # --parallel: the step's requests in flight
 
 
 class RunLoop:
@@ -124,11 +126,13 @@ class RunLoop:
         self.client = client
         self.folder = folder
         self.summary = RunSummary(folder=folder, steps_total=len(experiment.steps))
-        self._sem = asyncio.Semaphore(opts.parallel)
+        self._total = opts.in_flight       # P x T: requests in flight over all steps
+        self._sem = asyncio.Semaphore(self._total)
         self._outbox: list[tuple[_StepState, dict | None, bool]] = []
         self._inflight: dict[str, asyncio.Future] = {}
         self._states: list[_StepState] = []
         self._answered: set[str] = set()   # keys answered by the server in this run
+        self.written_keys: set[str] = set()  # keys of the samples this run folder holds (read-batch counts the rest)
         self._failure_streak = 0             # failures since the last answer
         self._held_lines: list[str] | None = []   # failure lines held until the server answers once
         self._malformed_failures = 0         # failed requests whose replies were not chat completions
@@ -180,8 +184,8 @@ class RunLoop:
         pending.reverse()                        # pop() from the end keeps the order
         min_steps = max(1, self.opts.threads)
         while pending or tasks:
-            while pending and (len(tasks) < min_steps or self._queued < self.opts.parallel):
-                state = _StepState(pending.pop())
+            while pending and (len(tasks) < min_steps or self._queued < self._total):
+                state = _StepState(pending.pop(), slots=asyncio.Semaphore(self.opts.parallel))
                 self._states.append(state)
                 tasks.add(asyncio.create_task(self._run_step(state)))
                 await asyncio.sleep(0)           # let it queue its first round
@@ -245,7 +249,7 @@ class RunLoop:
                 return
             if completion is None:
                 sample.replace = stored is not None
-                completion = await self._ask(sample)
+                completion = await self._ask(sample, state.slots)
                 if completion is None:
                     return
             blank = blank_record(self.exp, state.step, sample.index, sample.case, sample.messages, count)
@@ -255,18 +259,20 @@ class RunLoop:
                 record = graded_record(blank, completion.content, completion.reasoning,
                                        completion.usage, completion.finish_reason, generator=state.step.generator)
             state.tally.add(record)
+            self.written_keys.add(sample.key)
             self._outbox.append((state, record, cached))
             self._live_tokens += int((record.get("usage") or {}).get("completion_tokens") or 0)
             self._live_cached += cached
         finally:
             self._queued -= 1
-            if self._queued < self.opts.parallel:
+            if self._queued < self._total:
                 self._wake.set()                 # room in the pool: open another step
             self._bar.update(1)
             self._postfix()
 
-    async def _ask(self, sample: _Sample) -> Completion | PromptTooLong | None:
-        """Send a request (sharing one HTTP call between identical requests in flight)."""
+    async def _ask(self, sample: _Sample, slots: asyncio.Semaphore) -> Completion | PromptTooLong | None:
+        """Send a request (sharing one HTTP call between identical requests in flight), holding
+        one of its step's `slots` and one of the run's."""
         key = sample.key
         shared = self._inflight.get(key)
         if shared is not None:
@@ -280,7 +286,7 @@ class RunLoop:
         future = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
-            async with self._sem:
+            async with slots, self._sem:     # the step's slot first: a waiting step holds no run slot
                 completion = await client.complete(sample.body, sample.payload)
             self.cache.put(key, completion.to_json(), replace=sample.replace)
             self._answered.add(key)
@@ -323,7 +329,7 @@ class RunLoop:
             raise UserError(self._stop_line)
         if first:
             self._report(f"request failed: {message}")
-        if self._failure_streak >= max(ABORT_AFTER_FAILURES, 2 * self.opts.parallel):
+        if self._failure_streak >= max(ABORT_AFTER_FAILURES, 2 * self._total):
             self._stop_line = (f"stopping: the last {self._failure_streak} requests all failed (last: {message}); "
                                "everything answered so far is saved: run the same command again to resume")
             raise UserError(self._stop_line)
@@ -401,7 +407,7 @@ async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache, s
                            reporter: Reporter) -> RunSummary:
     load_timeout = opts.load_timeout
     assert opts.apibase is not None, "RunOptions.checked() requires --apibase in api mode"
-    async with ChatClient(opts.apibase, opts.apikey, parallel=opts.parallel, timeout=opts.timeout,
+    async with ChatClient(opts.apibase, opts.apikey, parallel=opts.in_flight, timeout=opts.timeout,
                           load_timeout=DEFAULT_LOAD_TIMEOUT if load_timeout is None else load_timeout,
                           ssl_context=ssl_context) as client:
         models = await client.list_models()

@@ -160,11 +160,28 @@ def parse_output_line(line: str) -> tuple[str | None, Completion | PromptTooLong
 # ================================================================ the two batch modes
 @dataclass
 class BatchPlan:
-    """What write-batch found: the requests of each unfinished step's next round."""
+    """What write-batch found: the requests of the rounds each unfinished step may still need."""
 
     requests: list = field(default_factory=list)    # (custom_id, body)
-    rounds: dict = field(default_factory=dict)      # step name -> round number needed (1-based)
+    rounds: dict = field(default_factory=dict)      # step name -> (first, last) round written (1-based)
     complete: int = 0                               # steps needing nothing more
+
+    @property
+    def step_rounds(self) -> int:
+        """Rounds written, summed over the steps."""
+        return sum(last - first + 1 for first, last in self.rounds.values())
+
+
+def _round_requests(experiment, step, start: int, stop: int) -> list:
+    """(index, case, messages, body, cache key) of samples start..stop-1 of a step."""
+    from resolver.run.experiment import cases_for, messages_for, request_for
+
+    keyed = []
+    for index, case in cases_for(step, start, stop):
+        messages = messages_for(experiment, step, case)
+        body = request_for(experiment, messages)
+        keyed.append((index, case, messages, body, request_key(body)))
+    return keyed
 
 
 def _round_records(experiment, step, start: int, stop: int, cache):
@@ -173,13 +190,10 @@ def _round_records(experiment, step, start: int, stop: int, cache):
     A request run-batch refused as too long (the cache's too_long table) is a
     finished prompt-too-long sample, as in the read-batch run folder."""
     from resolver.run.api_runner import prompt_too_long_record
-    from resolver.run.experiment import blank_record, cases_for, graded_record, messages_for, request_for
+    from resolver.run.experiment import blank_record, graded_record
 
-    records, missing, keyed = [], [], []
-    for index, case in cases_for(step, start, stop):
-        messages = messages_for(experiment, step, case)
-        body = request_for(experiment, messages)
-        keyed.append((index, case, messages, body, request_key(body)))
+    records, missing = [], []
+    keyed = _round_requests(experiment, step, start, stop)
     cached = cache.get_many(k[-1] for k in keyed)
     too_long = cache.too_long_many(k[-1] for k in keyed)
     for index, case, messages, body, key in keyed:
@@ -196,26 +210,41 @@ def _round_records(experiment, step, start: int, stop: int, cache):
     return records, missing
 
 
-def plan_batch(experiment, cache) -> BatchPlan:
-    """Walk every step's rounds through the cache, as the API loop would, and
-    collect the requests of the first round that is not fully answered."""
+def _unanswered(experiment, step, start: int, stop: int, cache) -> list:
+    """The (key, body) pairs of samples start..stop-1 that the cache cannot answer (no grading)."""
+    keyed = _round_requests(experiment, step, start, stop)
+    cached = cache.get_many(k[-1] for k in keyed)
+    too_long = cache.too_long_many(k[-1] for k in keyed)
+    return [(key, body) for *_, body, key in keyed
+            if key not in too_long and (key not in cached or cached_completion(cached[key]) is None)]
+
+
+def plan_batch(experiment, cache, rounds: int | None = None) -> BatchPlan:
+    """Walk every step's rounds through the cache, as the API loop would; from the first
+    round that is not fully answered, collect the unanswered requests of that round and
+    the later ones up to maxrounds (at most `rounds` rounds per step when given).
+
+    Writing every round a step may need lets one run-batch (one model load) finish the
+    run; read-batch then takes only what the adaptive rule takes (docs/runner.md)."""
     from resolver.run.experiment import forget_step
     from resolver.run.rounds import Tally, needs_another_round
 
     plan = BatchPlan()
-    count = experiment.precision.count
+    count, maxrounds = experiment.precision.count, experiment.precision.maxrounds
     for step in experiment.steps:
-        tally, rounds = Tally(), 0
+        tally, done = Tally(), 0
         while True:
-            records, missing = _round_records(experiment, step, rounds * count, (rounds + 1) * count, cache)
+            records, missing = _round_records(experiment, step, done * count, (done + 1) * count, cache)
             if missing:
+                last = maxrounds if rounds is None else min(maxrounds, done + rounds)
                 plan.requests += missing
-                plan.rounds[step.name] = rounds + 1
+                plan.requests += _unanswered(experiment, step, (done + 1) * count, last * count, cache)
+                plan.rounds[step.name] = (done + 1, last)
                 break
             for record in records:
                 tally.add(record)
-            rounds += 1
-            if not needs_another_round(tally, rounds, experiment.precision):
+            done += 1
+            if not needs_another_round(tally, done, experiment.precision):
                 plan.complete += 1
                 break
         forget_step(step)
@@ -253,14 +282,14 @@ class WrittenBatch:
 
 
 def run_write_batch(opts, reporter=None) -> WrittenBatch:
-    """runner.py --mode write-batch: write the next needed round of every step (`reporter`:
-    shows calibration's bar)."""
+    """runner.py --mode write-batch: write the rounds every unfinished step may still need
+    (`opts.rounds` of them at most; `reporter`: shows calibration's bar)."""
     from resolver.client import ResponseCache
     from resolver.run.experiment import build_experiment
 
     experiment = build_experiment(opts, reporter.bar if reporter is not None else None)
     with ResponseCache(opts.cache) as cache:
-        plan = plan_batch(experiment, cache)
+        plan = plan_batch(experiment, cache, opts.rounds)
     done = WrittenBatch(plan, len(experiment.steps), cache.path, experiment.model)
     if not plan.requests:
         return done
@@ -279,6 +308,7 @@ class ReadBatch:
     unknown: list
     imported: int = 0
     too_long: int = 0
+    left_out: int = 0       # the batch's answers beyond where adaptive stopping ended their step
 
 
 def read_batch(opts, reporter=None) -> ReadBatch:
@@ -307,7 +337,8 @@ def import_batch(batch: ReadBatch, cache) -> None:
 
 def replay_batch(batch: ReadBatch, opts, cache, reporter=None):
     """Write a run folder from the cache alone; returns the RunSummary (its `incomplete`
-    steps still need rounds)."""
+    steps still need rounds) and sets `batch.left_out`: the batch's answers the adaptive
+    rule did not take stay in the cache only, so the folder equals an API run's."""
     import asyncio
 
     from resolver.records import new_run_folder
@@ -319,7 +350,10 @@ def replay_batch(batch: ReadBatch, opts, cache, reporter=None):
                             experiment.template.name, experiment.sampler.name)
     loop = RunLoop(experiment, opts, cache, None, folder, progress=not opts.quiet, reporter=reporter)
     with recorded_run(folder, run_metadata(opts, experiment, "read-batch")):
-        return asyncio.run(loop.run(ordered_steps(experiment, opts)))
+        summary = asyncio.run(loop.run(ordered_steps(experiment, opts)))
+    answered = {cid for cid in [*batch.output.answers, *batch.output.too_long] if cid in batch.known}
+    batch.left_out = len(answered - loop.written_keys)
+    return summary
 
 
 def experiment_keys(experiment) -> set[str]:

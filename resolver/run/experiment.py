@@ -71,6 +71,7 @@ class RunOptions(BaseModel):
     degree: int | None = Field(None, ge=0)
     parallel: int = Field(DEFAULT_PARALLEL, ge=1)
     threads: int = Field(1, ge=1)
+    rounds: int | None = Field(None, ge=1, description="write-batch: rounds per unfinished step in one file")
     timeout: float = Field(DEFAULT_TIMEOUT, gt=0, allow_inf_nan=False)
     load_timeout: float | None = Field(None, gt=0, allow_inf_nan=False,
                                        description="seconds a server may answer 503 'Loading model'")
@@ -108,6 +109,10 @@ class RunOptions(BaseModel):
     def checked(self) -> "RunOptions":
         """Cross-flag rules; raises UserError with one line naming the flag, else returns the
         options. (Not named `validate`: that is pydantic's deprecated classmethod.)"""
+        if self.rounds is not None and (self.mode != "write-batch" or self.offline is not None):
+            raise UserError(f"--rounds is only used with --mode write-batch (the rounds per step one batch file "
+                            f"holds; default: every round up to maxrounds), got it with "
+                            f"{'--offline' if self.offline is not None else '--mode ' + self.mode}")
         if self.offline is not None:
             if self.mode_given and self.mode != "api":
                 raise UserError(f"--offline generates prompts without a model; it cannot be combined "
@@ -124,6 +129,11 @@ class RunOptions(BaseModel):
 
             self.apikey = api_key_from_env(self.apibase)
         return self
+
+    @property
+    def in_flight(self) -> int:
+        """Requests in flight over the whole run: --parallel per step times --threads steps."""
+        return self.parallel * self.threads
 
     @property
     def cache_dir(self) -> Path:
