@@ -132,8 +132,7 @@ class SimulatorApp:
         self.stats.answered_keys[key] += 1
         self.stats.by_model[profile.name] += 1
         self.stats.outcomes[answer.outcome.split(":")[0]] += 1
-        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": answer.completion_tokens,
-                 "total_tokens": prompt_tokens + answer.completion_tokens}
+        usage = usage_of(answer, prompt_tokens)
         if self.gpu:
             return await gpu_reply(self.gpu, request, body, answer, usage,
                                    self.completion_object(body, answer, usage), self.think_style)
@@ -205,6 +204,12 @@ class SimulatorApp:
         except ConnectionError:
             pass  # the client gave up (e.g. its timeout fired during a stall): nothing to do
         return resp
+
+
+def usage_of(answer: Answer, prompt_tokens: int) -> dict:
+    """The `usage` object of an answer."""
+    return {"prompt_tokens": prompt_tokens, "completion_tokens": answer.completion_tokens,
+            "total_tokens": prompt_tokens + answer.completion_tokens}
 
 
 @lru_cache(maxsize=4096)

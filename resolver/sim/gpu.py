@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 from resolver.core import UserError
 
@@ -125,7 +126,7 @@ class Sequence:
     start: int = -1            # the engine's step count when admitted (-1: waiting)
     finished: bool = False
     cancelled: bool = False
-    owner: object = None       # the live server's per-request state (resolver.sim.gpuserve)
+    owner: Any = None          # the live server's per-request state (resolver.sim.gpuserve)
 
     def produced(self, steps: int) -> int:
         """Tokens decoded so far, given the engine's step count."""

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from resolver.core import UserError
-from resolver.sim.app import SimulatorApp
+from resolver.sim.app import SimulatorApp, usage_of
 from resolver.sim.gpu import BatchEngine, GpuModel, Sequence
 from resolver.sim.profiles import PROFILES
 
@@ -99,18 +99,20 @@ def _answer(app: SimulatorApp, custom_id: str, body: dict, engine: BatchEngine) 
     request_id = f"vllm-batch-{uuid.uuid4().hex}"
     line = {"id": f"vllm-{uuid.uuid4().hex}", "custom_id": custom_id}
     model = body.get("model")
-    problem = None
+    profile = PROFILES.get(model) if isinstance(model, str) else None
     if not isinstance(body.get("messages"), list) or not body["messages"]:
-        problem = (400, "'messages' must be a non-empty list", "BadRequestError")
-    elif not isinstance(model, str) or model not in PROFILES:
-        problem = (404, f"The model `{model}` does not exist. Available: {', '.join(PROFILES)}", "NotFoundError")
-    if problem:
-        status, message, kind = problem
-        return {**line, "response": {"status_code": status, "request_id": request_id, "body": None},
-                "error": {"message": message, "type": kind, "code": status}}
-    answer, prompt_tokens = app.answer(PROFILES[model], body)
-    usage = {"prompt_tokens": prompt_tokens, "completion_tokens": answer.completion_tokens,
-             "total_tokens": prompt_tokens + answer.completion_tokens}
+        return _failed(line, request_id, 400, "'messages' must be a non-empty list", "BadRequestError")
+    if profile is None:
+        return _failed(line, request_id, 404, f"The model `{model}` does not exist. Available: {', '.join(PROFILES)}",
+                       "NotFoundError")
+    answer, prompt_tokens = app.answer(profile, body)
+    usage = usage_of(answer, prompt_tokens)
     engine.submit(Sequence(prompt_tokens, answer.completion_tokens))
     return {**line, "response": {"status_code": 200, "request_id": request_id,
                                  "body": app.completion_object(body, answer, usage)}, "error": None}
+
+
+def _failed(line: dict, request_id: str, status: int, message: str, kind: str) -> dict:
+    """A request vLLM would refuse: its status, no body, an OpenAI-shaped error."""
+    return {**line, "response": {"status_code": status, "request_id": request_id, "body": None},
+            "error": {"message": message, "type": kind, "code": status}}
