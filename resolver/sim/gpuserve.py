@@ -48,6 +48,8 @@ class GpuServing:
         self.time_scale = time_scale
         self._t0 = time.monotonic()
         self._wall_origin = 0.0
+        self._first_arrival: float | None = None   # simulated time of the first request since a reset
+        self._last_end = 0.0                       # the engine's clock when it last went idle
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
 
@@ -60,6 +62,8 @@ class GpuServing:
             self._task = asyncio.get_running_loop().create_task(self._schedule())
         if self.engine.idle:
             self.engine.clock = max(self.engine.clock, self.sim_now())
+        if self._first_arrival is None:
+            self._first_arrival = self.engine.clock
         self.engine.submit(seq)
         assert self._wake is not None
         self._wake.set()
@@ -82,6 +86,7 @@ class GpuServing:
         assert self._wake is not None
         while True:
             if engine.idle:
+                self._last_end = engine.clock
                 self._wake.clear()
                 await self._wake.wait()
                 continue
@@ -109,9 +114,13 @@ class GpuServing:
     def stats_json(self) -> dict:
         s = self.engine.stats
         wall = max(self.engine.clock, self.sim_now()) - self._wall_origin
+        # first request to the end of the last decoded token (the work itself, not idle time around it)
+        end = self.engine.clock if not self.engine.idle else self._last_end
+        span = 0.0 if self._first_arrival is None else max(0.0, end - self._first_arrival)
         return {"model": self.engine.model.name, "max_batch": self.engine.max_batch,
                 "time_scale": self.time_scale, "busy_seconds": round(s.busy_seconds, 6),
                 "prefill_seconds": round(s.prefill_seconds, 6), "wall_seconds": round(wall, 6),
+                "span_seconds": round(span, 6),
                 "tokens_generated": s.tokens_generated, "prompt_tokens": s.prompt_tokens,
                 "max_sequences": s.max_sequences, "cancelled": s.cancelled,
                 "running": len(self.engine.running), "waiting": len(self.engine.waiting)}
@@ -119,6 +128,7 @@ class GpuServing:
     def reset_stats(self) -> None:
         self.engine.stats = GpuStats(max_sequences=len(self.engine.running))
         self._wall_origin = max(self.engine.clock, self.sim_now())
+        self._first_arrival = None if self.engine.idle else self.engine.clock
 
 
 class StreamEvents:
