@@ -142,6 +142,7 @@ class GpuStats:
     tokens_generated: int = 0       # decoded, including those of sequences cancelled later
     prompt_tokens: int = 0          # prefilled
     max_sequences: int = 0          # the most sequences running at once
+    decode_steps: int = 0           # tokens_generated / decode_steps: the mean batch
     cancelled: int = 0              # sequences whose client left before their last token
     finished: int = 0
 
@@ -206,6 +207,7 @@ class BatchEngine:
             self.stats.max_sequences = max(self.stats.max_sequences, n)
             spent += self.model.step_ms(n, self._context) / 1000.0
             self.steps += 1
+            self.stats.decode_steps += 1
             self._context += n
             self.stats.tokens_generated += n
             while self._ends and self._ends[0][0] <= self.steps:

@@ -122,7 +122,7 @@ class GpuServing:
                 "prefill_seconds": round(s.prefill_seconds, 6), "wall_seconds": round(wall, 6),
                 "span_seconds": round(span, 6),
                 "tokens_generated": s.tokens_generated, "prompt_tokens": s.prompt_tokens,
-                "max_sequences": s.max_sequences, "cancelled": s.cancelled,
+                "max_sequences": s.max_sequences, "decode_steps": s.decode_steps, "cancelled": s.cancelled,
                 "running": len(self.engine.running), "waiting": len(self.engine.waiting)}
 
     def reset_stats(self) -> None:

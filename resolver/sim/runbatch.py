@@ -40,6 +40,7 @@ class BatchRunStats:
     tokens_generated: int = 0
     prompt_tokens: int = 0
     max_sequences: int = 0
+    decode_steps: int = 0
 
     def to_json(self) -> dict:
         return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in asdict(self).items()}
@@ -76,6 +77,7 @@ def run_batch(input_path: str | Path, output_path: str | Path, *, app: Simulator
     stats.busy_seconds, stats.prefill_seconds = s.busy_seconds, s.prefill_seconds
     stats.total_seconds = load + engine.clock
     stats.tokens_generated, stats.prompt_tokens, stats.max_sequences = s.tokens_generated, s.prompt_tokens, s.max_sequences
+    stats.decode_steps = s.decode_steps
     return stats
 
 

@@ -14,7 +14,8 @@ docs/simulator.md *GPU mode*) with a fresh response cache and runs the real runn
                          (compare with parallel16)
 
 API modes report the simulator's /stats: GPU busy seconds, the simulated span from the first
-request to the last token, completion tokens decoded, the most requests in flight. Batch
+request to the last token, completion tokens decoded, the mean batch (tokens per decode
+step), the most requests in flight. Batch
 modes add up each cycle's run-batch stand-in (virtual time, one model load per cycle).
 A configuration whose flag or sampler key this checkout's runner does not know yet is
 skipped with a line saying so. Not a test: it prints a table and writes
@@ -29,7 +30,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,12 +83,13 @@ def api_run(args: list, work: Path, sampler: Path, opts) -> dict:
         sim.stop()
     gpu = stats["gpu"]
     return {"cycles": None, "busy_s": gpu["busy_seconds"], "sim_wall_s": gpu["span_seconds"], "real_s": real,
-            "tokens": gpu["tokens_generated"], "in_flight": stats["max_in_flight"], "cancelled": gpu["cancelled"]}
+            "tokens": gpu["tokens_generated"], "steps": gpu["decode_steps"], "in_flight": stats["max_in_flight"],
+            "cancelled": gpu["cancelled"]}
 
 
 def batch_run(args: list, work: Path, sampler: Path, opts) -> dict:
-    total = {"cycles": 0, "busy_s": 0.0, "sim_wall_s": 0.0, "real_s": 0.0, "tokens": 0, "in_flight": None,
-             "cancelled": 0}
+    total = {"cycles": 0, "busy_s": 0.0, "sim_wall_s": 0.0, "real_s": 0.0, "tokens": 0, "steps": 0,
+             "in_flight": None, "cancelled": 0}
     started = time.perf_counter()
     while True:
         written = runner(["--mode", "write-batch", *args], work, sampler, opts)
@@ -106,6 +107,7 @@ def batch_run(args: list, work: Path, sampler: Path, opts) -> dict:
         total["busy_s"] += cost["busy_seconds"]
         total["sim_wall_s"] += cost["total_seconds"]
         total["tokens"] += cost["tokens_generated"]
+        total["steps"] += cost["decode_steps"]
         if "all steps complete" in read.stdout:
             break
     total["real_s"] = time.perf_counter() - started
@@ -142,7 +144,7 @@ def main() -> None:
     rows = []
     print(f"{opts.config} --density {opts.density}, simulated {opts.gpu}, time scale {opts.time_scale}")
     print(f"{'profile':<11} {'configuration':<20} {'cycles':>6} {'GPU busy s':>11} {'sim wall s':>11} "
-          f"{'real s':>7} {'tokens':>12} {'in flight':>9} {'stopped':>7}")
+          f"{'real s':>7} {'tokens':>12} {'mean batch':>10} {'in flight':>9} {'stopped':>7}")
     with tempfile.TemporaryDirectory(prefix="bench-gpu-") as tmp:
         for profile in opts.profiles.split(","):
             opts.profile = profile
@@ -155,7 +157,8 @@ def main() -> None:
                 rows.append(row)
                 print(f"{profile:<11} {name:<20} {row['cycles'] or '-':>6} {row['busy_s']:>11,.0f} "
                       f"{row['sim_wall_s']:>11,.0f} {row['real_s']:>7.0f} {row['tokens']:>12,} "
-                      f"{row['in_flight'] or '-':>9} {row['cancelled']:>7}", flush=True)
+                      f"{row['tokens'] / max(1, row['steps']):>10.1f} {row['in_flight'] or '-':>9} "
+                      f"{row['cancelled']:>7}", flush=True)
     path = write_result("gpu_time", {"config": opts.config, "density": opts.density, "gpu": opts.gpu,
                                      "time_scale": opts.time_scale, "rows": rows})
     print(f"written: {path}")
