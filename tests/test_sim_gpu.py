@@ -149,6 +149,7 @@ def decode_rate(experiment, clients: int) -> tuple[float, dict]:
     return gpu["tokens_generated"] / (gpu["busy_seconds"] - gpu["prefill_seconds"]), stats
 
 
+@pytest.mark.slow
 def test_throughput_rises_with_concurrency_as_the_h200_curve(experiment):
     low, low_stats = decode_rate(experiment, 16)
     high, high_stats = decode_rate(experiment, 64)
