@@ -8,7 +8,7 @@ import importlib
 # `python -m resolver.r12sim` imports resolver.sim.r12study from a bare python3, before any requirement
 # (lazy_loader too) is installed: this package's public names are its modules, each loaded
 # when first asked for (`from resolver.sim.simulator import SimulatorServer`; docs/architecture.md).
-__all__ = ["agreement", "app", "faults", "problems", "profiles", "r12study", "simulator"]
+__all__ = ["agreement", "app", "faults", "gpu", "gpuserve", "problems", "profiles", "r12study", "runbatch", "simulator"]
 
 
 def __getattr__(name: str):

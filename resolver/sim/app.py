@@ -15,6 +15,7 @@ from aiohttp import web
 
 from resolver.client import request_key
 from resolver.sim.faults import FaultPlan, SimStats
+from resolver.sim.gpuserve import GpuServing, StreamEvents, gpu_reply
 from resolver.sim.problems import ExperimentProblems
 from resolver.sim.profiles import PROFILES, Answer, Problem, compose_answer, count_tokens, unknown_problem
 
@@ -35,8 +36,9 @@ class SimulatorApp:
 
     def __init__(self, problems: ExperimentProblems | None, *, seed: int = 42,
                  latency_ms: float = 0.0, faults: FaultPlan | None = None,
-                 api_key: str | None = None, think_style: str = "inline"):
+                 api_key: str | None = None, think_style: str = "inline", gpu: GpuServing | None = None):
         self.problems = problems
+        self.gpu = gpu              # GPU mode (docs/simulator.md): replies paced by a batching engine
         self.seed = seed
         self.latency = max(0.0, latency_ms) / 1000.0
         self.faults = faults or FaultPlan()
@@ -52,17 +54,28 @@ class SimulatorApp:
         app.router.add_get("/stats", self.get_stats)
         app.router.add_post("/stats/reset", self.reset_stats)
         app.router.add_get("/health", self.health)
+        if self.gpu:
+            app.on_cleanup.append(self._stop_gpu)
         return app
+
+    async def _stop_gpu(self, app: web.Application) -> None:
+        if self.gpu:
+            await self.gpu.close()
 
     # ---- small endpoints -------------------------------------------------------
     async def health(self, request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})
 
     async def get_stats(self, request: web.Request) -> web.Response:
-        return web.json_response(self.stats.to_json(request.query.get("keys") in ("1", "true")))
+        out = self.stats.to_json(request.query.get("keys") in ("1", "true"))
+        if self.gpu:
+            out["gpu"] = self.gpu.stats_json()
+        return web.json_response(out)
 
     async def reset_stats(self, request: web.Request) -> web.Response:
-        self.stats = SimStats()
+        self.stats = SimStats(in_flight=self.stats.in_flight, max_in_flight=self.stats.in_flight)
+        if self.gpu:
+            self.gpu.reset_stats()
         return web.json_response({"status": "reset"})
 
     def _unauthorised(self, request: web.Request) -> web.Response | None:
@@ -81,6 +94,14 @@ class SimulatorApp:
 
     # ---- chat completions --------------------------------------------------------
     async def chat(self, request: web.Request) -> web.StreamResponse:
+        self.stats.in_flight += 1
+        self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
+        try:
+            return await self._chat(request)
+        finally:
+            self.stats.in_flight -= 1     # a reset carries the count over (reset_stats)
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
         self.stats.requests += 1
         denied = self._unauthorised(request)
         if denied:
@@ -111,11 +132,13 @@ class SimulatorApp:
         self.stats.answered_keys[key] += 1
         self.stats.by_model[profile.name] += 1
         self.stats.outcomes[answer.outcome.split(":")[0]] += 1
-        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": answer.completion_tokens,
-                 "total_tokens": prompt_tokens + answer.completion_tokens}
+        usage = usage_of(answer, prompt_tokens)
+        if self.gpu:
+            return await gpu_reply(self.gpu, request, body, answer, usage,
+                                   self.completion_object(body, answer, usage), self.think_style)
         if body.get("stream"):
             return await self._stream(request, body, answer, usage)
-        return web.Response(body=json.dumps(self._completion_object(body, answer, usage)),
+        return web.Response(body=json.dumps(self.completion_object(body, answer, usage)),
                             content_type="application/json")
 
     async def _inject(self, fault: str, request: web.Request) -> web.Response | None:
@@ -152,7 +175,8 @@ class SimulatorApp:
         answer = compose_answer(profile, problem, rng, int(max_tokens), self.think_style)
         return answer, prompt_tokens(messages, prompt, problem)
 
-    def _completion_object(self, body: dict, answer: Answer, usage: dict) -> dict:
+    def completion_object(self, body: dict, answer: Answer, usage: dict) -> dict:
+        """The chat.completion object of an answer (plain replies and the run-batch stand-in)."""
         message = {"role": "assistant", "content": answer.content}
         if answer.reasoning is not None:
             message[self.think_style] = answer.reasoning
@@ -166,21 +190,13 @@ class SimulatorApp:
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                            "Cache-Control": "no-cache"})
         await resp.prepare(request)
-        base = {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion.chunk",
-                "created": int(time.time()), "model": body["model"]}
-
-        def event(delta: dict, finish=None, **extra) -> bytes:
-            chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
-            return b"data: " + json.dumps(chunk).encode() + b"\n\n"
-
-        parts = [event({"role": "assistant", "content": ""})]
+        events = StreamEvents(body["model"], f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time()))
+        parts = [events.event({"role": "assistant", "content": ""})]
         if answer.reasoning:
-            parts += [event({self.think_style: piece}) for piece in _pieces(answer.reasoning)]
-        parts += [event({"content": piece}) for piece in _pieces(answer.content)]
-        parts.append(event({}, answer.finish_reason))
-        if (body.get("stream_options") or {}).get("include_usage"):
-            parts.append(b"data: " + json.dumps({**base, "choices": [], "usage": usage}).encode() + b"\n\n")
-        parts.append(b"data: [DONE]\n\n")
+            parts += [events.delta(self.think_style, piece) for piece in _pieces(answer.reasoning)]
+        parts += [events.delta("content", piece) for piece in _pieces(answer.content)]
+        include = (body.get("stream_options") or {}).get("include_usage")
+        parts.append(events.ending(answer.finish_reason, usage if include else None))
         try:
             for start in range(0, len(parts), 16):  # a few writes, not one per token
                 await resp.write(b"".join(parts[start:start + 16]))
@@ -188,6 +204,12 @@ class SimulatorApp:
         except ConnectionError:
             pass  # the client gave up (e.g. its timeout fired during a stall): nothing to do
         return resp
+
+
+def usage_of(answer: Answer, prompt_tokens: int) -> dict:
+    """The `usage` object of an answer."""
+    return {"prompt_tokens": prompt_tokens, "completion_tokens": answer.completion_tokens,
+            "total_tokens": prompt_tokens + answer.completion_tokens}
 
 
 @lru_cache(maxsize=4096)

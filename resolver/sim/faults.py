@@ -71,11 +71,14 @@ class SimStats:
     outcomes: Counter = field(default_factory=Counter)
     received_keys: Counter = field(default_factory=Counter)   # cache key -> times received
     answered_keys: Counter = field(default_factory=Counter)   # cache key -> times answered
+    in_flight: int = 0            # chat requests being handled now
+    max_in_flight: int = 0        # the most at once
 
     def to_json(self, with_keys: bool = False) -> dict:
         out = {"requests": self.requests, "completions": self.completions,
                "unrecognised": self.unrecognised, "faults": dict(self.faults),
-               "by_model": dict(self.by_model), "outcomes": dict(self.outcomes)}
+               "by_model": dict(self.by_model), "outcomes": dict(self.outcomes),
+               "max_in_flight": self.max_in_flight}
         if with_keys:
             out["received_keys"] = dict(self.received_keys)
             out["answered_keys"] = dict(self.answered_keys)

@@ -36,6 +36,20 @@ def count_tokens(text: str | None) -> int:
     return len(_TOKEN.findall(text)) if text else 0
 
 
+def token_pieces(text: str | None) -> list[str]:
+    """`text` cut after each of its tokens (count_tokens of them): what a server streams one
+    event per token. Spaces before a token go with it, spaces at the end with the last piece,
+    so the pieces join back to exactly `text`."""
+    if not text:
+        return []
+    ends = [m.end() for m in _TOKEN.finditer(text)]
+    if not ends:
+        return [text]
+    ends[-1] = len(text)
+    starts = [0] + ends[:-1]
+    return [text[a:b] for a, b in zip(starts, ends)]
+
+
 def cut_to_tokens(text: str, limit: int) -> str:
     """The prefix of `text` holding exactly its first `limit` tokens."""
     if limit <= 0:

@@ -34,6 +34,8 @@ from resolver.client import fast_event_loop
 from resolver.core import UserError, child_options
 from resolver.sim.app import SimulatorApp
 from resolver.sim.faults import FaultPlan, SimStats
+from resolver.sim.gpu import DEFAULT_MAX_BATCH, gpu_preset
+from resolver.sim.gpuserve import GpuServing
 from resolver.sim.problems import REPO_ROOT, ExperimentProblems
 from resolver.sim.profiles import PROFILES
 
@@ -81,12 +83,14 @@ class SimulatorServer:
                  latency_ms: float = 0.0, faults: dict | None = None, retry_after: float = 1.0,
                  stall_seconds: float = 30.0, api_key: str | None = None,
                  think_style: str = "inline", precision: str | None = None,
-                 tokenizer: str | None = None, template=None):
+                 tokenizer: str | None = None, template=None, gpu: str | None = None,
+                 max_batch: int = DEFAULT_MAX_BATCH, time_scale: float = 1.0):
         problems = (ExperimentProblems(config, seed=seed, precision=precision, tokenizer=tokenizer,
                                        template=template) if config else None)
         plan = FaultPlan(faults or {}, retry_after=retry_after, stall_seconds=stall_seconds, seed=seed)
         self.app = SimulatorApp(problems, seed=seed, latency_ms=latency_ms, faults=plan,
-                                api_key=api_key, think_style=think_style)
+                                api_key=api_key, think_style=think_style,
+                                gpu=gpu_serving(gpu, max_batch, time_scale))
         self._sock = bind_socket(host, port)
         self.host = host
         self.port = self._sock.getsockname()[1]
@@ -216,13 +220,26 @@ def _drain(stream) -> None:
         pass
 
 
+def gpu_serving(gpu: str | None, max_batch: int, time_scale: float) -> GpuServing | None:
+    """GPU mode's engine for a preset name (None: answer at once, as without --gpu)."""
+    if gpu is None:
+        return None
+    if not time_scale > 0:
+        raise UserError(f"--time-scale {time_scale:g} is not valid; use a number above 0 "
+                        "(simulated seconds per real second)")
+    return GpuServing(gpu_preset(gpu), max_batch, time_scale)
+
+
 # ================================================================ serving until stopped
 def run_simulator(*, config: str | None, seed: int = 42, precision: str | None = None, host: str = "127.0.0.1",
                   port: int = 3333, latency_ms: float = 0.0, faults: dict | None = None, retry_after: float = 1.0,
                   stall_seconds: float = 30.0, api_key: str | None = None, think_style: str = "inline",
-                  tokenizer: str | None = None, template=None, say=None, warn=None, progress=None) -> None:
+                  tokenizer: str | None = None, template=None, say=None, warn=None, progress=None,
+                  gpu: str | None = None, max_batch: int = DEFAULT_MAX_BATCH, time_scale: float = 1.0) -> None:
     """Serve in this process until Ctrl-C (`python -m resolver.simulator`).
 
+    `gpu` (a preset of resolver.sim.gpu) paces every reply by a continuously batching
+    engine of `max_batch` sequences, `time_scale` simulated seconds per real second.
     `warn` gets the lines about what is not served (a non-loopback host, calibrated tasks
     left out), `say` the ready line (READY_PREFIX and the URL, which
     start_simulator_process waits for) once the socket answers; `progress` (a tqdm-like
@@ -232,11 +249,12 @@ def run_simulator(*, config: str | None, seed: int = 42, precision: str | None =
     if port < 0 or port > 65535:
         raise UserError(f"--port {port} is not valid; use 0..65535")
     started = time.monotonic()
+    serving = gpu_serving(gpu, max_batch, time_scale)      # bad GPU flags fail before the slow part
     problems = (ExperimentProblems(config, seed=seed, precision=precision, tokenizer=tokenizer,
                                    template=template, warn=warn, progress=progress) if config else None)
     plan = FaultPlan(faults or {}, retry_after=retry_after, stall_seconds=stall_seconds, seed=seed)
     app = SimulatorApp(problems, seed=seed, latency_ms=latency_ms, faults=plan,
-                       api_key=api_key, think_style=think_style)
+                       api_key=api_key, think_style=think_style, gpu=serving)
     if host not in LOOPBACK:
         warn(f"warning: the simulator is listening on {host}, not only on loopback")
     sock = bind_socket(host, port)
