@@ -59,8 +59,19 @@ from resolver.client import (
 )
 from resolver.config import Step
 from resolver.core import UserError
+from resolver.grading import LoopRule
 from resolver.records import RecordWriter, new_run_folder, step_file
-from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, forget_step, graded_record, messages_for, request_for
+from resolver.run.experiment import (
+    RunOptions,
+    blank_record,
+    build_experiment,
+    cases_for,
+    forget_step,
+    graded_record,
+    loop_record,
+    messages_for,
+    request_for,
+)
 from resolver.run.report import Reporter
 from resolver.run.rounds import Tally, needs_another_round
 from resolver.run.summary import RunSummary
@@ -72,7 +83,7 @@ ABORT_AFTER_FAILURES = 10    # this many failures before any success: the setup 
 
 
 # ================================================================ the loop
-def prompt_too_long_record(blank: dict, generator: str | None = None) -> dict:
+def prompt_too_long_record(blank: dict, generator: str | None = None, stop_loops: bool = False) -> dict:
     """The record of a sample whose prompt the server refused as longer than its context.
 
     It is a finished, truncated sample (nothing could be generated): ``answer`` null,
@@ -84,7 +95,7 @@ def prompt_too_long_record(blank: dict, generator: str | None = None) -> dict:
     # usage says "nothing was generated" (prompt size unknown): a record with neither usage nor
     # answer is an offline placeholder to evaluate.py, and this sample is a real outcome.
     record = graded_record(blank, None, None, {"completion_tokens": 0}, "length", generator=generator,
-                           termination_reason="prompt_too_long")
+                           termination_reason="prompt_too_long", stop_loops=stop_loops)
     record["prompt_too_long"] = True
     return record
 
@@ -124,6 +135,8 @@ class RunLoop:
         self.folder = folder
         self.summary = RunSummary(folder=folder, steps_total=len(experiment.steps))
         self._sem = asyncio.Semaphore(opts.parallel)
+        rule = experiment.sampler.stop_loops
+        self._loop_rule = None if rule is None else LoopRule(**rule)   # the sampler's "stop_loops"
         self._outbox: list[tuple[_StepState, dict | None, bool]] = []
         self._inflight: dict[str, asyncio.Future] = {}
         self._states: list[_StepState] = []
@@ -226,8 +239,10 @@ class RunLoop:
     def _prepare(self, step, index: int, case) -> _Sample:
         messages = messages_for(self.exp, step, case)
         body = request_for(self.exp, messages)
-        canonical = canonical_request(body)
-        # The canonical bytes are the request itself unless transport fields were dropped.
+        stop_loops = self.exp.sampler.stop_loops
+        canonical = canonical_request(body, stop_loops)
+        # The canonical bytes are the request itself unless transport fields were dropped
+        # (a stop_loops request streams, and its key carries the rule the request does not).
         payload = None if body.keys() & set(TRANSPORT_ONLY_FIELDS) else canonical
         return _Sample(index, case, messages, body, hashlib.sha256(canonical).hexdigest(), payload)
 
@@ -248,11 +263,13 @@ class RunLoop:
                 if completion is None:
                     return
             blank = blank_record(self.exp, state.step, sample.index, sample.case, sample.messages, count)
+            stop_loops = self._loop_rule is not None
             if isinstance(completion, PromptTooLong):
-                record = prompt_too_long_record(blank, state.step.generator)
+                record = prompt_too_long_record(blank, state.step.generator, stop_loops)
             else:
                 record = graded_record(blank, completion.content, completion.reasoning,
-                                       completion.usage, completion.finish_reason, generator=state.step.generator)
+                                       completion.usage, completion.finish_reason, generator=state.step.generator,
+                                       stop_loops=stop_loops, loop=loop_record(completion.loop, self.exp.sampler))
             state.tally.add(record)
             self._outbox.append((state, record, cached))
             self._live_tokens += int((record.get("usage") or {}).get("completion_tokens") or 0)
@@ -280,7 +297,7 @@ class RunLoop:
         self._inflight[key] = future
         try:
             async with self._sem:
-                completion = await client.complete(sample.body, sample.payload)
+                completion = await client.complete(sample.body, sample.payload, self._loop_rule)
             self.cache.put(key, completion.to_json(), replace=sample.replace)
             self._answered.add(key)
             self._failure_streak = 0
