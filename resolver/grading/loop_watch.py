@@ -1,0 +1,156 @@
+"""The streaming loop detector: is the text streamed so far stuck in a loop that cannot end?
+
+A pure rule (docs/loops.md). The tail of the text is a loop when it is *verbatim* periodic:
+every character equals the one `period` characters before it, over at least
+`min_span_chars` characters and at least `min_copies` whole copies of the unit. Anything a
+model writes while it progresses (numbers that count, lines that differ) breaks verbatim
+periodicity, so only a model that repeats itself exactly is stopped.
+
+`LoopWatch` checks at fixed points of the stream, every `check_every_chars` characters
+(the *grid*: at 256, 512, ... characters), whatever the sizes of the deltas, so the verdict
+depends on the text alone: `find_loop(text)` checks the same grid points of the whole text
+and finds the same loop. One check costs O(window) character comparisons done by C
+string routines (`str.rfind`, slice equality), never a regex, and the watch keeps only the
+last window of text, so feeding costs amortised O(new characters).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["FoundLoop", "LoopRule", "LoopWatch", "find_loop"]
+
+#: Length of the text's last characters whose earlier occurrences propose candidate periods.
+_PROBE_CHARS = 32
+#: Most candidate periods tried at one check (the nearest earlier occurrences of the probe).
+_MAX_CANDIDATES = 64
+
+
+class LoopRule(BaseModel):
+    """The thresholds of the loop rule; the sampler's "stop_loops" object (docs/loops.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    min_copies: int = Field(10, ge=3, le=10_000, description=(
+        "Whole copies of the repeated unit the periodic tail must hold."))
+    min_span_chars: int = Field(2_000, ge=256, le=1_000_000, description=(
+        "Characters the verbatim-periodic tail must cover."))
+    max_period_chars: int = Field(1_000, ge=1, le=100_000, description=(
+        "Longest repeated unit searched, in characters."))
+    check_every_chars: int = Field(256, ge=16, le=100_000, description=(
+        "The rule is checked each time the stream passes a multiple of this many characters."))
+
+    @property
+    def window_chars(self) -> int:
+        """Characters of the text's end a check looks at (and the longest span it reports)."""
+        return 2 * max(self.min_span_chars, self.min_copies * self.max_period_chars)
+
+
+@dataclass(frozen=True)
+class FoundLoop:
+    """A loop the rule found."""
+
+    period_chars: int     # length of the repeated unit (the smallest period of the tail)
+    copies: int           # whole copies in the repeated tail
+    span_chars: int       # characters covered by the repetition (the tail), within the window
+    at_chars: int         # length of the text when the rule held (a multiple of check_every_chars)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _periodic_run(s: str, end: int, period: int, start: int) -> int:
+    """Length of the longest tail of s[start:end] in which each character equals the one
+    `period` before it (the whole first copy included)."""
+    i = end
+    # whole units at a time: one slice comparison per copy
+    while i - 2 * period >= start and s[i - period:i] == s[i - 2 * period:i - period]:
+        i -= period
+    j = i - 1
+    while j - period >= start and s[j] == s[j - period]:
+        j -= 1
+    return min(end - start, end - j - 1 + period)
+
+
+def _check(s: str, end: int, rule: LoopRule, at: int) -> FoundLoop | None:
+    """The rule on s[:end] (`at`: the text length that `end` stands for)."""
+    start = max(0, end - rule.window_chars)
+    if end - start < rule.min_span_chars:
+        return None
+    probe = s[end - _PROBE_CHARS:end]
+    lo = max(start, end - _PROBE_CHARS - rule.max_period_chars)
+    hi = end - 1
+    for _ in range(_MAX_CANDIDATES):
+        pos = s.rfind(probe, lo, hi)
+        if pos < 0:
+            return None
+        period = end - _PROBE_CHARS - pos
+        need = max(rule.min_span_chars, rule.min_copies * period)
+        if need <= end - start and s[end - period:end] == s[end - 2 * period:end - period]:
+            span = _periodic_run(s, end, period, start)
+            if span >= need:
+                return FoundLoop(period, span // period, span, at)
+        hi = pos + _PROBE_CHARS - 1
+    return None
+
+
+class LoopWatch:
+    """Feed a stream's text deltas; `feed` returns the loop once the rule holds (docs/loops.md)."""
+
+    def __init__(self, rule: LoopRule | None = None):
+        self.rule = rule or LoopRule()
+        self._kept = ""          # the text from character `_offset` on (the window the next check needs)
+        self._offset = 0
+        self._parts: list[str] = []
+        self._seen = 0
+        self._next_check = self.rule.check_every_chars
+        self._found: FoundLoop | None = None
+
+    @property
+    def found(self) -> FoundLoop | None:
+        return self._found
+
+    @property
+    def seen_chars(self) -> int:
+        """Characters fed so far."""
+        return self._seen
+
+    def feed(self, text: str) -> FoundLoop | None:
+        """Append streamed text (content and reasoning deltas, in arrival order); check each
+        time the stream passes a multiple of rule.check_every_chars; return the loop once
+        found (and on every later call)."""
+        if self._found is not None or not text:
+            return self._found
+        self._parts.append(text)
+        self._seen += len(text)
+        if self._seen < self._next_check:
+            return None
+        kept = self._kept + "".join(self._parts)
+        self._parts = []
+        rule = self.rule
+        while self._next_check <= self._seen:
+            at = self._next_check
+            found = _check(kept, at - self._offset, rule, at)
+            if found is not None:
+                self._found = found
+                self._kept = ""
+                return found
+            self._next_check += rule.check_every_chars
+        # keep what the next check can look at; cut only when that frees a window's worth
+        drop = self._next_check - rule.window_chars - self._offset
+        if drop > rule.window_chars:
+            kept = kept[drop:]
+            self._offset += drop
+        self._kept = kept
+        return None
+
+
+def find_loop(text: str, rule: LoopRule | None = None) -> FoundLoop | None:
+    """The same rule on a whole text: the loop LoopWatch stops on, fed this text in any pieces."""
+    rule = rule or LoopRule()
+    for at in range(rule.check_every_chars, len(text) + 1, rule.check_every_chars):
+        found = _check(text, at, rule, at)
+        if found is not None:
+            return found
+    return None
