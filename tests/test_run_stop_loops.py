@@ -341,3 +341,36 @@ def test_a_bad_stop_loops_value_exits_2(script, tmp_path):
                   "--offline", "1", "--output", tmp_path / "out")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "stop_loops.min_copies" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- evaluate's reading, by hand
+def _scanned(tmp_path, records):
+    from resolver.ingest.scan import ScanJob, scan_batch
+
+    path = tmp_path / "f.ndjson"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return scan_batch(ScanJob((str(path),))).samples.to_pylist()
+
+
+def _hand_record(i, timings, tokens, truncated):
+    return {"task": "000_a", "base_task": "a", "key": f"000_a-{i}", "params": {"length": 3, "count": 8},
+            "model": "m", "template": "t", "sampler": "s", "answer": "x", "usage": {"completion_tokens": tokens},
+            "guess_chance": 0.0, "is_valid": not truncated, "is_correct": False, "is_truncated": truncated,
+            "timings": timings}
+
+
+@pytest.mark.parametrize("timings, tokens, counted, saved", [
+    ({"termination_reason": "loop", "finish_reason": "length", "stop_loops": True,
+      "loop": {"period_chars": 4, "copies": 600, "span_chars": 2400, "at_chars": 2560, "max_tokens": 4096}},
+     640, 4096, 3456),
+    ({"termination_reason": None, "finish_reason": "stop", "stop_loops": True}, 90, 90, None),
+    ({"termination_reason": None, "finish_reason": "length"}, 4096, 4096, None),
+    # a loop object without the "loop" termination reason, or with a max_tokens that is no count: not a stop
+    ({"termination_reason": None, "loop": {"max_tokens": 4096}}, 70, 70, None),
+    ({"termination_reason": "loop", "loop": {"max_tokens": "4096"}}, 70, 70, None),
+    ("not an object", 70, 70, None),
+])
+def test_evaluate_reads_a_stopped_sample_at_its_max_tokens(tmp_path, timings, tokens, counted, saved):
+    [row] = _scanned(tmp_path, [_hand_record(0, timings, tokens, timings != "not an object")])
+    assert (row["ctoks"], row["loop_saved"]) == (counted, saved)
+    assert row["stop_loops"] is (isinstance(timings, dict) and timings.get("stop_loops") is True)
