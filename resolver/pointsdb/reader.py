@@ -25,8 +25,8 @@ if TYPE_CHECKING:   # pandas is imported lazily: evaluate.py's writer never need
 
 
 # Columns a batch may leave out: NULL there means "not recorded" (invalid_reasons: every
-# invalid sample of the point counts as "unknown").
-OPTIONAL_POINT_COLUMNS = ("invalid_reasons",)
+# invalid sample of the point counts as "unknown"; loops_stopped / tokens_saved: none).
+OPTIONAL_POINT_COLUMNS = ("invalid_reasons", "loops_stopped", "tokens_saved")
 
 
 class PointsDB:
