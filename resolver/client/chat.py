@@ -136,8 +136,13 @@ class _StreamState:
             # Closed on a loop: no usage chunk came; the tokens are the deltas streamed.
             return Completion("".join(self.content), "".join(self.reasoning) or None, "length",
                               {"completion_tokens": self.deltas}, self.loop.to_json())
+        usage = self.usage
+        if usage is None and self.watch is not None:
+            # A stop_loops stream from a server that sends no usage chunk (llama-cpp-python's
+            # server): the deltas are the tokens, as for a stopped answer (docs/runner.md).
+            usage = {"completion_tokens": self.deltas}
         return Completion("".join(self.content) if self.content or self.finish_reason else None,
-                          "".join(self.reasoning) or None, self.finish_reason, self.usage)
+                          "".join(self.reasoning) or None, self.finish_reason, usage)
 
 
 class ChatClient:
