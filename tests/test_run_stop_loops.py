@@ -82,7 +82,7 @@ class ModelServer(LoopbackServer):
                                       "usage": usage})
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await resp.prepare(request)
-        seen = {"sent": 0, "hung_up": False}
+        seen = {"sent": 0, "hung_up": False, "decided": False}
         if loops(prompt):
             self.streams.append(seen)
 
@@ -104,6 +104,11 @@ class ModelServer(LoopbackServer):
             await resp.write_eof()
         except (ConnectionError, RuntimeError):
             seen["hung_up"] = True
+        except asyncio.CancelledError:          # aiohttp may cancel the handler of a closed connection
+            seen["hung_up"] = True
+            raise
+        finally:
+            seen["decided"] = True
         return resp
 
 
@@ -117,6 +122,14 @@ async def _hang_up(request, wait: float = 60.0) -> bool:
             return True
         await asyncio.sleep(0.01)
     return False
+
+
+def _wait_until_decided(seen: dict, wait: float = 90.0) -> None:
+    """The server runs in its own thread and sees the hang-up a moment after the client
+    returns: wait for its verdict (only a server that never decides waits this out)."""
+    deadline = time.monotonic() + wait
+    while not seen["decided"] and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +155,9 @@ def test_a_looping_stream_is_closed_at_the_rule_and_says_so(server):
     before = len(server.streams)
     completion = _complete(server, _body("please loop"), LoopRule())
     seen = server.streams[before]
-    assert seen["hung_up"] and STOP_TOKENS <= seen["sent"] <= LOOP_PAUSE_AT     # the server saw the client go
+    _wait_until_decided(seen)
+    assert seen["hung_up"], seen                                        # the server saw the client go
+    assert STOP_TOKENS <= seen["sent"] <= LOOP_PAUSE_AT, seen
     assert completion.finish_reason == "length"
     assert completion.content == TOKEN * STOP_TOKENS
     assert completion.usage == {"completion_tokens": STOP_TOKENS}                  # one token per event

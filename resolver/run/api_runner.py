@@ -43,6 +43,7 @@ import random
 import signal
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from resolver.client import (
@@ -135,8 +136,6 @@ class RunLoop:
         self.folder = folder
         self.summary = RunSummary(folder=folder, steps_total=len(experiment.steps))
         self._sem = asyncio.Semaphore(opts.parallel)
-        rule = experiment.sampler.stop_loops
-        self._loop_rule = None if rule is None else LoopRule(**rule)   # the sampler's "stop_loops"
         self._outbox: list[tuple[_StepState, dict | None, bool]] = []
         self._inflight: dict[str, asyncio.Future] = {}
         self._states: list[_StepState] = []
@@ -157,6 +156,12 @@ class RunLoop:
         self._started = time.monotonic()
         self._cpu_started = time.process_time()
         self._last_postfix = 0.0
+
+    @cached_property
+    def _loop_rule(self) -> LoopRule | None:
+        """The sampler's "stop_loops" rule, or None (docs/runner.md, *Loops stopped early*)."""
+        rule = self.exp.sampler.stop_loops
+        return None if rule is None else LoopRule(**rule)
 
     # ---- top level -----------------------------------------------------------
     async def run(self, steps) -> RunSummary:
