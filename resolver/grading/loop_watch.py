@@ -19,13 +19,10 @@ from dataclasses import asdict, dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["FoundLoop", "LoopRule", "LoopWatch", "find_loop"]
+__all__ = ["FoundLoop", "LoopRule", "LoopWatch", "find_loop", "longest_periodic_tail"]
 
 #: Length of the text's last characters whose earlier occurrences propose candidate periods.
 _PROBE_CHARS = 32
-#: Most candidate periods tried at one check (the nearest earlier occurrences of the probe).
-_MAX_CANDIDATES = 64
-
 
 class LoopRule(BaseModel):
     """The thresholds of the loop rule; the sampler's "stop_loops" object (docs/loops.md)."""
@@ -60,17 +57,43 @@ class FoundLoop:
         return asdict(self)
 
 
-def _periodic_run(s: str, end: int, period: int, start: int) -> int:
+def _periodic_from(s: str, end: int, period: int, start: int, known: int) -> int:
     """Length of the longest tail of s[start:end] in which each character equals the one
-    `period` before it (the whole first copy included)."""
-    i = end
-    # whole units at a time: one slice comparison per copy
-    while i - 2 * period >= start and s[i - period:i] == s[i - 2 * period:i - period]:
-        i -= period
-    j = i - 1
-    while j - period >= start and s[j] == s[j - period]:
-        j -= 1
-    return min(end - start, end - j - 1 + period)
+    `period` before it (the first copy included), given that the last `known` characters are.
+
+    s[a:end] == s[a - period:end - period] says the whole stretch is periodic at once, so the
+    stretch grows by doubling and the break is found by bisection: O(log) comparisons,
+    each done by C code.
+    """
+    good, limit = known, end - start            # periodic tails of these lengths: good yes, limit+1 no
+    bad = limit + 1
+    step = max(known, period)
+    while good < limit:
+        trial = min(limit, good + step)
+        if s[end - trial + period:end] == s[end - trial:end - period]:
+            good, step = trial, 2 * step
+        else:
+            bad = trial
+            break
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if s[end - mid + period:end] == s[end - mid:end - period]:
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+def _periods(s: str, end: int, start: int, max_period: int):
+    """Candidate periods of the tail of s[start:end], smallest first: the shifts back to the
+    earlier occurrences of its last _PROBE_CHARS characters (a tail periodic with p over more
+    than p + _PROBE_CHARS characters holds its last characters again p characters earlier)."""
+    probe = s[end - _PROBE_CHARS:end]
+    lo = max(start, end - _PROBE_CHARS - max_period)
+    hi = end - 1
+    while (pos := s.rfind(probe, lo, hi)) >= 0:
+        yield end - _PROBE_CHARS - pos
+        hi = pos + _PROBE_CHARS - 1
 
 
 def _check(s: str, end: int, rule: LoopRule, at: int) -> FoundLoop | None:
@@ -78,21 +101,29 @@ def _check(s: str, end: int, rule: LoopRule, at: int) -> FoundLoop | None:
     start = max(0, end - rule.window_chars)
     if end - start < rule.min_span_chars:
         return None
-    probe = s[end - _PROBE_CHARS:end]
-    lo = max(start, end - _PROBE_CHARS - rule.max_period_chars)
-    hi = end - 1
-    for _ in range(_MAX_CANDIDATES):
-        pos = s.rfind(probe, lo, hi)
-        if pos < 0:
-            return None
-        period = end - _PROBE_CHARS - pos
+    for period in _periods(s, end, start, rule.max_period_chars):
         need = max(rule.min_span_chars, rule.min_copies * period)
-        if need <= end - start and s[end - period:end] == s[end - 2 * period:end - period]:
-            span = _periodic_run(s, end, period, start)
-            if span >= need:
-                return FoundLoop(period, span // period, span, at)
-        hi = pos + _PROBE_CHARS - 1
+        if need > end - start:           # larger periods need more still
+            return None
+        if s[end - need + period:end] == s[end - need:end - period]:
+            span = _periodic_from(s, end, period, start, need)
+            return FoundLoop(period, span // period, span, at)
     return None
+
+
+def longest_periodic_tail(text: str, end: int, rule: LoopRule) -> tuple[int, int]:
+    """(span, copies) of the longest verbatim-periodic tail of text[:end] with at least two
+    copies, among the periods `rule` searches; (0, 0) when none. How close a text comes to
+    the rule (the no-false-stop margins of docs/loops.md)."""
+    start = max(0, end - rule.window_chars)
+    best = (0, 0)
+    if end - start < _PROBE_CHARS:
+        return best
+    for period in _periods(text, end, start, rule.max_period_chars):
+        if 2 * period <= end - start and text[end - period:end] == text[end - 2 * period:end - period]:
+            span = _periodic_from(text, end, period, start, 2 * period)
+            best = max(best, (span, span // period))
+    return best
 
 
 class LoopWatch:
