@@ -96,13 +96,30 @@ def _periods(s: str, end: int, start: int, max_period: int):
         hi = pos + _PROBE_CHARS - 1
 
 
-def _check(s: str, end: int, rule: LoopRule, at: int) -> FoundLoop | None:
+@dataclass(frozen=True)
+class _Limits:
+    """A rule's numbers as plain ints (a pydantic model's attributes cost more to read, and
+    a check reads them several times)."""
+
+    copies: int
+    span: int
+    period: int
+    every: int
+    window: int
+
+    @classmethod
+    def of(cls, rule: LoopRule) -> _Limits:
+        return cls(rule.min_copies, rule.min_span_chars, rule.max_period_chars, rule.check_every_chars,
+                   rule.window_chars)
+
+
+def _check(s: str, end: int, lim: _Limits, at: int) -> FoundLoop | None:
     """The rule on s[:end] (`at`: the text length that `end` stands for)."""
-    start = max(0, end - rule.window_chars)
-    if end - start < rule.min_span_chars:
+    start = max(0, end - lim.window)
+    if end - start < lim.span:
         return None
-    for period in _periods(s, end, start, rule.max_period_chars):
-        need = max(rule.min_span_chars, rule.min_copies * period)
+    for period in _periods(s, end, start, lim.period):
+        need = max(lim.span, lim.copies * period)
         if need > end - start:           # larger periods need more still
             return None
         if s[end - need + period:end] == s[end - need:end - period]:
@@ -131,11 +148,12 @@ class LoopWatch:
 
     def __init__(self, rule: LoopRule | None = None):
         self.rule = rule or LoopRule()
+        self._limits = _Limits.of(self.rule)
         self._kept = ""          # the text from character `_offset` on (the window the next check needs)
         self._offset = 0
         self._parts: list[str] = []
         self._seen = 0
-        self._next_check = self.rule.check_every_chars
+        self._next_check = self._limits.every
         self._found: FoundLoop | None = None
 
     @property
@@ -157,20 +175,23 @@ class LoopWatch:
         self._seen += len(text)
         if self._seen < self._next_check:
             return None
-        kept = self._kept + "".join(self._parts)
+        # CPython appends in place to a string nothing else refers to: let go of
+        # self._kept first, so this costs O(new characters), not a copy of the window
+        kept, self._kept = self._kept, ""
+        kept += "".join(self._parts)
         self._parts = []
-        rule = self.rule
+        lim = self._limits
         while self._next_check <= self._seen:
             at = self._next_check
-            found = _check(kept, at - self._offset, rule, at)
+            found = _check(kept, at - self._offset, lim, at)
             if found is not None:
                 self._found = found
                 self._kept = ""
                 return found
-            self._next_check += rule.check_every_chars
+            self._next_check += lim.every
         # keep what the next check can look at; cut only when that frees a window's worth
-        drop = self._next_check - rule.window_chars - self._offset
-        if drop > rule.window_chars:
+        drop = self._next_check - lim.window - self._offset
+        if drop > lim.window:
             kept = kept[drop:]
             self._offset += drop
         self._kept = kept
@@ -179,9 +200,9 @@ class LoopWatch:
 
 def find_loop(text: str, rule: LoopRule | None = None) -> FoundLoop | None:
     """The same rule on a whole text: the loop LoopWatch stops on, fed this text in any pieces."""
-    rule = rule or LoopRule()
-    for at in range(rule.check_every_chars, len(text) + 1, rule.check_every_chars):
-        found = _check(text, at, rule, at)
+    limits = _Limits.of(rule or LoopRule())
+    for at in range(limits.every, len(text) + 1, limits.every):
+        found = _check(text, at, limits, at)
         if found is not None:
             return found
     return None
