@@ -23,7 +23,14 @@ from resolver.grading import FoundLoop, LoopRule, LoopWatch, MalformedReply, fin
 REPO = Path(__file__).resolve().parents[1]
 UNIT = "Wait, let me recount apples once more from the beginning.\n"   # 58 characters
 # A small rule so the property tests' texts stay short: window 2 * max(256, 3 * 40) = 512.
-SMALL = LoopRule(min_copies=3, min_span_chars=256, max_period_chars=40, check_every_chars=16)
+SMALL = LoopRule(min_copies=3, min_span_chars=256, max_period_chars=40, short_unit_chars=2, short_unit_span_chars=128,
+                 check_every_chars=16)
+
+
+def need(rule: LoopRule, period: int) -> int:
+    """What docs/loops.md says a periodic tail must cover."""
+    span = rule.short_unit_span_chars if period <= rule.short_unit_chars else rule.min_span_chars
+    return max(span, rule.min_copies * period)
 
 
 def fed(text: str, sizes, rule: LoopRule | None = None) -> tuple[FoundLoop | None, int]:
@@ -40,10 +47,12 @@ def fed(text: str, sizes, rule: LoopRule | None = None) -> tuple[FoundLoop | Non
 
 # ---------------------------------------------------------------- worked examples
 def test_worked_example_tiny_period():
-    # "x" then "abc" forever. At the first check that can hold (2,048 = 8 x 256 characters;
-    # 1,792 is under min_span_chars 2,000) the tail periodic with 3 is all but the "x":
-    # 2,047 characters, 682 whole copies.
-    assert find_loop("x" + "abc" * 1000) == FoundLoop(period_chars=3, copies=682, span_chars=2047, at_chars=2048)
+    # "x" then "abc" forever: a unit of 3 characters (a short unit: at most 4) needs 1,000.
+    # At 768 the tail periodic with 3 is all but the "x", 767 characters; at 1,024 it is
+    # 1,023 characters, 341 whole copies.
+    assert find_loop("x" + "abc" * 1000) == FoundLoop(period_chars=3, copies=341, span_chars=1023, at_chars=1024)
+    # a 5-character unit is not short: it needs min_span_chars, 2,000 (2,048: 2,047 = 409 x 5 + 2)
+    assert find_loop("x" + "abcde" * 1000) == FoundLoop(period_chars=5, copies=409, span_chars=2047, at_chars=2048)
 
 
 def test_worked_example_a_sentence_loop():
@@ -129,7 +138,7 @@ def _separators() -> str:
     wide_rule = "|" + "---|" * 120 + "\n"                    # one 481-character table rule
     section = "=" * 80 + "\n"
     body = "".join(f"{section}Section {i}\n{section}Some text about part {i}.\n" for i in range(60))
-    return wide_rule + body + "-" * 1500 + "\nFinal Answer: done"
+    return wide_rule + body + "-" * 900 + "\nFinal Answer: done"
 
 
 def _code() -> str:
@@ -225,11 +234,12 @@ def test_simulated_verbatim_loops_are_stopped_early():
         seen[kind] += 1
         found = find_loop(text)
         assert found is not None, (kind, text[-300:])
-        # at the first check once the loop covers min_span_chars (its units are under 200
-        # characters, so min_copies x unit is less): at most 2,000 + 256 characters into it
-        # (DEGENERATE's "The answer is <word> " before its "!!!!" is not repeated: 40 more)
+        # at the first check once the loop covers what its unit needs: at most 2,000 + 256
+        # characters into a sentence loop (units under 200 characters, so min_copies x unit
+        # is less), 1,000 + 256 into DEGENERATE's one-character unit (after its "The answer
+        # is <word> ", which is not repeated: 40 more)
         loop_start = text.index(LOOP_STARTS[kind])
-        assert found.at_chars <= loop_start + 2000 + 256 + (40 if kind == "DEGENERATE" else 0), kind
+        assert found.at_chars <= loop_start + (1000 + 40 if kind == "DEGENERATE" else 2000) + 256, kind
     assert min(seen.values()) >= 5, seen
 
 
@@ -258,16 +268,15 @@ def test_every_stopped_simulated_loop_is_a_loop_to_probe():
 def reference(text: str, rule: LoopRule) -> FoundLoop | None:
     """The rule as docs/loops.md defines it, character by character: at each multiple g of
     check_every_chars, within the last window_chars characters, the smallest period p <=
-    max_period_chars whose periodic tail (text[i] == text[i - p]) covers
-    max(min_span_chars, min_copies * p) characters; the span is that tail, all of it."""
+    max_period_chars whose periodic tail (text[i] == text[i - p]) covers need(rule, p)
+    characters; the span is that tail, all of it."""
     for g in range(rule.check_every_chars, len(text) + 1, rule.check_every_chars):
         room = min(g, rule.window_chars)
         for p in range(1, rule.max_period_chars + 1):
-            need = max(rule.min_span_chars, rule.min_copies * p)
             run = min(p, room)
             while run < room and text[g - run - 1] == text[g - run - 1 + p]:
                 run += 1
-            if run >= need:
+            if run >= need(rule, p):
                 return FoundLoop(p, run // p, run, g)
     return None
 
@@ -299,15 +308,15 @@ def test_any_cut_of_the_stream_finds_the_same_loop(text, sizes):
 @given(healthy=st.text("abcdefgh \n", max_size=200), unit=st.text("XYZxyz!-\t", min_size=1, max_size=40),
        extra=st.integers(0, 300))
 def test_a_healthy_prefix_then_a_repeated_unit_is_stopped(healthy, unit, extra):
-    need = max(SMALL.min_span_chars, SMALL.min_copies * len(unit))
-    text = healthy + unit * ((need + SMALL.check_every_chars + extra) // len(unit) + 1)
+    text = healthy + unit * ((need(SMALL, len(unit)) + SMALL.check_every_chars + extra) // len(unit) + 1)
     found = find_loop(text, SMALL)
     assert found is not None
     # by the first check after the unit's copies cover what the rule needs
-    assert found.at_chars <= -(-(len(healthy) + need) // SMALL.check_every_chars) * SMALL.check_every_chars
+    first = len(healthy) + need(SMALL, len(unit))
+    assert found.at_chars <= -(-first // SMALL.check_every_chars) * SMALL.check_every_chars
     # the unit's own period (a unit may itself be periodic: "xx" -> 1), and a tail of it
     assert len(unit) % found.period_chars == 0
-    assert found.copies >= SMALL.min_copies and found.span_chars >= SMALL.min_span_chars
+    assert found.copies >= SMALL.min_copies and found.span_chars >= need(SMALL, found.period_chars)
 
 
 @settings(max_examples=60, deadline=None)
@@ -322,8 +331,10 @@ def test_lines_with_a_counter_are_never_stopped(prefix, start):
 # ---------------------------------------------------------------- the thresholds object
 def test_rule_defaults_bounds_and_schema():
     rule = LoopRule()
-    assert (rule.min_copies, rule.min_span_chars, rule.max_period_chars, rule.check_every_chars) == (
-        10, 2000, 1000, 256)
+    assert (rule.min_copies, rule.min_span_chars, rule.max_period_chars, rule.short_unit_chars,
+            rule.short_unit_span_chars, rule.check_every_chars) == (10, 2000, 1000, 4, 1000, 256)
+    with pytest.raises(pydantic.ValidationError, match="short_unit_span_chars"):
+        LoopRule(min_span_chars=512, short_unit_span_chars=1000)    # a short unit never needs more
     with pytest.raises(pydantic.ValidationError):
         LoopRule.model_validate({"min_copise": 3})           # unknown keys are refused
     with pytest.raises(pydantic.ValidationError):

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["FoundLoop", "LoopRule", "LoopWatch", "find_loop", "longest_periodic_tail"]
 
 #: Length of the text's last characters whose earlier occurrences propose candidate periods.
 _PROBE_CHARS = 32
+
 
 class LoopRule(BaseModel):
     """The thresholds of the loop rule; the sampler's "stop_loops" object (docs/loops.md)."""
@@ -35,13 +36,32 @@ class LoopRule(BaseModel):
         "Characters the verbatim-periodic tail must cover."))
     max_period_chars: int = Field(1_000, ge=1, le=100_000, description=(
         "Longest repeated unit searched, in characters."))
+    short_unit_chars: int = Field(4, ge=0, le=16, description=(
+        "Units this short or shorter (a character, a word: '!!!!', '> > > ', 'the the ') need only "
+        "short_unit_span_chars; 0 turns this off."))
+    short_unit_span_chars: int = Field(1_000, ge=64, le=1_000_000, description=(
+        "Characters a periodic tail of a short unit must cover (at most min_span_chars)."))
     check_every_chars: int = Field(256, ge=16, le=100_000, description=(
         "The rule is checked each time the stream passes a multiple of this many characters."))
+
+    @model_validator(mode="after")
+    def _short_span_is_shorter(self) -> LoopRule:
+        # a check tries periods smallest first and stops at the first that needs more than
+        # it can see: what a period needs must not shrink as the period grows
+        if self.short_unit_span_chars > self.min_span_chars:
+            raise ValueError(f"short_unit_span_chars ({self.short_unit_span_chars}) must be at most "
+                             f"min_span_chars ({self.min_span_chars})")
+        return self
+
+    def need_chars(self, period: int) -> int:
+        """Characters a periodic tail with this period must cover to be a loop."""
+        span = self.short_unit_span_chars if period <= self.short_unit_chars else self.min_span_chars
+        return max(span, self.min_copies * period)
 
     @property
     def window_chars(self) -> int:
         """Characters of the text's end a check looks at (and the longest span it reports)."""
-        return 2 * max(self.min_span_chars, self.min_copies * self.max_period_chars)
+        return 2 * self.need_chars(self.max_period_chars)
 
 
 @dataclass(frozen=True)
@@ -103,23 +123,28 @@ class _Limits:
 
     copies: int
     span: int
+    short: int
+    short_span: int
     period: int
     every: int
     window: int
 
     @classmethod
     def of(cls, rule: LoopRule) -> _Limits:
-        return cls(rule.min_copies, rule.min_span_chars, rule.max_period_chars, rule.check_every_chars,
-                   rule.window_chars)
+        return cls(rule.min_copies, rule.min_span_chars, rule.short_unit_chars, rule.short_unit_span_chars,
+                   rule.max_period_chars, rule.check_every_chars, rule.window_chars)
+
+    def need(self, period: int) -> int:     # LoopRule.need_chars, on plain ints
+        return max(self.short_span if period <= self.short else self.span, self.copies * period)
 
 
 def _check(s: str, end: int, lim: _Limits, at: int) -> FoundLoop | None:
     """The rule on s[:end] (`at`: the text length that `end` stands for)."""
     start = max(0, end - lim.window)
-    if end - start < lim.span:
+    if end - start < min(lim.span, lim.short_span):
         return None
     for period in _periods(s, end, start, lim.period):
-        need = max(lim.span, lim.copies * period)
+        need = lim.need(period)
         if need > end - start:           # larger periods need more still
             return None
         if s[end - need + period:end] == s[end - need:end - period]:
