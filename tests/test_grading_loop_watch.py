@@ -29,8 +29,9 @@ SMALL = LoopRule(min_copies=3, min_span_chars=256, max_period_chars=40, short_un
 
 def need(rule: LoopRule, period: int) -> int:
     """What docs/loops.md says a periodic tail must cover."""
-    span = rule.short_unit_span_chars if period <= rule.short_unit_chars else rule.min_span_chars
-    return max(span, rule.min_copies * period)
+    if period <= rule.short_unit_chars:
+        return max(min(rule.short_unit_span_chars, rule.min_span_chars), rule.min_copies * period)
+    return max(rule.min_span_chars, rule.min_copies * period)
 
 
 def fed(text: str, sizes, rule: LoopRule | None = None) -> tuple[FoundLoop | None, int]:
@@ -333,8 +334,9 @@ def test_rule_defaults_bounds_and_schema():
     rule = LoopRule()
     assert (rule.min_copies, rule.min_span_chars, rule.max_period_chars, rule.short_unit_chars,
             rule.short_unit_span_chars, rule.check_every_chars) == (10, 2000, 1000, 4, 1000, 256)
-    with pytest.raises(pydantic.ValidationError, match="short_unit_span_chars"):
-        LoopRule(min_span_chars=512, short_unit_span_chars=1000)    # a short unit never needs more
+    # a short unit never needs more than min_span_chars
+    assert [LoopRule(min_span_chars=512).need_chars(p) for p in (1, 4, 5, 60)] == [512, 512, 512, 600]
+    assert [rule.need_chars(p) for p in (1, 4, 5, 200, 300)] == [1000, 1000, 2000, 2000, 3000]
     with pytest.raises(pydantic.ValidationError):
         LoopRule.model_validate({"min_copise": 3})           # unknown keys are refused
     with pytest.raises(pydantic.ValidationError):

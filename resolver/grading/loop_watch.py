@@ -2,9 +2,10 @@
 
 A pure rule (docs/loops.md). The tail of the text is a loop when it is *verbatim* periodic:
 every character equals the one `period` characters before it, over at least
-`min_span_chars` characters and at least `min_copies` whole copies of the unit. Anything a
-model writes while it progresses (numbers that count, lines that differ) breaks verbatim
-periodicity, so only a model that repeats itself exactly is stopped.
+`LoopRule.need_chars(period)` characters: `min_span_chars` (`short_unit_span_chars` for a
+unit of at most `short_unit_chars`), and at least `min_copies` whole copies of the unit.
+Anything a model writes while it progresses (numbers that count, lines that differ) breaks
+verbatim periodicity, so only a model that repeats itself exactly is stopped.
 
 `LoopWatch` checks at fixed points of the stream, every `check_every_chars` characters
 (the *grid*: at 256, 512, ... characters), whatever the sizes of the deltas, so the verdict
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["FoundLoop", "LoopRule", "LoopWatch", "find_loop", "longest_periodic_tail"]
 
@@ -40,23 +41,14 @@ class LoopRule(BaseModel):
         "Units this short or shorter (a character, a word: '!!!!', '> > > ', 'the the ') need only "
         "short_unit_span_chars; 0 turns this off."))
     short_unit_span_chars: int = Field(1_000, ge=64, le=1_000_000, description=(
-        "Characters a periodic tail of a short unit must cover (at most min_span_chars)."))
+        "Characters a periodic tail of a short unit must cover (never more than min_span_chars)."))
     check_every_chars: int = Field(256, ge=16, le=100_000, description=(
         "The rule is checked each time the stream passes a multiple of this many characters."))
 
-    @model_validator(mode="after")
-    def _short_span_is_shorter(self) -> LoopRule:
-        # a check tries periods smallest first and stops at the first that needs more than
-        # it can see: what a period needs must not shrink as the period grows
-        if self.short_unit_span_chars > self.min_span_chars:
-            raise ValueError(f"short_unit_span_chars ({self.short_unit_span_chars}) must be at most "
-                             f"min_span_chars ({self.min_span_chars})")
-        return self
-
     def need_chars(self, period: int) -> int:
         """Characters a periodic tail with this period must cover to be a loop."""
-        span = self.short_unit_span_chars if period <= self.short_unit_chars else self.min_span_chars
-        return max(span, self.min_copies * period)
+        return _Limits.need_of(self.min_copies, self.min_span_chars, self.short_unit_chars,
+                               self.short_unit_span_chars, period)
 
     @property
     def window_chars(self) -> int:
@@ -134,8 +126,14 @@ class _Limits:
         return cls(rule.min_copies, rule.min_span_chars, rule.short_unit_chars, rule.short_unit_span_chars,
                    rule.max_period_chars, rule.check_every_chars, rule.window_chars)
 
-    def need(self, period: int) -> int:     # LoopRule.need_chars, on plain ints
-        return max(self.short_span if period <= self.short else self.span, self.copies * period)
+    def need(self, period: int) -> int:
+        return self.need_of(self.copies, self.span, self.short, self.short_span, period)
+
+    @staticmethod
+    def need_of(copies: int, span: int, short: int, short_span: int, period: int) -> int:
+        # a short unit never needs more than a long one: a check tries periods smallest first
+        # and stops at the first that needs more than it can see, so need must not shrink
+        return max(min(short_span, span) if period <= short else span, copies * period)
 
 
 def _check(s: str, end: int, lim: _Limits, at: int) -> FoundLoop | None:
