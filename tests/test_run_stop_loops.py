@@ -39,14 +39,18 @@ PROMPT_TOKENS = 10
 
 def stop_point(rule: LoopRule, unit: int = len(TOKEN)) -> int:
     """Characters streamed when the rule first holds on a verbatim loop of `unit` characters
-    from the first character: the first multiple of check_every_chars covering both
-    min_span_chars and min_copies copies."""
-    need = max(rule.min_span_chars, rule.min_copies * unit)
+    from the first character (docs/loops.md): the first multiple of check_every_chars
+    covering the span the unit needs (short_unit_span_chars for a unit of at most
+    short_unit_chars, else min_span_chars) and min_copies copies."""
+    span = rule.min_span_chars
+    if unit <= rule.short_unit_chars:
+        span = min(span, rule.short_unit_span_chars)
+    need = max(span, rule.min_copies * unit)
     return math.ceil(need / rule.check_every_chars) * rule.check_every_chars
 
 
-STOP_CHARS = stop_point(LoopRule())              # 2048 with the defaults
-STOP_TOKENS = STOP_CHARS // len(TOKEN)           # 512
+STOP_CHARS = stop_point(LoopRule())              # 1024 with the defaults (a 4-character unit is short)
+STOP_TOKENS = STOP_CHARS // len(TOKEN)           # 256
 
 
 def loops(prompt: str) -> bool:
