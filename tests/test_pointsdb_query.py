@@ -59,7 +59,8 @@ def _write_db(path, rows):
                 prompt_tokens=10 * n, completion_tokens_sum=100 * n, tokens_correct=100 * c,
                 tokens_incorrect=100 * x, tokens_invalid=100 * v, tokens_truncated=100 * t,
                 completion_tokens=[100] * n, outcome=[0] * c + [1] * x + [2] * v + [3] * t,
-                answer_bytes=[5] * n, compressed_bytes=[3] * n, sample_index=list(range(n)), sources=["f.ndjson"])
+                answer_bytes=[5] * n, compressed_bytes=[3] * n, sample_index=list(range(n)), sources=["f.ndjson"],
+                loops_stopped=0, tokens_saved=0)
             for k, val in values.items():
                 cols[k].append(val)
     with PointsWriter(path, keep_existing=False) as writer:

@@ -1,6 +1,8 @@
 """Token utilisation (analyze.py tokens): mean prompt and completion tokens per
 (eval, group), and mean completion tokens of correct / incorrect / invalid /
-truncated answers — from the token sums PointsDB keeps per outcome."""
+truncated answers — from the token sums PointsDB keeps per outcome. Samples the
+sampler's stop_loops closed in a loop count at their max_tokens in those means; the
+loops stopped and the tokens that saved are their own columns (docs/analyze.md)."""
 from __future__ import annotations
 
 import numpy as np
@@ -41,4 +43,7 @@ def compute_tokens(agg: pd.DataFrame, dims: list) -> pd.DataFrame:
     """One row per (eval, group): dims, points, samples and the token means."""
     out = agg[list(dims) + ["points"]].copy()
     out["samples"] = agg[list(COUNTER_COLUMNS)].sum(axis=1).astype("int64")
-    return out.join(token_means(agg)).reset_index(drop=True)
+    out = out.join(token_means(agg))
+    for name in ("loops_stopped", "tokens_saved"):
+        out[name] = agg[name].astype("int64") if name in agg else 0
+    return out.reset_index(drop=True)

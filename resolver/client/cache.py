@@ -40,19 +40,23 @@ TRANSPORT_ONLY_FIELDS = ("stream", "stream_options")
 _SELECT_CHUNK = 500  # stays well under SQLite's bound-parameter limit
 
 
-def canonical_request(body: dict) -> bytes:
+def canonical_request(body: dict, stop_loops: dict | None = None) -> bytes:
     """The canonical JSON (sorted keys, no spaces, UTF-8) of a request, transport fields dropped.
 
     When a body has no transport fields these bytes are also a valid request to
-    send, which saves serialising it twice.
+    send, which saves serialising it twice. `stop_loops` (the sampler's normalised loop
+    rule) is part of the key, never of the request: an answer stopped in a loop is
+    never handed to a run without stop_loops, nor to one with other thresholds.
     """
     canonical = {k: v for k, v in body.items() if k not in TRANSPORT_ONLY_FIELDS}
+    if stop_loops is not None:
+        canonical["stop_loops"] = stop_loops
     return json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def request_key(body: dict) -> str:
+def request_key(body: dict, stop_loops: dict | None = None) -> str:
     """sha256 hex of the canonical JSON of a chat request body (transport fields dropped)."""
-    return hashlib.sha256(canonical_request(body)).hexdigest()
+    return hashlib.sha256(canonical_request(body, stop_loops)).hexdigest()
 
 
 def resolve_cache_path(arg: str | Path) -> Path:

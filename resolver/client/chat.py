@@ -42,7 +42,7 @@ from resolver.client.endpoints import Endpoint, parse_endpoint
 from resolver.client.http_policy import classify_error, error_text, is_socks, parse_retry_after, proxy_for, retry_delay, server_message  # noqa: F401
 from resolver.client.retries import RequestFailed, RequestRetries, Transient
 from resolver.core import UserError
-from resolver.grading import MalformedReply, split_message
+from resolver.grading import FoundLoop, LoopRule, LoopWatch, MalformedReply, split_message
 
 DEFAULT_LOAD_TIMEOUT = 600.0   # seconds a server may spend loading its model (--load-timeout)
 
@@ -95,12 +95,15 @@ def normalize_apibase(url: str | None) -> str:
 class _StreamState:
     """Accumulates the deltas of a streamed completion."""
 
-    def __init__(self):
+    def __init__(self, watch: LoopWatch | None = None):
         self.content: list[str] = []
         self.reasoning: list[str] = []
         self.finish_reason: str | None = None
         self.usage: dict | None = None
         self.done = False
+        self.watch = watch
+        self.deltas = 0              # content / reasoning deltas received (one token each on vLLM, SGLang, llama.cpp)
+        self.loop: FoundLoop | None = None
 
     def feed(self, chunk: dict) -> None:
         """Add one chunk; MalformedReply for a chunk of a shape we cannot read."""
@@ -117,17 +120,29 @@ class _StreamState:
                 raise MalformedReply("stream chunk choice is not an object")
             delta = choice.get("delta") or {}
             content, reasoning = split_message(delta)
-            if content:
-                self.content.append(content)
             if reasoning:
                 self.reasoning.append(reasoning)
+            if content:
+                self.content.append(content)
+            self.deltas += bool(content) + bool(reasoning)
+            if self.watch is not None and (content or reasoning):
+                self.loop = self.watch.feed((reasoning or "") + (content or ""))
             finish = _text_or_none(choice.get("finish_reason"), "finish_reason")
             if finish:
                 self.finish_reason = finish
 
     def completion(self) -> Completion:
+        if self.loop is not None:
+            # Closed on a loop: no usage chunk came; the tokens are the deltas streamed.
+            return Completion("".join(self.content), "".join(self.reasoning) or None, "length",
+                              {"completion_tokens": self.deltas}, self.loop.to_json())
+        usage = self.usage
+        if usage is None and self.watch is not None:
+            # A stop_loops stream from a server that sends no usage chunk (llama-cpp-python's
+            # server): the deltas are the tokens, as for a stopped answer (docs/runner.md).
+            usage = {"completion_tokens": self.deltas}
         return Completion("".join(self.content) if self.content or self.finish_reason else None,
-                          "".join(self.reasoning) or None, self.finish_reason, self.usage)
+                          "".join(self.reasoning) or None, self.finish_reason, usage)
 
 
 class ChatClient:
@@ -298,11 +313,13 @@ class ChatClient:
             raise UserError(f"{where} answered HTTP 404 ({server_message(raw)}); check --model and --apibase")
 
     # ---- requests ----------------------------------------------------------
-    async def complete(self, body: dict, payload: bytes | None = None) -> Completion:
+    async def complete(self, body: dict, payload: bytes | None = None, stop_loops: LoopRule | None = None) -> Completion:
         """Send one chat completion request, retrying transient failures.
 
         `payload` is the body already serialised (e.g. the cache's canonical
-        bytes); without it the body is serialised here.
+        bytes); without it the body is serialised here. With `stop_loops` (a streamed
+        request) each attempt's stream is watched by a LoopWatch of that rule and closed
+        as soon as it finds a loop (the Completion's `loop`; docs/runner.md).
         """
         if body.get("stream") and "stream_options" not in body:
             # Ask for the usage chunk: token counts are part of every record.
@@ -312,10 +329,10 @@ class ChatClient:
         try:
             try:
                 self.stats.sent += 1
-                return await self._attempt(body, payload)
+                return await self._attempt(body, payload, stop_loops)
             except Transient as first:
                 # Only a request that failed once pays for the retry machinery (resolver.client.retries).
-                return await self._retries().run(lambda: self._counted_attempt(body, payload), first)
+                return await self._retries().run(lambda: self._counted_attempt(body, payload, stop_loops), first)
         except RequestFailed as exc:
             if exc.kind != "prompt_too_long":
                 self.stats.failed += 1
@@ -326,17 +343,17 @@ class ChatClient:
                               backoff_cap=self.backoff_cap, load_timeout=self.load_timeout,
                               stats=self.stats, on_retry=self.on_retry)
 
-    async def _counted_attempt(self, body: dict, payload: bytes) -> Completion:
+    async def _counted_attempt(self, body: dict, payload: bytes, stop_loops: LoopRule | None = None) -> Completion:
         self.stats.sent += 1
-        return await self._attempt(body, payload)
+        return await self._attempt(body, payload, stop_loops)
 
-    async def _attempt(self, body: dict, payload: bytes) -> Completion:
+    async def _attempt(self, body: dict, payload: bytes, stop_loops: LoopRule | None = None) -> Completion:
         try:
             async with self._request("POST", self.chat_url, data=payload) as resp:
                 if resp.status != 200:
                     await self._raise_for_status(resp)
                 if body.get("stream"):
-                    return await self._read_stream(resp)
+                    return await self._read_stream(resp, None if stop_loops is None else LoopWatch(stop_loops))
                 raw = await resp.read()
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
             raise Transient("connection", f"{type(exc).__name__}: {exc}") from None
@@ -362,9 +379,14 @@ class ChatClient:
                              signature=(status, raw) if repeatable else None, status=status)
         raise RequestFailed(message, status=status, kind=kind)
 
-    async def _read_stream(self, resp: aiohttp.ClientResponse) -> Completion:
-        """Parse server-sent events until [DONE]; a stream cut short is transient."""
-        state = _StreamState()
+    async def _read_stream(self, resp: aiohttp.ClientResponse, watch: LoopWatch | None = None) -> Completion:
+        """Parse server-sent events until [DONE]; a stream cut short is transient.
+
+        With a `watch`, a loop it finds ends the reading at once: the connection is closed
+        (not read to its end, not returned to the pool), which is how vLLM, SGLang and
+        llama.cpp's server learn to stop generating (docs/runner.md, *Loops stopped early*).
+        """
+        state = _StreamState(watch)
         async for raw_line in resp.content:
             line = raw_line.strip()
             if not line.startswith(b"data:"):
@@ -381,6 +403,9 @@ class ChatClient:
             except MalformedReply as exc:
                 message = f"malformed stream: {exc}"
                 raise Transient("malformed", message, signature=message, sent=reply_excerpt(data)) from None
+            if state.loop is not None:
+                resp.close()
+                return state.completion()
         if not state.done and state.finish_reason is None:
             raise Transient("connection", "stream ended before the completion finished")
         return state.completion()

@@ -51,6 +51,9 @@ class Completion:
     reasoning: str | None
     finish_reason: str | None
     usage: dict | None
+    # The stream was closed on a loop (ChatClient with a LoopWatch): FoundLoop.to_json();
+    # finish_reason is then "length" and usage.completion_tokens the deltas streamed.
+    loop: dict | None = None
 
     def __post_init__(self):
         """Every completion is checked on creation: a malformed one never exists, so is never cached."""
@@ -58,17 +61,24 @@ class Completion:
         _text_or_none(self.reasoning, "reasoning")
         _text_or_none(self.finish_reason, "finish_reason")
         check_usage(self.usage)
+        if self.loop is not None and not (isinstance(self.loop, dict) and all(
+                type(v) is int and 0 <= v <= MAX_TOKEN_COUNT for v in self.loop.values())):
+            raise MalformedReply("loop is not an object of counts")
 
     def to_json(self) -> dict:
-        return {"content": self.content, "reasoning": self.reasoning,
+        data = {"content": self.content, "reasoning": self.reasoning,
                 "finish_reason": self.finish_reason, "usage": self.usage}
+        if self.loop is not None:
+            data["loop"] = self.loop
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> "Completion":
         """A cached completion; MalformedReply when the stored value is not one."""
         if not isinstance(data, dict):
             raise MalformedReply(f"cached value is a {type(data).__name__}, not an object")
-        return cls(data.get("content"), data.get("reasoning"), data.get("finish_reason"), data.get("usage"))
+        return cls(data.get("content"), data.get("reasoning"), data.get("finish_reason"), data.get("usage"),
+                   data.get("loop"))
 
 
 @dataclass(frozen=True)

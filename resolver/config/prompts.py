@@ -25,6 +25,10 @@ level of the request; engine extras (``top_k``, ``min_p``, ``repetition_penalty`
 ``chat_template_kwargs``, ...) are what SDK clients send as ``extra_body``; any
 other engine field can be given inside an explicit ``"extra_body": {...}``.
 Unknown top-level keys are refused so that a typo is not silently sent.
+
+One key is the runner's, never sent: ``"stop_loops"`` (``true``, ``false`` or an object of
+resolver.grading.LoopRule thresholds) streams the request and closes it when the answer
+is caught in a verbatim loop (docs/runner.md, *Loops stopped early*).
 """
 from __future__ import annotations
 
@@ -62,7 +66,8 @@ class Template:
 class Sampler:
     name: str
     path: str
-    params: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)     # request fields (without "stop_loops")
+    stop_loops: dict | None = None                 # the normalised LoopRule (all fields), or None: off
 
 
 # ---------------------------------------------------------------- the files, as models
@@ -153,6 +158,29 @@ class SamplerFile(FileModel):
     length_penalty: float | None = None
     stop_token_ids: list[int] | None = None
     extra_body: dict[str, Any] | None = Field(None, description="any other engine field, sent as it is")
+    # the runner's own key (never sent)
+    stop_loops: bool | dict[str, Any] | None = Field(None, description=(
+        "the runner's, never sent: true (or an object of loop-rule thresholds: min_copies, min_span_chars, "
+        "max_period_chars, check_every_chars) streams the request and closes it when the answer loops "
+        "verbatim (docs/runner.md)"))
+
+    @field_validator("stop_loops")
+    @classmethod
+    def _loop_rule(cls, value):
+        if isinstance(value, dict):
+            loop_rule(value)
+        return value
+
+    @model_validator(mode="after")
+    def _loops_need_a_limit(self) -> "SamplerFile":
+        # A stopped answer counts at the token limit in every token statistic (docs/runner.md).
+        extra = self.extra_body or {}
+        limit = self.max_tokens or self.max_completion_tokens or extra.get("max_tokens") or extra.get(
+            "max_completion_tokens")
+        if self.stop_loops and not limit:
+            raise at("stop_loops", "needs max_tokens or max_completion_tokens in the sampler "
+                                   "(a stopped answer counts at that limit)")
+        return self
 
     @field_validator("extra_body")
     @classmethod
@@ -167,10 +195,31 @@ class SamplerFile(FileModel):
         return body
 
 
+def loop_rule(value: Any) -> dict | None:
+    """The normalised rule of a sampler's "stop_loops" value: every LoopRule field (defaults
+    filled in), or None when it is off; a validation error naming a bad threshold."""
+    from resolver.grading import LoopRule
+
+    if value is None or value is False:
+        return None
+    if value is True:
+        return LoopRule().model_dump()
+    try:
+        return LoopRule.model_validate(value).model_dump()
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = str(error["loc"][0]) if error["loc"] else ""
+        valid = ", ".join(LoopRule.model_fields)
+        if error["type"] == "extra_forbidden":
+            raise at([name], f"unknown threshold {name!r}; valid: {valid}")
+        raise at([name], f"{error['msg']}, got {error['input']!r} (thresholds: {valid})")
+
+
 STANDARD_PARAMS = {"temperature", "top_p", "max_tokens", "max_completion_tokens", "presence_penalty",
                    "frequency_penalty", "seed", "stop", "n", "logprobs", "top_logprobs", "logit_bias",
                    "reasoning_effort", "response_format"}
-EXTRA_PARAMS = set(SamplerFile.model_fields) - STANDARD_PARAMS - {"extra_body"}
+RUNNER_PARAMS = {"stop_loops"}     # read by the runner, never sent
+EXTRA_PARAMS = set(SamplerFile.model_fields) - STANDARD_PARAMS - RUNNER_PARAMS - {"extra_body"}
 _RANGE_CHECKED = {"temperature", "top_p", "min_p", "presence_penalty", "frequency_penalty", "repetition_penalty",
                   "max_tokens", "max_completion_tokens", "n", "min_tokens", "top_k"}
 SamplerFile.field_messages = {
@@ -182,6 +231,7 @@ SamplerFile.field_messages = {
     "stop": "'stop' must be a string or a list of strings",
     "chat_template_kwargs": "'chat_template_kwargs' must be a JSON object",
     "extra_body": "'extra_body' must be a JSON object",
+    "stop_loops": "'stop_loops' must be true, false or an object of loop-rule thresholds",
 }
 
 
@@ -225,16 +275,20 @@ def load_template(path) -> Template:
 def load_sampler(path) -> Sampler:
     """Read and validate a sampler file; unknown keys are refused (typo guard).
 
-    The request carries the file's fields exactly as written (the model only checks them)."""
+    The request carries the file's fields exactly as written (the model only checks them),
+    except "stop_loops", which becomes `Sampler.stop_loops` (the normalised rule)."""
     data = _read_json_object(path, "sampler")
     validate_file(SamplerFile, data, str(path))
-    return Sampler(Path(path).stem, str(path), data)
+    params = {k: v for k, v in data.items() if k not in RUNNER_PARAMS}
+    return Sampler(Path(path).stem, str(path), params, loop_rule(data.get("stop_loops")))
 
 
 def split_sampler(sampler: Sampler) -> tuple[dict, dict]:
     """(standard request fields, engine extras) — the extras are an SDK's extra_body."""
     standard, extra = {}, {}
     for key, value in sampler.params.items():
+        if key in RUNNER_PARAMS:
+            continue
         if key == "extra_body":
             extra.update(value)
         elif key in STANDARD_PARAMS:
@@ -245,9 +299,14 @@ def split_sampler(sampler: Sampler) -> tuple[dict, dict]:
 
 
 def build_request(model: str, messages: list[dict], sampler: Sampler) -> dict:
-    """The /v1/chat/completions body: extras merged at the top level, as on the wire."""
+    """The /v1/chat/completions body: extras merged at the top level, as on the wire.
+
+    A sampler with stop_loops streams (the runner watches the stream for loops)."""
     standard, extra = split_sampler(sampler)
-    return {"model": model, "messages": messages, **standard, **extra}
+    body = {"model": model, "messages": messages, **standard, **extra}
+    if sampler.stop_loops is not None:
+        body["stream"] = True
+    return body
 
 
 # ---------------------------------------------------------------- rendering

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from resolver import pointsdb
 from resolver.catalog import EvalSpec
+from resolver.core import UserError
 from resolver.grading import ALL_REASONS, UNKNOWN
 from resolver.ingest.input_files import relative_names
 from resolver.ingest.report import add_regraded
@@ -87,6 +88,9 @@ def eval_points(spec: EvalSpec, samples: pa.Table, sources: list, stats: EvalSta
     col = {name: samples.column(name).to_numpy() for name in
            ("file_no", "ordinal", "sample_index", "outcome", "ctoks", "ptoks", "guess", "abytes", "cbytes",
             "grader_version")}
+    _refuse_mixed_stop_loops(spec, samples)
+    saved = samples.column("loop_saved")
+    col["loop_saved"] = saved.fill_null(-1).to_numpy() if len(saved) else np.zeros(0, np.int64)
     # the first row of each (point, sample index) in file then line order wins; the rest are duplicates
     order = np.lexsort((col["ordinal"], col["file_no"], col["sample_index"], point))
     first = np.r_[True, (point[order][1:] != point[order][:-1]) |
@@ -123,6 +127,17 @@ def eval_points(spec: EvalSpec, samples: pa.Table, sources: list, stats: EvalSta
     return pointsdb.points_batch(out)
 
 
+def _refuse_mixed_stop_loops(spec: EvalSpec, samples: pa.Table) -> None:
+    """An eval is runs with the sampler's stop_loops or runs without, never both: their
+    truncation and token figures mean different things (docs/runner.md)."""
+    flags = samples.column("stop_loops")
+    on = pc.sum(flags.cast(pa.int64())).as_py() or 0
+    if 0 < on < len(flags):
+        raise UserError(f"eval {spec.label or spec.eval_id} mixes records written with the sampler's \"stop_loops\" "
+                        f"({on}) and without ({len(flags) - on}); give the runs different sampler names "
+                        "(or evaluate them apart)")
+
+
 def _point_numbers(spec: EvalSpec, samples: pa.Table) -> tuple:
     """(point number of each row, [(id, identity)] sorted by id): points are numbered in id order."""
     codes, uniques = [], []
@@ -149,7 +164,9 @@ def _counters(col: dict, keep: np.ndarray, starts: np.ndarray) -> dict:
         return {name: empty for name in ("correct", "incorrect", "invalid", "truncated", "grader_version")} | {
             name: pa.array([], pa.float64()) for name in ("guess_sum", "guess_sum_all")} | {
             name: pa.array([], pa.int64()) for name in ("prompt_tokens", "completion_tokens_sum", "tokens_correct",
-                                                        "tokens_incorrect", "tokens_invalid", "tokens_truncated")} | {
+                                                        "tokens_incorrect", "tokens_invalid", "tokens_truncated",
+                                                        "tokens_saved")} | {
+            "loops_stopped": pa.array([], pa.int32())} | {
             name: pa.array([], pa.list_(pa.int32())) for name in ("completion_tokens", "answer_bytes",
                                                                   "compressed_bytes", "sample_index")} | {
             "outcome": pa.array([], pa.list_(pa.uint8()))}
@@ -164,6 +181,9 @@ def _counters(col: dict, keep: np.ndarray, starts: np.ndarray) -> dict:
     out["guess_sum_all"] = pa.array(np.add.reduceat(guess, starts))
     out["prompt_tokens"] = pa.array(np.add.reduceat(col["ptoks"][keep].astype(np.int64), starts), pa.int64())
     out["completion_tokens_sum"] = pa.array(np.add.reduceat(ctoks, starts), pa.int64())
+    saved = col["loop_saved"][keep].astype(np.int64)      # -1: not stopped in a loop
+    out["loops_stopped"] = pa.array(np.add.reduceat((saved >= 0).astype(np.int64), starts), pa.int32())
+    out["tokens_saved"] = pa.array(np.add.reduceat(np.maximum(saved, 0), starts), pa.int64())
     out["grader_version"] = pa.array(np.minimum.reduceat(col["grader_version"][keep], starts), pa.int32())
     out["completion_tokens"] = _list_column(col["ctoks"][keep], starts, pa.int32())
     out["outcome"] = _list_column(outcome, starts, pa.uint8())

@@ -21,6 +21,10 @@ The rules (docs/evaluate.md, *Record fields*):
   records written before the runner recorded versions);
 * `invalid_reason`: never refused: a reason of resolver.grading.answer_reasons, or missing /
   null (none recorded); any other value counts as "unknown".
+* `timings`: never refused; read for the sampler's stop_loops (docs/runner.md): a record
+  with `termination_reason` "loop" and an integer `loop.max_tokens` >= 1 was stopped in a
+  loop and counts at that many completion tokens (at least its own count), the difference
+  being its tokens saved; `stop_loops: true` marks every record of such a run.
 
 A record with several problems is reported for the first in RULES order. The fields
 that are new on every record (`key`, `usage`, `text_size`, the texts) are checked in
@@ -58,7 +62,7 @@ INT32_MAX = 2**31 - 1
 # the text, otherwise the scan deflates the text.
 FIELDS = ("key", "model", "template", "sampler", "base_task", "task", "params", "manifold", "answer",
           "reasoning", "usage", "guess_chance", "is_valid", "is_correct", "is_truncated",
-          "task_version", "grader_version", "text_size", "invalid_reason")
+          "task_version", "grader_version", "text_size", "invalid_reason", "timings")
 TEXT_FIELDS = ("answer", "reasoning")
 # Decided once per distinct raw value (ValueRules); the other fields row by row in SQL.
 VALUE_FIELDS = ("model", "template", "sampler", "base_task", "task", "params", "manifold", "guess_chance",
@@ -107,7 +111,8 @@ _UNREADABLE = " AND ".join(f"{name} IS NULL" for name in FIELDS)
 # FIELDS (raw JSON text; the TEXT_FIELDS as text). Output: file, the VALUE_FIELDS as raw
 # JSON text, row_problem (the record's first problem among the rules checked here, or
 # NULL; 'unreadable': DuckDB could not parse the line, the scan asks Python's json why),
-# unanswered, check_text, sample_index, ctoks, ptoks, abytes (UTF-8 bytes of reasoning +
+# unanswered, check_text, sample_index, ctoks (a loop-stopped record: its loop.max_tokens),
+# loop_saved (NULL unless stopped in a loop), stop_loops, ptoks, abytes (UTF-8 bytes of reasoning +
 # answer), cbytes (their gzip size from a usable ``text_size``, else NULL) and text
 # (reasoning + answer, only where cbytes is NULL: the scan deflates it).
 RECORD_QUERY = f"""
@@ -118,12 +123,16 @@ RECORD_QUERY = f"""
                      CAST(json_extract(text_size, ['$.bytes', '$.gzip', '$.method']) AS VARCHAR[]) END AS sizes,
                 -- on the raw text: an escape never ends in '-' and digits, so the digits
                 -- before the closing quote are the key's own last ones
+                CASE WHEN starts_with(timings, '{{') THEN CAST(json_extract(timings,
+                     ['$.loop.max_tokens', '$.stop_loops', '$.termination_reason']) AS VARCHAR[]) END AS loop_info,
                 CASE WHEN starts_with(key, '"') THEN regexp_extract(key, '-([0-9]+)"$', 1) END AS index_text,
                 strlen(coalesce(reasoning, '')) + strlen(coalesce(answer, '')) AS abytes
       FROM raw
     ),
     typed AS (
       SELECT *, {_int_field('tokens[1]', 0)} AS ctoks, {_int_field('tokens[2]', 0)} AS ptoks,
+             CASE WHEN loop_info[3] = '"loop"' THEN {_int_field('loop_info[1]', 1)} END AS loop_max,
+             coalesce(loop_info[2] = 'true', false) AS stop_loops,
              TRY_CAST(index_text AS INTEGER) AS sample_index,
              CASE WHEN sizes[3] = '"{TEXT_SIZE_METHOD}"' AND sizes[1] = CAST(abytes AS VARCHAR)
                   THEN {_int_field('sizes[2]', 1)} END AS cbytes
@@ -144,7 +153,9 @@ RECORD_QUERY = f"""
            END AS row_problem,
            answer IS NULL AND usage IS NULL AS unanswered,
            {_maybe_not_text('answer')} OR {_maybe_not_text('reasoning')} AS check_text,
-           sample_index, coalesce(ctoks, 0) AS ctoks, coalesce(ptoks, 0) AS ptoks, abytes, cbytes,
+           sample_index, greatest(coalesce(ctoks, 0), coalesce(loop_max, 0)) AS ctoks,
+           loop_max - least(coalesce(ctoks, 0), loop_max) AS loop_saved, stop_loops,
+           coalesce(ptoks, 0) AS ptoks, abytes, cbytes,
            CASE WHEN cbytes IS NULL THEN coalesce(reasoning, '') || coalesce(answer, '') END AS text
     FROM typed
 """

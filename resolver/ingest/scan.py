@@ -50,6 +50,8 @@ SAMPLE_SCHEMA = pa.schema([
     ("sample_index", pa.int32()), ("outcome", pa.uint8()), ("ctoks", pa.int32()), ("ptoks", pa.int64()),
     ("guess", pa.float64()), ("abytes", pa.int32()), ("cbytes", pa.int32()),
     ("invalid_reason", pa.string()),     # the record's reason (null: none recorded)
+    ("loop_saved", pa.int32()),          # stopped in a loop: max_tokens - tokens streamed (else null)
+    ("stop_loops", pa.bool_()),          # written by a run with the sampler's stop_loops
 ])
 
 
@@ -262,7 +264,8 @@ def _scan_files(job: ScanJob, raw: str = _RAW, long_lines: list | None = None) -
             chosen["task_version"], chosen["grader_version"], sel.column("sample_index").cast(pa.int32()),
             pa.array(outcome_codes(typed)[keep], pa.uint8()), sel.column("ctoks").cast(pa.int32()),
             sel.column("ptoks").cast(pa.int64()), chosen["guess_chance"], sel.column("abytes").cast(pa.int32()),
-            sizes, chosen["invalid_reason"]], schema=SAMPLE_SCHEMA))
+            sizes, chosen["invalid_reason"], sel.column("loop_saved").cast(pa.int32()),
+            sel.column("stop_loops")], schema=SAMPLE_SCHEMA))
     samples = pa.concat_tables(tables) if tables else SAMPLE_SCHEMA.empty_table()
     if unreadable:
         problems.extend(_diagnose(job, unreadable, long_lines))

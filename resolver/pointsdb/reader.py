@@ -25,8 +25,8 @@ if TYPE_CHECKING:   # pandas is imported lazily: evaluate.py's writer never need
 
 
 # Columns a batch may leave out: NULL there means "not recorded" (invalid_reasons: every
-# invalid sample of the point counts as "unknown").
-OPTIONAL_POINT_COLUMNS = ("invalid_reasons",)
+# invalid sample of the point counts as "unknown"; loops_stopped / tokens_saved: none).
+OPTIONAL_POINT_COLUMNS = ("invalid_reasons", "loops_stopped", "tokens_saved")
 
 
 class PointsDB:
@@ -115,7 +115,8 @@ class PointsDB:
         select = ", ".join(dims + ["count(*) AS points", sums])
         frame = self.query(f"SELECT {select} FROM points WHERE {where}{group}", params + where_params)
         for name in COUNTER_COLUMNS + ("prompt_tokens", "completion_tokens_sum",
-                                       "tokens_correct", "tokens_incorrect", "tokens_invalid", "tokens_truncated"):
+                                       "tokens_correct", "tokens_incorrect", "tokens_invalid", "tokens_truncated",
+                                       "loops_stopped", "tokens_saved"):
             frame[name] = frame[name].fillna(0).astype("int64")
         frame["points"] = frame["points"].astype("int64")
         frame["guess_sum"] = frame["guess_sum"].fillna(0.0).astype(float)

@@ -12,7 +12,8 @@ from resolver.core import UserError
 
 # 2: points carry task_version / grader_version / guess_sum_all, evals grader_version.
 # 3: points carry invalid_reasons (invalid samples counted by reason).
-SCHEMA_VERSION = 3
+# 4: points carry loops_stopped / tokens_saved (the sampler's stop_loops, docs/runner.md).
+SCHEMA_VERSION = 4
 
 
 # Column name -> DuckDB type, in table order. JSON columns hold canonical text
@@ -28,6 +29,9 @@ POINT_COLUMNS = {
     "answer_bytes": "INTEGER[]", "compressed_bytes": "INTEGER[]", "sample_index": "INTEGER[]",
     "sources": "VARCHAR[]", "task_version": "INTEGER", "grader_version": "INTEGER",
     "invalid_reasons": "JSON",     # {"no_marker": 3, "hedge": 1}: invalid samples by reason (docs/grading.md)
+    # samples stopped in a loop (stop_loops; counted at max_tokens in the token columns) and
+    # the tokens that saved: sum of max_tokens - tokens streamed (docs/pointsdb.md)
+    "loops_stopped": "INTEGER", "tokens_saved": "BIGINT",
 }
 
 
@@ -76,7 +80,7 @@ COUNTER_COLUMNS = ("correct", "incorrect", "invalid", "truncated")
 
 SUM_COLUMNS = COUNTER_COLUMNS + (
     "guess_sum", "guess_sum_all", "prompt_tokens", "completion_tokens_sum",
-    "tokens_correct", "tokens_incorrect", "tokens_invalid", "tokens_truncated",
+    "tokens_correct", "tokens_incorrect", "tokens_invalid", "tokens_truncated", "loops_stopped", "tokens_saved",
 )
 
 

@@ -53,7 +53,8 @@ class Record(BaseModel):
     messages: list[dict[str, Any]] = _required("the chat messages sent")
     answer: str | None = _required("the reply text; null until answered")
     usage: dict[str, Any] | None = _required("the server's token counts; null until answered")
-    timings: dict[str, Any] = _required("`{termination_reason, finish_reason}`")
+    timings: dict[str, Any] = _required(
+        "`{termination_reason, finish_reason}`; with stop_loops also `stop_loops`, and `loop` when stopped")
     step: int = _required("step index in the experiment")
     params: dict[str, Any] = _required("generator parameters, with `count`")
     model: str = _required("model name sent to the server")

@@ -44,6 +44,7 @@ import random
 import signal
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from resolver.client import (
@@ -60,8 +61,19 @@ from resolver.client import (
 )
 from resolver.config import Step
 from resolver.core import UserError
+from resolver.grading import LoopRule
 from resolver.records import RecordWriter, new_run_folder, step_file
-from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, forget_step, graded_record, messages_for, request_for
+from resolver.run.experiment import (
+    RunOptions,
+    blank_record,
+    build_experiment,
+    cases_for,
+    forget_step,
+    graded_record,
+    loop_record,
+    messages_for,
+    request_for,
+)
 from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.report import Reporter
 from resolver.run.rounds import Tally, needs_another_round
@@ -74,7 +86,7 @@ ABORT_AFTER_FAILURES = 10    # this many failures before any success: the setup 
 
 
 # ================================================================ the loop
-def prompt_too_long_record(blank: dict, generator: str | None = None) -> dict:
+def prompt_too_long_record(blank: dict, generator: str | None = None, stop_loops: bool = False) -> dict:
     """The record of a sample whose prompt the server refused as longer than its context.
 
     It is a finished, truncated sample (nothing could be generated): ``answer`` null,
@@ -86,7 +98,7 @@ def prompt_too_long_record(blank: dict, generator: str | None = None) -> dict:
     # usage says "nothing was generated" (prompt size unknown): a record with neither usage nor
     # answer is an offline placeholder to evaluate.py, and this sample is a real outcome.
     record = graded_record(blank, None, None, {"completion_tokens": 0}, "length", generator=generator,
-                           termination_reason="prompt_too_long")
+                           termination_reason="prompt_too_long", stop_loops=stop_loops)
     record["prompt_too_long"] = True
     return record
 
@@ -149,6 +161,12 @@ class RunLoop:
         self._started = time.monotonic()
         self._cpu_started = time.process_time()
         self._last_postfix = 0.0
+
+    @cached_property
+    def _loop_rule(self) -> LoopRule | None:
+        """The sampler's "stop_loops" rule, or None (docs/runner.md, *Loops stopped early*)."""
+        rule = self.exp.sampler.stop_loops
+        return None if rule is None else LoopRule(**rule)
 
     # ---- top level -----------------------------------------------------------
     async def run(self, steps) -> RunSummary:
@@ -231,8 +249,10 @@ class RunLoop:
     def _prepare(self, step, index: int, case) -> _Sample:
         messages = messages_for(self.exp, step, case)
         body = request_for(self.exp, messages)
-        canonical = canonical_request(body)
-        # The canonical bytes are the request itself unless transport fields were dropped.
+        stop_loops = self.exp.sampler.stop_loops
+        canonical = canonical_request(body, stop_loops)
+        # The canonical bytes are the request itself unless transport fields were dropped
+        # (a stop_loops request streams, and its key carries the rule the request does not).
         payload = None if body.keys() & set(TRANSPORT_ONLY_FIELDS) else canonical
         return _Sample(index, case, messages, body, hashlib.sha256(canonical).hexdigest(), payload)
 
@@ -253,11 +273,13 @@ class RunLoop:
                 if completion is None:
                     return
             blank = blank_record(self.exp, state.step, sample.index, sample.case, sample.messages, count)
+            stop_loops = self._loop_rule is not None
             if isinstance(completion, PromptTooLong):
-                record = prompt_too_long_record(blank, state.step.generator)
+                record = prompt_too_long_record(blank, state.step.generator, stop_loops)
             else:
                 record = graded_record(blank, completion.content, completion.reasoning,
-                                       completion.usage, completion.finish_reason, generator=state.step.generator)
+                                       completion.usage, completion.finish_reason, generator=state.step.generator,
+                                       stop_loops=stop_loops, loop=loop_record(completion.loop, self.exp.sampler))
             state.tally.add(record)
             self.written_keys.add(sample.key)
             self._outbox.append((state, record, cached))
@@ -287,7 +309,7 @@ class RunLoop:
         self._inflight[key] = future
         try:
             async with slots, self._sem:     # the step's slot first: a waiting step holds no run slot
-                completion = await client.complete(sample.body, sample.payload)
+                completion = await client.complete(sample.body, sample.payload, self._loop_rule)
             self.cache.put(key, completion.to_json(), replace=sample.replace)
             self._answered.add(key)
             self._failure_streak = 0

@@ -16,7 +16,7 @@ import random
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -168,6 +168,9 @@ def build_experiment(opts: RunOptions, progress=None) -> Experiment:
     config = load_config(opts.config)
     template = load_template(opts.template)
     sampler = load_sampler(opts.sampler)
+    if sampler.stop_loops is not None and opts.mode != "api" and opts.offline is None:
+        raise UserError(f"{opts.sampler}: \"stop_loops\" works in api mode only: vllm run-batch cannot stream, "
+                        f"so no loop could be stopped (--mode {opts.mode}); use a sampler without it")
     precision_name, precision = config.precision_level(opts.precision)
     steps = expand_steps(config, density=opts.density, degree=opts.degree, tasks=opts.tasks or None,
                          seed=opts.seed, tokenizer=opts.tokenizer, template=template,
@@ -229,6 +232,21 @@ def messages_for(experiment: Experiment, step: Step, case) -> list[dict]:
     return render_messages(experiment.template, _task(step), step.gen_params, case)
 
 
+def loop_record(found: dict | None, sampler: Sampler) -> dict | None:
+    """A stopped answer's ``timings.loop``: the loop found (FoundLoop.to_json()) and the
+    request's max_tokens, at which token statistics count the sample (docs/runner.md)."""
+    if found is None:
+        return None
+    return {**found, "max_tokens": max_tokens_of(sampler)}
+
+
+def max_tokens_of(sampler: Sampler) -> int | None:
+    """The completion-token limit a sampler sends (max_tokens or max_completion_tokens), or None."""
+    params = {**(sampler.params.get("extra_body") or {}), **sampler.params}
+    limit = params.get("max_tokens", params.get("max_completion_tokens"))
+    return limit if isinstance(limit, int) else None
+
+
 def request_for(experiment: Experiment, messages: list[dict]) -> dict:
     """The /v1/chat/completions body for these messages (model + sampler merged)."""
     return build_request(experiment.model, messages, experiment.sampler)
@@ -276,11 +294,16 @@ def blank_record(experiment: Experiment, step: Step, sample_index: int, case, me
 
 def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage: dict | None,
                   finish_reason: str | None, *, generator: str | None = None,
-                  termination_reason: str | None = None) -> dict:
+                  termination_reason: str | None = None, stop_loops: bool = False,
+                  loop: dict | None = None) -> dict:
     """The blank record filled with a completion and graded by resolver.grading.answers.grade.
 
     `generator` is the step's (``Step.generator``); without it the record's base_task is
     taken as the generator's name. `reasoning` is added last, only when non-empty.
+    A run with the sampler's stop_loops marks every record ``timings.stop_loops: true``;
+    an answer it stopped in a loop (`loop`: the FoundLoop's counts and the request's
+    ``max_tokens``) gets ``timings.termination_reason: "loop"`` and ``timings.loop``, and
+    is graded as the truncated answer its finish_reason "length" says it is (docs/runner.md).
     """
     from resolver.tasks import get_task
 
@@ -288,7 +311,13 @@ def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage:
     record = dict(blank)
     record["answer"] = answer
     record["usage"] = usage
-    record["timings"] = {"termination_reason": termination_reason, "finish_reason": finish_reason}
+    timings: dict[str, Any] = {"termination_reason": "loop" if loop is not None else termination_reason,
+               "finish_reason": finish_reason}
+    if stop_loops:
+        timings["stop_loops"] = True
+    if loop is not None:
+        timings["loop"] = loop
+    record["timings"] = timings
     record.update(grade(get_task(name), blank, answer, finish_reason, reasoning))
     record["grader_version"] = GRADER_VERSION
     record["text_size"] = text_size(reasoning, answer)

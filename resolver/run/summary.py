@@ -29,6 +29,8 @@ class RunSummary:
     failures: Counter = field(default_factory=Counter)
     incomplete: list = field(default_factory=list)   # (step name, round, missing samples)
     interrupted: bool = False
+    loops_stopped: int = 0           # answers closed early on a loop (the sampler's stop_loops)
+    tokens_saved: int = 0            # their max_tokens minus the tokens streamed before the stop
     wall: float = 0.0
     cpu: float = 0.0                 # CPU seconds of this process during the loop
 
@@ -42,6 +44,10 @@ class RunSummary:
         usage = record.get("usage") or {}
         self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         self.completion_tokens += int(usage.get("completion_tokens") or 0)
+        loop = (record.get("timings") or {}).get("loop")
+        if loop is not None:
+            self.loops_stopped += 1
+            self.tokens_saved += max(0, int(loop.get("max_tokens") or 0) - int(usage.get("completion_tokens") or 0))
 
     def lines(self) -> list[str]:
         rate = self.samples / self.wall if self.wall > 0 else 0.0
@@ -52,6 +58,8 @@ class RunSummary:
             f"{self.failed} failed" + (f"; {self.prompt_too_long} of the truncated: prompt too long for the "
                                        f"model's context" if self.prompt_too_long else ""),
             f"tokens: {self.prompt_tokens} prompt, {self.completion_tokens} completion",
+            *([f"loops stopped: {self.loops_stopped} (of the truncated), tokens saved: {self.tokens_saved} "
+               "(their max_tokens minus the tokens streamed before the stop)"] if self.loops_stopped else []),
             f"wall time: {self.wall:.1f} s ({rate:.1f} samples/s, {self.cpu:.1f} s CPU); retries: {self.retries}"
             + (f" ({', '.join(f'{k}: {v}' for k, v in sorted(self.retry_reasons.items()))})"
                if self.retry_reasons else ""),
