@@ -2,7 +2,7 @@
 
 Why aiohttp and not the OpenAI SDK: the SDK's httpx transport collapses at a few
 hundred requests in flight (see docs/performance.md); one aiohttp session with a
-connection pool sized to `--parallel` keeps up with the server.
+connection pool sized to the requests in flight (`--parallel` x `--threads`) keeps up with the server.
 
 What a caller gets from `ChatClient.complete(body)`: a `Completion` (content,
 reasoning, finish_reason, usage) whose every field has been type-checked, or a
