@@ -25,7 +25,7 @@ import argparse, json, os, signal, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 parser = argparse.ArgumentParser()
-for name in ("--model", "--model_alias", "--host", "--port", "--n_ctx", "--n_threads"):
+for name in ("--model", "--model_alias", "--host", "--port", "--n_ctx", "--n_threads", "--interrupt_requests"):
     parser.add_argument(name)
 args = parser.parse_args()
 die_with = getattr(signal, os.environ.get("FAKE_DIE_WITH", "SIGSEGV"))
@@ -36,7 +36,8 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
-        body = json.dumps({"data": [{"id": args.model_alias}], "n_threads": args.n_threads}).encode()
+        body = json.dumps({"data": [{"id": args.model_alias}], "n_threads": args.n_threads,
+                           "interrupt_requests": args.interrupt_requests}).encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -205,7 +206,10 @@ def test_a_small_model_is_served_on_one_thread(tmp_path, fake_server_module, siz
         sparse.truncate(size)
     with LlamaServer(model, alias="m", module=fake_server_module, n_threads=asked) as server:
         with urllib.request.urlopen(server.url + "/v1/models", timeout=30) as reply:
-            assert json.load(reply)["n_threads"] == str(expected) and server.threads == expected
+            served = json.load(reply)
+            assert served["n_threads"] == str(expected) and server.threads == expected
+            # a new request must not cut a running stream short (llama-cpp-python's default does)
+            assert served["interrupt_requests"] == "False"
 
 
 def test_a_server_dead_at_start_is_named(tmp_path, monkeypatch):

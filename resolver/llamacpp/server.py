@@ -118,7 +118,10 @@ class LlamaServer:
         self._log = tempfile.NamedTemporaryFile(mode="w+", prefix="llama-server-", suffix=".log", delete=False)
         args = [python, "-m", module, "--model", str(self.model), "--model_alias", alias,
                 "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx),
-                "--n_threads", str(self.threads)]
+                "--n_threads", str(self.threads),
+                # its default cuts a running stream short whenever another request arrives: with
+                # --parallel above 1 streamed answers ("stop_loops") would end early (docs/runner.md)
+                "--interrupt_requests", "False"]
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         threading.Thread(target=self._watch, name=f"llama-server-{self.proc.pid}", daemon=True).start()
