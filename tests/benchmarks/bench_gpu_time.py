@@ -1,7 +1,7 @@
 """Simulated GPU time of a study under the runner's ways of running it (docs/performance.md, *GPU time*).
 
     .venv/bin/python tests/benchmarks/bench_gpu_time.py [--config configs/r12.yaml] [--density lowdef]
-        [--profiles sim-strong,sim-loopy] [--only NAME ...] [--gpu h200-8b] [--time-scale 20]
+        [--profiles sim-strong,sim-loopy] [--only NAME ...] [--task TASK ...] [--gpu h200-8b] [--time-scale 20]
 
 For each profile and configuration it starts the simulator in GPU mode (a subprocess,
 docs/simulator.md *GPU mode*) with a fresh response cache and runs the real runner.py:
@@ -64,7 +64,8 @@ def unsupported(name: str, help_text: str) -> str | None:
 def runner(args: list, work: Path, sampler: Path, opts) -> subprocess.CompletedProcess:
     cmd = [sys.executable, str(REPO / "runner.py"), "--config", opts.config, "--template", TEMPLATE,
            "--sampler", sampler, "--model", opts.profile, "--density", opts.density, "--seed", opts.seed,
-           "--cache", work / "cache", "--output", work / "results", "--quiet", *args]
+           "--cache", work / "cache", "--output", work / "results", "--quiet",
+           *[flag for task in opts.task for flag in ("--task", task)], *args]
     done = subprocess.run(list(map(str, cmd)), capture_output=True, text=True, env=ENV, cwd=REPO)
     if done.returncode != 0:
         raise SystemExit(f"runner failed ({' '.join(map(str, args))}):\n{done.stdout}\n{done.stderr}")
@@ -137,12 +138,15 @@ def main() -> None:
     parser.add_argument("--seed", default="42")
     parser.add_argument("--profiles", default="sim-strong,sim-loopy")
     parser.add_argument("--only", action="append", choices=CONFIGS, help="run only this configuration (repeatable)")
+    parser.add_argument("--task", action="append", default=[], help="run only this config task (repeatable; "
+                        "runner.py --task)")
     parser.add_argument("--gpu", default="h200-8b")
     parser.add_argument("--time-scale", default="20", help="simulated seconds per real second in API modes")
     opts = parser.parse_args()
     help_text = runner_help()
     rows = []
-    print(f"{opts.config} --density {opts.density}, simulated {opts.gpu}, time scale {opts.time_scale}")
+    tasks = f", tasks {', '.join(opts.task)}" if opts.task else ""
+    print(f"{opts.config} --density {opts.density}{tasks}, simulated {opts.gpu}, time scale {opts.time_scale}")
     print(f"{'profile':<11} {'configuration':<20} {'cycles':>6} {'GPU busy s':>11} {'sim wall s':>11} "
           f"{'real s':>7} {'tokens':>12} {'mean batch':>10} {'in flight':>9} {'stopped':>7}")
     with tempfile.TemporaryDirectory(prefix="bench-gpu-") as tmp:
@@ -159,7 +163,7 @@ def main() -> None:
                       f"{row['sim_wall_s']:>11,.0f} {row['real_s']:>7.0f} {row['tokens']:>12,} "
                       f"{row['tokens'] / max(1, row['steps']):>10.1f} {row['in_flight'] or '-':>9} "
                       f"{row['cancelled']:>7}", flush=True)
-    path = write_result("gpu_time", {"config": opts.config, "density": opts.density, "gpu": opts.gpu,
+    path = write_result("gpu_time", {"config": opts.config, "density": opts.density, "tasks": opts.task, "gpu": opts.gpu,
                                      "time_scale": opts.time_scale, "rows": rows})
     print(f"written: {path}")
 
