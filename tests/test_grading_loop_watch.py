@@ -8,7 +8,6 @@ rule's definition, not with the implementation's own search.
 """
 from __future__ import annotations
 
-import json
 import random
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import pydantic
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from resolver.grading import FoundLoop, LoopRule, LoopWatch, MalformedReply, find_loop, split_message
+from resolver.grading import FoundLoop, LoopRule, LoopWatch, find_loop
 
 REPO = Path(__file__).resolve().parents[1]
 UNIT = "Wait, let me recount apples once more from the beginning.\n"   # 58 characters
@@ -163,18 +162,9 @@ def test_long_legitimate_answers_are_never_stopped(name):
 
 # ---------------------------------------------------------------- real answers (no mocks)
 def _complete_corpus_answers() -> list[str]:
-    texts = []
-    for path in sorted((REPO / "tests" / "grading_corpus").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            if row.get("finish_reason") != "stop":
-                continue
-            try:
-                content, reasoning = split_message(row.get("message"))
-            except MalformedReply:
-                continue
-            texts.append((reasoning or "") + (content or ""))
-    return texts
+    """Every complete answer of tests/grading_corpus/*.jsonl, reasoning first (the study's reader)."""
+    from tests.studies.loop_watch import corpus_answers
+    return [text for texts in corpus_answers().values() for text in texts]
 
 
 def test_no_complete_answer_of_the_grading_corpora_is_stopped():
@@ -202,23 +192,23 @@ SIM_PROFILES = ("sim-strong", "sim-mid", "sim-weak", "sim-thinker", "sim-loopy")
 VERBATIM_KINDS = ("1-LOOP-STATIC", "2-LOOP-STATIC", "3-LOOP-STATIC", "DEGENERATE")
 
 
-def test_simulated_answers_that_are_not_loops_are_never_stopped():
+def _healthy_answers_checked(config: str, seeds: int) -> int:
+    """How many answers that are not loops the profiles wrote; fails on the first one stopped."""
     checked = 0
-    for name, outcome, text in _simulated("configs/tiny.yaml", SIM_PROFILES, seeds=12, max_tokens=4096):
+    for name, outcome, text in _simulated(config, SIM_PROFILES, seeds=seeds, max_tokens=4096):
         if not outcome.startswith("loop:"):
             checked += 1
             assert find_loop(text) is None, (name, outcome, text[-300:])
-    assert checked > 2500
+    return checked
+
+
+def test_simulated_answers_that_are_not_loops_are_never_stopped():
+    assert _healthy_answers_checked("configs/tiny.yaml", seeds=12) > 2500
 
 
 @pytest.mark.slow
 def test_simulated_r12_answers_that_are_not_loops_are_never_stopped():
-    checked = 0
-    for name, outcome, text in _simulated("configs/r12.yaml", SIM_PROFILES, seeds=1, max_tokens=4096):
-        if not outcome.startswith("loop:"):
-            checked += 1
-            assert find_loop(text) is None, (name, outcome, text[-300:])
-    assert checked > 60_000
+    assert _healthy_answers_checked("configs/r12.yaml", seeds=1) > 60_000
 
 
 # How each verbatim kind's loop text begins (resolver/sim/profiles.py, loop_text)
