@@ -3,8 +3,9 @@ task's answer kind, compare with the target (docs/grading.md).
 """
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+import lazy_loader
 
 # Cheap (standard library only): plain imports.
 from resolver.grading import answers
@@ -20,13 +21,13 @@ __all__ = ["ALL_REASONS", "GRADER_VERSION", "INVALID_REASONS", "UNKNOWN", "Found
            "MalformedReply", "answers", "canonical_target", "extract_by_kind", "find_loop", "grade", "grade_record",
            "loop_watch", "split_message"]
 
-_LOOP_WATCH = ("FoundLoop", "LoopRule", "LoopWatch", "find_loop")
+# The streaming loop rule (loop_watch) needs pydantic; grading's other names are standard
+# library only, so it loads when first asked for, by the project's one lazy-name library
+# (docs/architecture.md, *Public names*).
+__getattr__, _dir, _ = lazy_loader.attach(
+    __name__, submodules=["loop_watch"],
+    submod_attrs={"loop_watch": ["FoundLoop", "LoopRule", "LoopWatch", "find_loop"]})
 
 
-def __getattr__(name: str):
-    # The streaming loop rule (loop_watch) needs pydantic; grading's other names are standard
-    # library only, so it loads when first asked for (docs/architecture.md, *Public names*).
-    if name == "loop_watch" or name in _LOOP_WATCH:
-        module = importlib.import_module("resolver.grading.loop_watch")
-        return module if name == "loop_watch" else getattr(module, name)
-    raise AttributeError(f"module 'resolver.grading' has no attribute {name!r}")
+def __dir__() -> list[str]:
+    return list(__all__)

@@ -17,7 +17,7 @@ from resolver.client import request_key
 from resolver.sim.faults import FaultPlan, SimStats
 from resolver.sim.gpuserve import GpuServing, StreamEvents, gpu_reply
 from resolver.sim.problems import ExperimentProblems
-from resolver.sim.profiles import PROFILES, Answer, Problem, compose_answer, count_tokens, unknown_problem
+from resolver.sim.profiles import PROFILES, Answer, Problem, compose_answer, count_tokens, token_pieces, unknown_problem
 
 THINK_STYLES = ("inline", "reasoning_content", "reasoning")
 
@@ -193,13 +193,15 @@ class SimulatorApp:
         events = StreamEvents(body["model"], f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time()))
         parts = [events.event({"role": "assistant", "content": ""})]
         if answer.reasoning:
-            parts += [events.delta(self.think_style, piece) for piece in _pieces(answer.reasoning)]
-        parts += [events.delta("content", piece) for piece in _pieces(answer.content)]
+            parts += [events.delta(self.think_style, piece) for piece in token_pieces(answer.reasoning)]
+        parts += [events.delta("content", piece) for piece in token_pieces(answer.content)]
         include = (body.get("stream_options") or {}).get("include_usage")
         parts.append(events.ending(answer.finish_reason, usage if include else None))
         try:
-            for start in range(0, len(parts), 16):  # a few writes, not one per token
-                await resp.write(b"".join(parts[start:start + 16]))
+            # one event per token, as vLLM, SGLang and llama.cpp stream (a client counting deltas
+            # counts tokens: docs/simulator.md); a few writes, not one per token
+            for start in range(0, len(parts), 256):
+                await resp.write(b"".join(parts[start:start + 256]))
             await resp.write_eof()
         except ConnectionError:
             pass  # the client gave up (e.g. its timeout fired during a stall): nothing to do
@@ -239,11 +241,6 @@ def prompt_tokens(messages: list, last_user: str, problem: Problem) -> int:
                 continue
         total += _tokens_cached(content) if len(content) < 50_000 else count_tokens(content)
     return total
-
-
-def _pieces(text: str, size: int = 80) -> list[str]:
-    """Split text into stream deltas of about `size` characters (no text lost)."""
-    return [text[i:i + size] for i in range(0, len(text), size)] if text else []
 
 
 def _last_user_text(messages: list) -> str:
