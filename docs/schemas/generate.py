@@ -1,4 +1,4 @@
-"""Rewrite docs/schemas/*.json from the pydantic models (run after changing a file model).
+"""Rewrite docs/schemas/*.json from the pydantic models (run after changing a file or output model).
 
     .venv/bin/python docs/schemas/generate.py
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from resolver.analysis import outputs  # noqa: E402
 from resolver.catalog import json_schemas  # noqa: E402
 
-for path in json_schemas.write_schemas():
+for path in json_schemas.write_schemas() + json_schemas.write_schemas(texts=outputs.output_schema_texts()):
     print(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)

@@ -12,6 +12,7 @@ from . import (
     inventory as inventory,
     leaderboard_scores as leaderboard_scores,
     modelinfo as modelinfo,
+    outputs as outputs,
     pairwise as pairwise,
     points as points,
     rank as rank,
@@ -28,6 +29,7 @@ from .common import (
     frame_to_markdown as frame_to_markdown,
     open_dataset as open_dataset,
     to_json as to_json,
+    to_plain as to_plain,
 )
 from .compare import compare_evals as compare_evals
 from .compression import (
@@ -42,6 +44,18 @@ from .invalid_reasons import (
     count_reasons as count_reasons,
     describe as describe,
     reasons_by_point as reasons_by_point,
+)
+from .outputs import (
+    OUTPUT_MODELS as OUTPUT_MODELS,
+    ClusterOutput as ClusterOutput,
+    CompareOutput as CompareOutput,
+    EvalsOutput as EvalsOutput,
+    LeaderboardExport as LeaderboardExport,
+    RankOutput as RankOutput,
+    ScoresOutput as ScoresOutput,
+    TasksOutput as TasksOutput,
+    output_json as output_json,
+    output_schema_texts as output_schema_texts,
 )
 from .scores import (
     BELOW_CHANCE_MARK as BELOW_CHANCE_MARK,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import pandas as pd
 
 from resolver import stats
+from resolver.analysis.common import plain
 
 BELOW_CHANCE_MARK = "≤ chance"
 
@@ -73,7 +74,7 @@ def compute_clusters(agg: pd.DataFrame, series: str, facet: str | None, mode: st
     groups = [(None, frame)] if facet is None else frame.groupby(facet, sort=False, dropna=False)
     for value, part in groups:
         part = part.sort_values(["center", series], ascending=[False, True], kind="stable")
-        sections.append({"facet": _plain(value), "series": _series_rows(part, series),
+        sections.append({"facet": plain(value), "series": _series_rows(part, series),
                          "clusters": facet_clusters(part, series)})
     return sections
 
@@ -81,16 +82,11 @@ def compute_clusters(agg: pd.DataFrame, series: str, facet: str | None, mode: st
 def _series_rows(part: pd.DataFrame, series: str) -> list:
     rows = []
     for record in part.to_dict("records"):
-        rows.append({"name": _plain(record[series]), "center": float(record["center"]), "margin": float(record["margin"]),
+        rows.append({"name": plain(record[series]), "center": float(record["center"]), "margin": float(record["margin"]),
                      "points": int(record["points"]), "samples": float(record["samples"]),
                      "truncated_ratio": float(record["truncated_ratio"]),
                      "below_chance": bool(record["below_chance"])})
     return rows
-
-
-def _plain(value):
-    """numpy scalars -> Python values so results serialise and compare simply."""
-    return value.item() if hasattr(value, "item") else value
 
 
 def memberships(clusters: list) -> dict:

@@ -114,24 +114,30 @@ def require_rows(frame, what: str = "points", filters_text=None):
 
 def to_json(data) -> str:
     """JSON text with every number unrounded; NaN/inf become null (valid JSON)."""
-    return json.dumps(_json_safe(data), indent=2, ensure_ascii=False)
+    return json.dumps(to_plain(data, finite=True), indent=2, ensure_ascii=False)
 
 
-def _json_safe(value):
+def plain(value):
+    """One value as Python's own type: a numpy scalar becomes int / float / bool / str."""
+    return value.item() if hasattr(value, "item") and not isinstance(value, (str, bytes)) else value
+
+
+def to_plain(value, finite: bool = False):
+    """Dicts, lists, tuples and numpy arrays and scalars as plain Python data for JSON (keys as
+    text); with `finite`, NaN and infinities become None. The one numpy-to-JSON converter."""
     if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
+        return {str(k): to_plain(v, finite) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
+        return [to_plain(v, finite) for v in value]
     if hasattr(value, "item") and not isinstance(value, (str, bytes)):
         try:
-            value = value.item()  # numpy scalars
+            value = value.item()  # numpy scalars (and one-element arrays)
         except (ValueError, AttributeError):
-            value = value.tolist()
-            return _json_safe(value)
-    if isinstance(value, float) and not math.isfinite(value):
+            return to_plain(value.tolist(), finite)
+    if finite and isinstance(value, float) and not math.isfinite(value):
         return None
     if hasattr(value, "tolist"):
-        return _json_safe(value.tolist())
+        return to_plain(value.tolist(), finite)
     return value
 
 

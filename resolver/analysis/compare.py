@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from resolver import stats
-from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP
+from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP, plain
 from resolver.analysis.scores import DEGREE_COLUMN, group_order, tier_name
 from resolver.core import UserError
 from resolver.stats import paired
@@ -169,8 +169,6 @@ def _count_or_none(value):
 
 
 def _row(record: dict) -> dict:
-    def plain(v):
-        return v.item() if hasattr(v, "item") else v
     return {"tier": record["tier"], "group": plain(record["group"]), "pairs": int(record["pairs"]),
             "points": int(record["points"]), "a": float(record["a"]), "b": float(record["b"]),
             "diff": float(record["diff"]), "paired": _interval(record["paired_low"], record["paired_high"]),
@@ -196,7 +194,7 @@ def _points(pairs: pd.DataFrame, mode: str, top: int) -> list:
         f, t = first.iloc[i], table.iloc[i]
         rows.append({"a_id": int(f["id_a"]), "b_id": int(f["id_b"]), "base_task": f["base_task_a"],
                      "params": f["params_a"], "task_version": int(f["task_version_a"]), "tier": f["tier_a"],
-                     "group": f["group_a"].item() if hasattr(f["group_a"], "item") else f["group_a"],
+                     "group": plain(f["group_a"]),
                      "pairs": int(t["pairs"]), "a": float(t["a"]), "b": float(t["b"]), "diff": float(t["diff"]),
                      "paired": _interval(t["paired_low"], t["paired_high"]),
                      "unpaired": _interval(t["unpaired_low"], t["unpaired_high"])})

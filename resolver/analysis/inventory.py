@@ -140,11 +140,12 @@ def list_tasks(counts: pd.DataFrame, config=None, search: str | None = None) -> 
 
 def evals_text(rows: list, fmt: str) -> str:
     """evals as a terminal table, markdown table or JSON."""
-    from resolver.analysis.common import to_json
     from resolver.core import markdown_table, plain_table
 
     if fmt == "json":
-        return to_json(rows)
+        from resolver.analysis.outputs import EvalsOutput, output_json
+
+        return output_json(EvalsOutput, rows)
     headers = ["eval_id", "label", "model", "template", "sampler", "groups", "hf_id", "points", "samples", "versions"]
     from resolver.analysis.common import eval_labels
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
-__all__ = ["SCHEMA_DIR", "schema_texts", "write_schemas"]
+__all__ = ["SCHEMA_DIR", "schema_text", "schema_texts", "write_schemas"]
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "docs" / "schemas"
 
@@ -34,22 +34,26 @@ def _models() -> dict:
     }
 
 
+def schema_text(model, title: str) -> str:
+    """The JSON Schema text of a pydantic model (or TypeAdapter) under `title`, as docs/schemas/ holds it."""
+    schema = model.json_schema() if isinstance(model, TypeAdapter) else model.model_json_schema()
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, **{
+        k: v for k, v in schema.items() if k != "title"}}
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
 def schema_texts() -> dict[str, str]:
-    """{file name: JSON text} of every schema, as the models define them now."""
-    out = {}
-    for name, (model, title) in _models().items():
-        schema = model.json_schema() if isinstance(model, TypeAdapter) else model.model_json_schema()
-        schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, **{
-            k: v for k, v in schema.items() if k != "title"}}
-        out[name] = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
-    return out
+    """{file name: JSON text} of every input file's schema, as the models define them now
+    (the outputs' are resolver.analysis.outputs.output_schema_texts)."""
+    return {name: schema_text(model, title) for name, (model, title) in _models().items()}
 
 
-def write_schemas(folder: Path = SCHEMA_DIR) -> list[Path]:
-    """Write every schema into `folder`; returns the files written."""
+def write_schemas(folder: Path = SCHEMA_DIR, texts: dict[str, str] | None = None) -> list[Path]:
+    """Write `texts` ({file name: schema text}; default: every input file's schema) into `folder`;
+    returns the files written."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in schema_texts().items():
+    for name, text in (schema_texts() if texts is None else texts).items():
         (folder / name).write_text(text, encoding="utf-8")
         written.append(folder / name)
     return written

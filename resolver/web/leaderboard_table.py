@@ -13,7 +13,15 @@ import io
 import json
 import math
 
-from resolver.analysis import NO_SKILL_MARK, NO_SKILL_NOTE, describe as describe_reasons, scores, skilled_first_key
+from resolver.analysis import (
+    NO_SKILL_MARK,
+    NO_SKILL_NOTE,
+    LeaderboardExport,
+    describe as describe_reasons,
+    scores,
+    skilled_first_key,
+    to_plain,
+)
 from resolver.analysis.leaderboard_scores import Board, best_values, rows_for
 from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import grid, theme, urlstate
@@ -260,9 +268,10 @@ def export_csv(board: Board, rows: list, state: dict) -> str:
 
 def export_json(board: Board, rows: list, state: dict) -> str:
     records = [_export_record(r, state["mode"]) for r in rows]
-    clean = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()} for r in records]
-    return json.dumps({"tier": state["tier"], "mode": state["mode"], "group_by": board.group_by, "rows": clean},
-                      indent=1)
+    export = {"tier": state["tier"], "mode": state["mode"], "group_by": board.group_by, "rows": records}
+    # the model's dump, NaN as null, written as the download always was (indent 1, ASCII)
+    dumped = LeaderboardExport.model_validate(to_plain(export)).model_dump(mode="json", exclude_unset=True)
+    return json.dumps(to_plain(dumped, finite=True), indent=1)
 
 
 def _ok(value) -> bool:

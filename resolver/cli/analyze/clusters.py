@@ -29,6 +29,7 @@ def register_cluster(subparsers) -> None:
 def run_cluster(args) -> int:
     from resolver.analysis import cluster
     from resolver.analysis.cluster import compute_clusters
+    from resolver.analysis.outputs import ClusterOutput, output_json
 
     series, facet, split = shared.dims(args)
     agg, labels = shared.aggregate(args, common.unique_dims(split, facet, series))
@@ -41,7 +42,8 @@ def run_cluster(args) -> int:
 
             content = cluster_figure(sections, cluster.namer(series, labels), title, args.width, facet)
         elif args.format == "json":
-            content = common.to_json(cluster.cluster_json(sections, series, facet, split, value, args.mode, labels))
+            content = output_json(ClusterOutput, cluster.cluster_json(sections, series, facet, split, value, args.mode,
+                                                                      labels))
         else:
             content = cluster.cluster_markdown(sections, series, facet, title, labels)
         ext = {"markdown": "md", "json": "json", "png": "png"}[args.format]
@@ -66,7 +68,9 @@ def run_rank(args) -> int:
     agg, labels = shared.aggregate(args, common.unique_dims(facet, series))
     result = compute_rank(agg, series, facet, args.mode)
     if args.format == "json":
-        content = common.to_json(rank.rank_json(result, series, facet, args.mode, labels))
+        from resolver.analysis.outputs import RankOutput, output_json
+
+        content = output_json(RankOutput, rank.rank_json(result, series, facet, args.mode, labels))
     else:
         content = rank.rank_markdown(result, series, facet, args.mode, labels)
     ext = "json" if args.format == "json" else "md"

@@ -119,7 +119,9 @@ def run_compare(args) -> int:
 
         content, name = compare_figure(result, labels.get(a, a), labels.get(b, b), args.width), "compare.png"
     elif args.format == "json":
-        content, name = common.to_json(result), "compare.json"
+        from resolver.analysis.outputs import CompareOutput, output_json
+
+        content, name = output_json(CompareOutput, result), "compare.json"
     else:
         content, name = compare_text.compare_markdown(result, labels, plan), "compare.md"
     if args.output:

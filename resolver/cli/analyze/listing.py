@@ -64,6 +64,7 @@ def register_tasks(subparsers) -> None:
 def run_tasks(args) -> int:
     from resolver.analysis import inventory
     from resolver.analysis.inventory import list_tasks
+    from resolver.analysis.outputs import TasksOutput, output_json
 
     dataset, db = shared.open_dataset(args.dataset)
     with db:
@@ -73,7 +74,7 @@ def run_tasks(args) -> int:
     rows = list_tasks(counts, config, args.search)
     if not rows:
         raise UserError(f"no tasks match --search {args.search!r}" if args.search else "the dataset has no tasks")
-    text = common.to_json(rows) if args.format == "json" else \
+    text = output_json(TasksOutput, rows) if args.format == "json" else \
         inventory.tasks_markdown(rows, config.description if config is not None else "")
     output.write_output("tasks", text, None)
     return 0

@@ -39,7 +39,9 @@ def run_scores(args) -> int:
 
         content = scores_figure(results, args.width, title)
     elif args.format == "json":
-        content = common.to_json(results)
+        from resolver.analysis.outputs import ScoresOutput, output_json
+
+        content = output_json(ScoresOutput, results)
     else:
         content = scores_markdown(results, title, args.show_token_counts)
     ext = {"markdown": "md", "json": "json", "png": "png"}[args.format]

@@ -1,0 +1,387 @@
+"""The `--format json` outputs of analyze.py and the leaderboard's JSON export, as pydantic models.
+
+The computations build plain dicts (the markdown, PNG and web views read them); the JSON
+text is the model validated from that dict and dumped (``output_json``), so a key the model
+does not declare fails at once instead of shipping undocumented. docs/schemas/*-output.json
+are these models' JSON Schemas (``OUTPUT_MODELS``; docs/schemas/generate.py writes them and
+tests/test_json_schemas.py checks them against the models and against real outputs).
+
+Numbers: NaN and infinities are written as null (resolver.analysis.common.to_json), so every
+float a computation may leave undefined is ``float | None`` here. A value that is an integer
+in one output and a fraction in another (a group's value, a dimension's value) is ``Scalar``.
+"""
+from __future__ import annotations
+
+from typing import Any, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, RootModel
+
+from resolver.analysis.common import to_json, to_plain
+from resolver.catalog import json_schemas
+
+__all__ = [
+    "OUTPUT_MODELS", "ClusterOutput", "CompareOutput", "EvalListing", "EvalScores", "EvalsOutput",
+    "LeaderboardExport", "RankOutput", "ScoresOutput", "TasksOutput", "output_json", "output_schema_texts",
+]
+
+Scalar: TypeAlias = str | int | float | bool | None
+Real: TypeAlias = float | None      # a number, null where it is undefined (NaN)
+
+
+class _Output(BaseModel):
+    """Refuses keys it does not declare; the declared order is the JSON's key order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def output_json(model: type[BaseModel], data: Any) -> str:
+    """`data` (a computation's dict or list) as the JSON text of `model`: validated, dumped with
+    the keys it was given (an optional key left out stays out), NaN as null, indent 2."""
+    validated = model.model_validate(to_plain(data))
+    return to_json(validated.model_dump(mode="json", exclude_unset=True))
+
+
+# ------------------------------------------------------------------ compare
+
+class CompareCell(_Output):
+    """One (tier, group) cell, or the overall row: B - A with its intervals and verdicts."""
+
+    tier: str
+    group: Scalar
+    pairs: int
+    points: int
+    a: float
+    b: float
+    diff: float
+    paired: list[float]
+    unpaired: list[float]
+    phi: Real
+    discordant: int
+    p_value: Real
+    p_holm: Real
+    verdict: str
+    unpaired_verdict: str
+    samples_needed: int | None
+    only_a: int
+    only_b: int
+
+
+class ComparePoint(_Output):
+    """A paired point among those where B - A is largest in size."""
+
+    a_id: int
+    b_id: int
+    base_task: str
+    params: str
+    task_version: int
+    tier: str
+    group: Scalar
+    pairs: int
+    a: float
+    b: float
+    diff: float
+    paired: list[float]
+    unpaired: list[float]
+
+
+class UnpairedSamples(_Output):
+    only_a: int
+    only_b: int
+    only_a_points: int
+    only_b_points: int
+
+
+class VersionMismatch(_Output):
+    base_task: str
+    points: int
+    a_versions: list[int]
+    b_versions: list[int]
+
+
+class CompareLabels(_Output):
+    a: str
+    b: str
+
+
+class SamplingPlan(_Output):
+    """What would decide the undecided cells (docs/analyze.md, "compare")."""
+
+    target_per_point: int | None
+    level: str | None
+    commands: list[str]
+    tasks: list[Scalar]
+    note: str
+
+
+class CompareOutput(_Output):
+    """analyze.py compare --format json."""
+
+    a: str
+    b: str
+    mode: str
+    estimand: str
+    difference: str
+    group_by: str
+    alpha: float
+    correction: str
+    family: int
+    delta: float
+    power: float
+    cells: list[CompareCell]
+    overall: CompareCell
+    points: list[ComparePoint]
+    unpaired_samples: UnpairedSamples
+    version_mismatch: list[VersionMismatch]
+    labels: CompareLabels
+    sampling: SamplingPlan
+
+
+# ------------------------------------------------------------------ scores
+
+class ModeInterval(_Output):
+    """One mode's calibrated 95% interval of a cell."""
+
+    center: Real
+    margin: Real
+    low: Real
+    high: Real
+    below_chance: bool
+
+
+class TaskCell(_Output):
+    """One (tier, group) cell of an eval: `tiers.{tier}.tasks.{group}`."""
+
+    center: Real
+    margin: Real
+    truncated_ratio: Real
+    completion_tokens_mean: Real
+    adjusted_score: Real
+    point_count: int
+    expected_points: int | None
+    is_incomplete: bool
+    invalid_ratio: Real
+    correct: int
+    incorrect: int
+    invalid: int
+    truncated: int
+    guess_sum: Real
+    samples: Real
+    adjusted_successes: Real
+    adjusted_trials: Real
+    prompt_tokens_mean: Real
+    below_chance: bool
+    neutral_score: Real
+    modes: dict[str, ModeInterval]
+
+
+class TierScores(_Output):
+    reasonscore: Real
+    reasonscore_neutral: Real
+    any_incomplete: bool
+    missing_tasks: list[Scalar]
+    completion_tokens_mean: Real
+    score_per_token: Real
+    samples: int
+    min_cell_samples: int
+    tasks: dict[str, TaskCell]
+
+
+class EvalScores(_Output):
+    """One eval of analyze.py scores, ranked (1 = best)."""
+
+    eval_id: str
+    model: str
+    label: str
+    template: str | None
+    sampler: str | None
+    groups: list[str]
+    reasonscore: Real
+    reasonscore_neutral: Real
+    completion_tokens_mean: Real
+    score_per_token: Real
+    any_incomplete: bool
+    missing_cells: int
+    samples: int
+    min_cell_samples: int
+    tiers: dict[str, TierScores]
+    skill_evidence: bool
+    rank: int
+    invalid_reasons: dict[str, int] = {}
+
+
+class ScoresOutput(RootModel[list[EvalScores]]):
+    """analyze.py scores --format json: the evals, best first."""
+
+
+# ------------------------------------------------------------------ cluster and rank
+
+class ClusterMember(_Output):
+    name: Scalar
+    center: float
+    margin: float
+    low: float
+    high: float
+    below_chance: bool
+    label: str | None = None          # only when the series are evals
+
+
+class Cluster(_Output):
+    rank: int
+    members: list[ClusterMember]
+    low: float
+    high: float
+
+
+class ClusterSeries(_Output):
+    name: Scalar
+    center: float
+    margin: float
+    points: int
+    samples: float
+    truncated_ratio: Real
+    below_chance: bool
+    label: str | None = None          # only when the series are evals
+
+
+class ClusterFacet(_Output):
+    facet: Scalar
+    series: list[ClusterSeries]
+    clusters: list[Cluster]
+
+
+class ClusterOutput(_Output):
+    """analyze.py cluster --format json (one file per --split-by value)."""
+
+    group_by: str
+    facet_by: str | None
+    split_by: str | None
+    split_value: Scalar
+    mode: str
+    facets: list[ClusterFacet]
+
+
+class FacetPosition(_Output):
+    facet: Scalar
+    position: int | None
+
+
+class RankRow(_Output):
+    name: Scalar
+    positions: list[FacetPosition]
+    total: int | None
+    missing: list[Scalar]
+    skill_evidence: bool
+    rank: int | None
+    label: str | None = None          # only when the series are evals
+
+
+class RankOutput(_Output):
+    """analyze.py rank --format json."""
+
+    group_by: str
+    facet_by: str | None
+    mode: str
+    facets: list[Scalar]
+    rows: list[RankRow]
+
+
+# ------------------------------------------------------------------ evals and tasks
+
+class EvalListing(_Output):
+    """One eval of analyze.py evals."""
+
+    eval_id: str
+    label: str | None
+    model: str | None
+    template: str | None
+    sampler: str | None
+    groups: list[str]
+    hf_id: str | None
+    points: int
+    samples: int
+    grader_version: int | None
+    task_versions: dict[str, list[int]]
+
+
+class EvalsOutput(RootModel[list[EvalListing]]):
+    """analyze.py evals --format json."""
+
+
+class TaskViewListing(_Output):
+    view: str
+    dims: int
+    group_by: list[str]
+    filters: dict[str, Any]
+    facet_by: list[str]
+    description: str
+
+
+class TaskManifold(_Output):
+    id: str
+    degree: int | None
+    description: str
+
+
+class TaskListing(_Output):
+    base_task: str
+    label: str
+    generator: str | None
+    points: int
+    evals: int
+    views: list[TaskViewListing]
+    description: str
+    manifolds: list[TaskManifold]
+
+
+class TasksOutput(RootModel[list[TaskListing]]):
+    """analyze.py tasks --format json."""
+
+
+# ------------------------------------------------------------------ the leaderboard's export
+
+class LeaderboardRow(BaseModel):
+    """One ranked eval of the leaderboard's JSON download. Besides these keys, each task column
+    `{group}` adds `{group} center`, `margin`, `ranking_score`, `truncated_ratio`,
+    `below_chance` and `points` (null where the eval lacks the cell)."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, int | float | bool | None]
+
+    rank: int
+    label: str
+    model: str | None
+    eval_id: str
+    groups: str
+    reasonscore: Real
+    incomplete: bool
+    completion_tokens_mean: Real
+    score_per_token: Real
+    grader_version: str
+    mode: str
+    skill_evidence: bool
+
+
+class LeaderboardExport(_Output):
+    """The leaderboard's "JSON" download: the rows shown, in the shown tier and mode."""
+
+    tier: str
+    mode: str
+    group_by: str
+    rows: list[LeaderboardRow]
+
+
+# docs/schemas/<file>: (model, title). The input files' models are resolver.catalog.json_schemas'.
+OUTPUT_MODELS: dict[str, tuple[type[BaseModel], str]] = {
+    "compare-output.json": (CompareOutput, "analyze.py compare --format json (docs/analyze.md)"),
+    "scores-output.json": (ScoresOutput, "analyze.py scores --format json (docs/analyze.md)"),
+    "cluster-output.json": (ClusterOutput, "analyze.py cluster --format json (docs/analyze.md)"),
+    "rank-output.json": (RankOutput, "analyze.py rank --format json (docs/analyze.md)"),
+    "evals-output.json": (EvalsOutput, "analyze.py evals --format json (docs/analyze.md)"),
+    "tasks-output.json": (TasksOutput, "analyze.py tasks --format json (docs/analyze.md)"),
+    "leaderboard-export.json": (LeaderboardExport, "The leaderboard's JSON download (docs/webapps.md)"),
+}
+
+
+def output_schema_texts() -> dict[str, str]:
+    """{file name: JSON Schema text} of every output model, as docs/schemas/ holds them."""
+    return {name: json_schemas.schema_text(model, title) for name, (model, title) in OUTPUT_MODELS.items()}
