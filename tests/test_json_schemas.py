@@ -1,4 +1,5 @@
-"""docs/schemas/ against the pydantic models, and against the files in the repository.
+"""docs/schemas/ against the pydantic models, and against the files in the repository
+(the outputs' schemas against real outputs: tests/test_output_schemas.py).
 
 The schemas are generated from the models (docs/schemas/generate.py); a model changed
 without regenerating fails here. Every config, template, sampler, dataset file and
@@ -14,6 +15,7 @@ import jsonschema
 import pytest
 import yaml
 
+from resolver.analysis import output_schema_texts
 from resolver.catalog import json_schemas, load_dataset
 from resolver.config import load_config, load_sampler, load_template
 from resolver.core import UserError
@@ -27,7 +29,8 @@ def _schema(name: str) -> dict:
 
 
 def test_schema_files_are_the_models_schemas():
-    texts = json_schemas.schema_texts()
+    texts = json_schemas.schema_texts() | output_schema_texts()   # the input files', then the outputs'
+    assert not set(json_schemas.schema_texts()) & set(output_schema_texts())
     assert sorted(p.name for p in SCHEMAS.glob("*.json")) == sorted(texts)
     for name, text in texts.items():
         assert (SCHEMAS / name).read_text(encoding="utf-8") == text, \

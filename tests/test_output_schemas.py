@@ -1,0 +1,111 @@
+"""The published output schemas (docs/schemas/*-output.json, leaderboard-export.json) against
+real outputs: the real analyze.py run as a subprocess on the hand dataset
+(test_analyze_fixture), each JSON checked with `jsonschema` (a validator apart from pydantic).
+
+The models shape the JSON, so the JSON text is also compared with the standard library's
+own dump of the computation's dict: the model must not add, drop, reorder or reformat
+anything (docs/analyze.md, "The JSON contract").
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pydantic
+import pytest
+from conftest import run_script
+from test_analyze_fixture import OUTCOMES, build_dataset, model_eval_id
+
+from resolver.analysis import CompareOutput, EvalsOutput, output_json, to_plain
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMAS = REPO / "docs" / "schemas"
+
+
+@pytest.fixture(scope="module")
+def hand(tmp_path_factory):
+    return build_dataset(tmp_path_factory.mktemp("hand"))
+
+
+def _validate(data, schema_name: str) -> None:
+    schema = json.loads((SCHEMAS / schema_name).read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
+
+
+def _json_of(*args) -> object:
+    proc = run_script("analyze.py", *args, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+ALPHA, GAMMA = model_eval_id("Alpha"), model_eval_id("Gamma")
+RUNS = [
+    ("scores-output.json", ("scores",)),
+    ("scores-output.json", ("scores", "--group-by", "manifold.degree")),
+    ("compare-output.json", ("compare", "--filters", json.dumps({"eval_id": [GAMMA, ALPHA]}))),
+    ("compare-output.json", ("compare", "--filters", json.dumps({"eval_id": [GAMMA, ALPHA]}),
+                             "--group-by", "params.length")),
+    ("cluster-output.json", ("cluster",)),
+    ("cluster-output.json", ("cluster", "--group-by", "base_task", "--facet-by", "none")),
+    ("rank-output.json", ("rank",)),
+    ("evals-output.json", ("evals",)),
+    ("tasks-output.json", ("tasks",)),
+]
+
+
+@pytest.mark.parametrize("schema,args", RUNS, ids=[f"{a[0]}-{i}" for i, (_, a) in enumerate(RUNS)])
+def test_real_outputs_conform_to_the_published_schema(hand, schema, args):
+    command, rest = args[0], args[1:]
+    _validate(_json_of(command, hand, *rest), schema)
+
+
+def test_scores_json_holds_the_missing_and_incomplete_cells(hand):
+    """The hand dataset's holes reach the JSON as the schema allows them: Gamma never ran
+    boolean (missing tasks), Delta lacks one deep arithmetic point (incomplete)."""
+    by_eval = {e["eval_id"]: e for e in _json_of("scores", hand)}
+    assert set(by_eval) == {model_eval_id(m) for m in OUTCOMES}
+    assert by_eval[GAMMA]["tiers"]["easy"]["missing_tasks"] == ["boolean"]
+    delta = by_eval[model_eval_id("Delta")]["tiers"]["medium"]["tasks"]["arithmetic"]
+    assert (delta["point_count"], delta["expected_points"], delta["is_incomplete"]) == (1, 2, True)
+
+
+def test_the_leaderboard_download_conforms_to_its_schema(hand):
+    from resolver.analysis.leaderboard_scores import Board
+    from resolver.pointsdb import open_pointsdb
+    from resolver.web import leaderboard_table
+    from resolver.web.leaderboard import state_from_url
+
+    with open_pointsdb(hand.parent / "hand.db", read_only=True) as db:
+        board = Board(db, "base_task")
+        for search, arithmetic_points in (("", 4), ("?mode=C_P&tier=easy", 2)):
+            state = state_from_url(board, search, [])
+            data = json.loads(leaderboard_table.export_json(board, leaderboard_table.selected_rows(board, state), state))
+            _validate(data, "leaderboard-export.json")
+            assert {r["eval_id"] for r in data["rows"]} == {model_eval_id(m) for m in OUTCOMES}
+            gamma = next(r for r in data["rows"] if r["eval_id"] == GAMMA)
+            assert gamma["boolean points"] is None and gamma["arithmetic points"] == arithmetic_points
+
+
+def test_the_model_keeps_the_text_of_the_dict_it_is_given(hand):
+    """Key order, integers, floats and nulls as the standard library writes the same dict."""
+    from resolver.analysis.compare import compare_evals
+    from resolver.pointsdb import open_pointsdb
+
+    with open_pointsdb(hand.parent / "hand.db", read_only=True) as db:
+        result = compare_evals(db, GAMMA, ALPHA)
+    result["labels"] = {"a": "Gamma model", "b": "Alpha model"}
+    result["sampling"] = {"target_per_point": None, "level": None, "commands": [], "tasks": [], "note": ""}
+    expected = json.dumps(to_plain(result, finite=True), indent=2, ensure_ascii=False)
+    assert output_json(CompareOutput, result) == expected
+    assert '"alpha": 0.05,' in expected and '"family": ' in expected
+
+
+def test_a_key_the_model_does_not_declare_is_refused():
+    row = {"eval_id": "abc123", "label": "A", "model": "a", "template": None, "sampler": None, "groups": [],
+           "hf_id": None, "points": 1, "samples": 20, "grader_version": 3, "task_versions": {"arithmetic": [1]}}
+    assert json.loads(output_json(EvalsOutput, [row])) == [row]
+    with pytest.raises(pydantic.ValidationError, match="surprise"):
+        output_json(EvalsOutput, [dict(row, surprise=1)])
+    with pytest.raises(jsonschema.ValidationError):
+        _validate([dict(row, surprise=1)], "evals-output.json")
