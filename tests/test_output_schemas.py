@@ -40,30 +40,74 @@ def _json_of(*args) -> object:
 
 
 ALPHA, GAMMA = model_eval_id("Alpha"), model_eval_id("Gamma")
+SLOW = pytest.mark.slow      # each run is seconds of subprocess: the fast tier keeps scores (below), compare, cluster
 RUNS = [
-    ("scores-output.json", ("scores",)),
-    ("scores-output.json", ("scores", "--group-by", "manifold.degree")),
-    ("compare-output.json", ("compare", "--filters", json.dumps({"eval_id": [GAMMA, ALPHA]}))),
+    ("scores-output.json", ("scores", "--group-by", "manifold.degree"), SLOW),
+    ("compare-output.json", ("compare", "--filters", json.dumps({"eval_id": [GAMMA, ALPHA]})), ()),
     ("compare-output.json", ("compare", "--filters", json.dumps({"eval_id": [GAMMA, ALPHA]}),
-                             "--group-by", "params.length")),
-    ("cluster-output.json", ("cluster",)),
-    ("cluster-output.json", ("cluster", "--group-by", "base_task", "--facet-by", "none")),
-    ("rank-output.json", ("rank",)),
-    ("evals-output.json", ("evals",)),
-    ("tasks-output.json", ("tasks",)),
+                             "--group-by", "params.length"), SLOW),
+    ("cluster-output.json", ("cluster",), ()),
+    ("cluster-output.json", ("cluster", "--group-by", "base_task", "--facet-by", "none"), SLOW),
+    ("rank-output.json", ("rank",), SLOW),
+    ("evals-output.json", ("evals",), SLOW),
+    ("tasks-output.json", ("tasks",), SLOW),
+    ("tokens-output.json", ("tokens",), SLOW),
+    ("aggregate-output.json", ("aggregate", "--raw-counters", "--tokens"), SLOW),
+    ("aggregate-output.json", ("aggregate", "--group-by", "params.length", "--compare-modes"), SLOW),
+    ("spiderweb-output.json", ("spiderweb",), SLOW),
+    ("surface-output.json", ("surface",), SLOW),
+    ("capacity-output.json", ("capacity", "--frontier", "--size-param", "params.length"), SLOW),
+    ("capacity-output.json", ("capacity", "--peak", "--size-param", "params.length"), SLOW),
+    ("compression-output.json", ("compression",), SLOW),
+    ("hazard-output.json", ("hazard",), SLOW),
 ]
 
 
-@pytest.mark.parametrize("schema,args", RUNS, ids=[f"{a[0]}-{i}" for i, (_, a) in enumerate(RUNS)])
+@pytest.mark.parametrize("schema,args", [pytest.param(s, a, marks=m, id=f"{a[0]}-{i}")
+                                         for i, (s, a, m) in enumerate(RUNS)])
 def test_real_outputs_conform_to_the_published_schema(hand, schema, args):
     command, rest = args[0], args[1:]
     _validate(_json_of(command, hand, *rest), schema)
 
 
+@pytest.mark.slow
+def test_points_and_probe_outputs_conform(hand, tmp_path):
+    """analyze.py points (one file per task) and probe.py failure / truncation on a point
+    with truncated answers (Beta's arithmetic)."""
+    proc = run_script("analyze.py", "points", hand, "--format", "json", "--output-dir", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    files = sorted(tmp_path.glob("points_*.json"))
+    assert [f.name for f in files] == ["points_base_task-arithmetic.json", "points_base_task-boolean.json"]
+    rows = [row for f in files for row in json.loads(f.read_text())]
+    for f in files:
+        _validate(json.loads(f.read_text()), "points-output.json")
+    beta = next(r["id"] for r in rows if r["eval_id"] == model_eval_id("Beta") and r["truncated"])
+    for command, schema in (("failure", "failure-output.json"), ("truncation", "truncation-output.json")):
+        proc = run_script("probe.py", command, hand, "--point-id", beta, "--format", "json")
+        assert proc.returncode == 0, proc.stderr
+        data = json.loads(proc.stdout)
+        _validate(data, schema)
+        assert [p["id"] for p in data["points"]] == [beta]
+    assert len(data["samples"]) == 1          # truncation: Beta has one truncated answer per point
+
+
+@pytest.mark.slow
+def test_the_shortcut_audit_conforms(tmp_path):
+    target = tmp_path / "audit.json"
+    proc = run_script("probe.py", "shortcuts", "--config", REPO / "configs" / "tiny.yaml", "--samples", 16,
+                      "--json", target, "--quiet")
+    assert proc.returncode in (0, 1), proc.stderr
+    data = json.loads(target.read_text())
+    _validate(data, "shortcuts-output.json")
+    assert data["samples"] == 16 and data["seed"] == 42
+
+
 def test_scores_json_holds_the_missing_and_incomplete_cells(hand):
     """The hand dataset's holes reach the JSON as the schema allows them: Gamma never ran
     boolean (missing tasks), Delta lacks one deep arithmetic point (incomplete)."""
-    by_eval = {e["eval_id"]: e for e in _json_of("scores", hand)}
+    data = _json_of("scores", hand)
+    _validate(data, "scores-output.json")
+    by_eval = {e["eval_id"]: e for e in data}
     assert set(by_eval) == {model_eval_id(m) for m in OUTCOMES}
     assert by_eval[GAMMA]["tiers"]["easy"]["missing_tasks"] == ["boolean"]
     delta = by_eval[model_eval_id("Delta")]["tiers"]["medium"]["tasks"]["arithmetic"]

@@ -12,20 +12,24 @@ in one output and a fraction in another (a group's value, a dimension's value) i
 """
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import Any, ClassVar, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
 
 from resolver.analysis.common import to_json, to_plain
 from resolver.catalog import json_schemas
 
 __all__ = [
-    "OUTPUT_MODELS", "ClusterOutput", "CompareOutput", "EvalListing", "EvalScores", "EvalsOutput",
-    "LeaderboardExport", "RankOutput", "ScoresOutput", "TasksOutput", "output_json", "output_schema_texts",
+    "OUTPUT_MODELS", "AggregateOutput", "CapacityOutput", "ClusterOutput", "CompareOutput", "CompressionOutput",
+    "EvalListing", "EvalScores", "EvalsOutput", "FailureOutput", "FftOutput", "HazardOutput", "LeaderboardExport",
+    "PointsOutput", "RankOutput", "Rows", "ScoresOutput", "ShortcutsOutput", "SpiderwebOutput", "SurfaceOutput",
+    "TasksOutput", "TokensOutput", "TruncationOutput", "output_json", "output_schema_texts",
 ]
 
 Scalar: TypeAlias = str | int | float | bool | None
 Real: TypeAlias = float | None      # a number, null where it is undefined (NaN)
+Number: TypeAlias = int | float | None   # a table column's number: pandas makes an integer column float once one is missing
+Num: TypeAlias = int | float         # a number that may be written as an integer (a guess chance of 0)
 
 
 class _Output(BaseModel):
@@ -37,7 +41,7 @@ class _Output(BaseModel):
 def output_json(model: type[BaseModel], data: Any) -> str:
     """`data` (a computation's dict or list) as the JSON text of `model`: validated, dumped with
     the keys it was given (an optional key left out stays out), NaN as null, indent 2."""
-    validated = model.model_validate(to_plain(data))
+    validated = model.model_validate(to_plain(data, finite=True))
     return to_json(validated.model_dump(mode="json", exclude_unset=True))
 
 
@@ -337,6 +341,287 @@ class TasksOutput(RootModel[list[TaskListing]]):
     """analyze.py tasks --format json."""
 
 
+# ------------------------------------------------------------------ tables
+
+def _missing_columns(rows: list[dict[str, Any]], required: tuple[str, ...], where: str) -> None:
+    for i, row in enumerate(rows):
+        missing = [c for c in required if c not in row]
+        if missing:
+            raise ValueError(f"{where} row {i} lacks {', '.join(missing)}")
+
+
+def _rows_schema(schema: dict[str, Any], cls: Any) -> None:
+    """The JSON Schema of a table: its rows must carry the REQUIRED columns."""
+    schema["items"]["required"] = list(cls.REQUIRED)
+
+
+class Rows(RootModel[list[dict[str, Any]]]):
+    """A table as a list of rows. Its columns follow the selected dimensions and flags (a
+    --group-by dimension, params.* of a view), so a row is an open object; REQUIRED names
+    the columns every row has, in the schema and in validation. Keys keep their order."""
+
+    model_config = ConfigDict(json_schema_extra=_rows_schema)
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="after")
+    def _has_required_columns(self) -> Rows:
+        _missing_columns(self.root, self.REQUIRED, type(self).__name__)
+        return self
+
+
+class TokensOutput(Rows):
+    """analyze.py tokens --format json: one row per (eval, group); the group dimension's column
+    follows `label`."""
+
+    REQUIRED = ("eval_id", "label", "points", "samples", "completion_tokens_mean", "loops_stopped", "tokens_saved")
+
+
+class PointsOutput(Rows):
+    """analyze.py points --format json (one file per --split-by value); the params of the
+    points are columns of their own."""
+
+    REQUIRED = ("id", "eval_id", "model", "base_task", "center", "margin", "correct", "incorrect", "invalid",
+                "truncated")
+
+
+class AggregateOutput(Rows):
+    """analyze.py aggregate --format json: the dimensions' columns first (and `label` after
+    eval_id), then the statistics; --compare-modes, --raw-counters and --tokens add columns."""
+
+    REQUIRED = ("points", "samples")
+
+
+class SpiderwebOutput(Rows):
+    """analyze.py spiderweb --format json: one row per (eval, group)."""
+
+    REQUIRED = ("eval_id", "label", "model", "group", "mode", "center", "margin", "low", "high", "below_chance",
+                "truncated_ratio", "tokens_mean", "samples", "points")
+
+
+class CompressionOutput(Rows):
+    """analyze.py compression --format json: per (split keys, eval, panel)."""
+
+    REQUIRED = ("eval_id", "panel", "samples", "tokens_mean", "compressed_mean", "ratio_median", "loop_like_share")
+
+
+class HazardOutput(Rows):
+    """analyze.py hazard --format json: per (split keys, series) the token buckets' hazards."""
+
+    REQUIRED = ("series", "median_end_tokens", "buckets")
+
+
+SURFACE_COLUMNS = ("eval_id", "points", "samples", "center", "margin", "low", "high", "below_chance")
+
+
+def _surface_schema(schema: dict[str, Any]) -> None:
+    schema["additionalProperties"]["additionalProperties"]["items"]["required"] = list(SURFACE_COLUMNS)
+
+
+class SurfaceOutput(RootModel[dict[str, dict[str, list[dict[str, Any]]]]]):
+    """analyze.py surface --format json: {split value: {task/view: rows}}, a row per (eval, grid
+    cell) with the view's params.* columns after eval_id (SURFACE_COLUMNS in every row)."""
+
+    model_config = ConfigDict(json_schema_extra=_surface_schema)
+
+    @model_validator(mode="after")
+    def _has_required_columns(self) -> SurfaceOutput:
+        for split, views in self.root.items():
+            for view, rows in views.items():
+                _missing_columns(rows, SURFACE_COLUMNS, f"surface {split} {view}")
+        return self
+
+
+def _rows_field(required: tuple[str, ...], description: str) -> Any:
+    """A list-of-rows field whose rows must carry `required` (in the schema; CapacityOutput checks it)."""
+    return Field(description=description,
+                 json_schema_extra={"items": {"type": "object", "required": list(required)}})
+
+
+class CapacityOutput(_Output):
+    """analyze.py capacity --format json (--frontier or --peak; their columns differ)."""
+
+    summary: list[dict[str, Any]] = _rows_field(
+        ("eval_id",), "per eval (and group): --frontier the logistic fit (x50, slope, x50_low, x50_high, r2, ...), "
+                      "--peak the peak budget, effective capacity and accuracy")
+    table: list[dict[str, Any]] = _rows_field(
+        ("eval_id", "center", "margin", "low", "high", "below_chance"),
+        "the aggregated cells the summary is fitted on, one per (eval, size or budget)")
+
+    @model_validator(mode="after")
+    def _has_required_columns(self) -> CapacityOutput:
+        _missing_columns(self.summary, ("eval_id",), "capacity summary")
+        _missing_columns(self.table, ("eval_id", "center", "margin", "low", "high", "below_chance"), "capacity table")
+        return self
+
+
+# ------------------------------------------------------------------ probe.py
+
+class ProbePoint(_Output):
+    """A PointsDB point as probe.py reports it."""
+
+    id: int
+    eval_id: str
+    model: str
+    template: str
+    sampler: str
+    base_task: str
+    task: str
+    task_version: Number
+    params: dict[str, Any]
+    manifold: dict[str, Any]
+    correct: int
+    incorrect: int
+    invalid: int
+    truncated: int
+    invalid_reasons: dict[str, int] | None = None    # probe.py failure only
+
+
+class FailureSample(_Output):
+    point_id: int
+    eval_id: str
+    task: str
+    key: str | None
+    sample_index: int | None
+    outcome: str
+    truncated: bool
+    target: Any
+    extracted: Any
+    normalized: Any
+    answer: str | None
+    completion_tokens: int | None
+    genresult: dict[str, Any]
+    invalid_reason: str | None
+
+
+class BreakdownRow(_Output):
+    field: str
+    value: str
+    samples: int
+    failures: int
+    failure_rate: Real
+
+
+class FailureOutput(_Output):
+    """probe.py failure --format json."""
+
+    points: list[ProbePoint]
+    samples: int
+    failures: list[FailureSample]
+    breakdown: list[BreakdownRow]
+
+
+class TruncationSample(_Output):
+    point_id: int
+    key: str | None
+    sample_index: Number
+    completion_tokens: Number
+    classification: str | None
+    period: Number
+    repeats: Number
+    delta_tokens: Number
+    coverage: Number
+    start_token: Number
+    start_fraction: Number
+    severe: bool | None
+    unit_text: str | None
+
+
+class TruncationOutput(_Output):
+    """probe.py truncation --format json; `distribution` counts the truncated samples per loop class."""
+
+    points: list[ProbePoint]
+    samples: list[TruncationSample]
+    distribution: dict[str, int]
+
+
+class FftSpectrum(_Output):
+    base_task: str
+    view: str
+    dimension: str
+    facet: Scalar
+    eval_id: str
+    value: Scalar
+    points: int
+    samples: int
+    spectrum: list[float]
+
+
+class FftOutput(_Output):
+    """probe.py fft --format json: the frequency axis and one spectrum per (task, view, facet, eval, value)."""
+
+    frequencies: list[float]
+    spectra: list[FftSpectrum]
+
+
+class AuditRules(_Output):
+    point_allowance: float
+    pooled_allowance: float
+    sigmas: float
+
+
+class PooledAudit(_Output):
+    """The best question-blind player of one (task, tier), its points pooled."""
+
+    base_task: str
+    tier: str
+    player: str
+    points: int
+    samples: int
+    accuracy: Num
+    guess_rate: Num
+    excess: Num
+    allowance: Num
+    flagged: bool
+
+
+class PointAudit(_Output):
+    step: str
+    base_task: str
+    tier: str
+    params: dict[str, Any]
+    samples: int
+    guess_chance: Num
+    best_player: str
+    best_accuracy: Num
+    excess: Num
+    allowance: Num
+    flagged: bool
+    distinct_targets: int
+    top_target_share: Num
+    accuracy: dict[str, Num]
+
+
+class ReaderAudit(_Output):
+    """A task reader's check of one point (the movies task's film reader)."""
+
+    step: str
+    task: str
+    tier: str
+    cases: int
+    single_liked: int
+    determined: dict[str, int]
+    determined_target: dict[str, int]
+    genres_favour_wrong: int
+    theme_alone_single_liked: int
+    both_not_target: int
+
+
+class ShortcutsOutput(_Output):
+    """probe.py shortcuts --json PATH: the shortcut audit of a config (docs/tasks.md)."""
+
+    config: str
+    density: str
+    samples: int
+    seed: int
+    rules: AuditRules
+    passed: bool
+    flagged_points: int
+    flagged_pooled: int
+    pooled: list[PooledAudit]
+    points: list[PointAudit]
+    readers: list[ReaderAudit]
+
+
 # ------------------------------------------------------------------ the leaderboard's export
 
 class LeaderboardRow(BaseModel):
@@ -378,6 +663,18 @@ OUTPUT_MODELS: dict[str, tuple[type[BaseModel], str]] = {
     "rank-output.json": (RankOutput, "analyze.py rank --format json (docs/analyze.md)"),
     "evals-output.json": (EvalsOutput, "analyze.py evals --format json (docs/analyze.md)"),
     "tasks-output.json": (TasksOutput, "analyze.py tasks --format json (docs/analyze.md)"),
+    "tokens-output.json": (TokensOutput, "analyze.py tokens --format json (docs/analyze.md)"),
+    "points-output.json": (PointsOutput, "analyze.py points --format json (docs/analyze.md)"),
+    "aggregate-output.json": (AggregateOutput, "analyze.py aggregate --format json (docs/analyze.md)"),
+    "spiderweb-output.json": (SpiderwebOutput, "analyze.py spiderweb --format json (docs/analyze.md)"),
+    "surface-output.json": (SurfaceOutput, "analyze.py surface --format json (docs/analyze.md)"),
+    "compression-output.json": (CompressionOutput, "analyze.py compression --format json (docs/analyze.md)"),
+    "hazard-output.json": (HazardOutput, "analyze.py hazard --format json (docs/analyze.md)"),
+    "capacity-output.json": (CapacityOutput, "analyze.py capacity --format json (docs/analyze.md)"),
+    "failure-output.json": (FailureOutput, "probe.py failure --format json (docs/probe.md)"),
+    "truncation-output.json": (TruncationOutput, "probe.py truncation --format json (docs/probe.md)"),
+    "fft-output.json": (FftOutput, "probe.py fft --format json (docs/probe.md)"),
+    "shortcuts-output.json": (ShortcutsOutput, "probe.py shortcuts --json PATH (docs/tasks.md)"),
     "leaderboard-export.json": (LeaderboardExport, "The leaderboard's JSON download (docs/webapps.md)"),
 }
 

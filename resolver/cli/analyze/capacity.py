@@ -30,7 +30,7 @@ def register_capacity(subparsers) -> None:
 
 
 def run_capacity(args) -> int:
-    from resolver.analysis import capacity
+    from resolver.analysis import CapacityOutput, capacity, output_json
     from resolver.plots import frontier_figure, peak_figure
 
     if not 0 < args.threshold < 1:
@@ -55,7 +55,8 @@ def run_capacity(args) -> int:
         output.write_output(output.output_name("capacity", kind, ext="png"), fig, args.output_dir)
     elif args.format == "json":
         data = {"summary": summary.to_dict(orient="records"), "table": table.to_dict(orient="records")}
-        output.write_output(output.output_name("capacity", kind, ext="json"), common.to_json(data), out_dir)
+        output.write_output(output.output_name("capacity", kind, ext="json"), output_json(CapacityOutput, data),
+                            out_dir)
     else:
         summary.insert(1, "label", [labels.get(e, e) for e in summary["eval_id"]])
         text = f"## Capacity {kind} ({size_param})\n\n" + common.frame_to_markdown(summary)

@@ -92,6 +92,7 @@ def register_aggregate(subparsers) -> None:
 
 def run_aggregate(args) -> int:
     from resolver.analysis.aggregate import compute_aggregate
+    from resolver.analysis.outputs import AggregateOutput, output_json
 
     series, facet, split = shared.dims(args)
     dims = common.unique_dims(split, facet, series)
@@ -103,7 +104,7 @@ def run_aggregate(args) -> int:
         title = f"Aggregate of {series}" + (f" by {facet}" if facet else "") + (f" — {split} = {value}" if split else "") \
             + f" (mode {args.mode})"
         if args.format == "json":
-            content = common.to_json(part.to_dict("records"))
+            content = output_json(AggregateOutput, part.to_dict("records"))
         else:
             content = common.sectioned_markdown(part.drop(columns=[split] if split else []), facet, title)
         ext = "json" if args.format == "json" else "md"

@@ -26,7 +26,7 @@ def _sample_columns(*dims) -> list:
 
 
 def run_compression(args) -> int:
-    from resolver.analysis import compression_samples, compression_summary
+    from resolver.analysis import CompressionOutput, compression_samples, compression_summary, output_json
     from resolver.plots import compression_figure
 
     split_by, facet_by, group_by = (common.parse_dimension(d) for d in (args.split_by, args.facet_by, args.group_by))
@@ -42,7 +42,7 @@ def run_compression(args) -> int:
         samples["eval_id"] = [f"{labels.get(e, e)} ({e})" for e in samples["eval_id"]]
     if args.format != "png":
         summary = compression_summary(samples, [split_by, facet_by, group_by])
-        text = common.to_json(summary.to_dict(orient="records")) if args.format == "json" \
+        text = output_json(CompressionOutput, summary.to_dict(orient="records")) if args.format == "json" \
             else common.frame_to_markdown(summary)
         output.write_output(f"compression.{'json' if args.format == 'json' else 'md'}", text,
                             args.output_dir)

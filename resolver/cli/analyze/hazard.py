@@ -23,7 +23,7 @@ def register_hazard(subparsers) -> None:
 
 
 def run_hazard(args) -> int:
-    from resolver.analysis import hazard_by, median_end_tokens
+    from resolver.analysis import HazardOutput, hazard_by, median_end_tokens, output_json
     from resolver.plots import hazard_figure
 
     raw_splits = args.split_by or ["base_task", "eval_id"]
@@ -43,7 +43,7 @@ def run_hazard(args) -> int:
                     "buckets": table.to_dict(orient="records")}
                    for key, series in results.items() for name, table in series.items()]
         if args.format == "json":
-            text = common.to_json(records)
+            text = output_json(HazardOutput, records)
         else:
             text = "\n\n".join(f"### {shared.split_title(split_by, key)} — {name}\n\n" + common.frame_to_markdown(table)
                                for key, series in results.items() for name, table in series.items())

@@ -100,13 +100,14 @@ def register_tokens(subparsers) -> None:
 
 
 def run_tokens(args) -> int:
+    from resolver.analysis.outputs import TokensOutput, output_json
     from resolver.analysis.token_usage import compute_tokens
 
     group = common.parse_dimension(args.group_by)
     agg, labels = shared.aggregate(args, common.unique_dims("eval_id", group))
     table = compute_tokens(agg, common.unique_dims("eval_id", group))
     table.insert(1, "label", [labels.get(e, e) for e in table["eval_id"]])
-    text = common.to_json(table.to_dict("records")) if args.format == "json" else \
+    text = output_json(TokensOutput, table.to_dict("records")) if args.format == "json" else \
         f"# Token utilisation by {group or 'eval'}\n\n" + common.frame_to_markdown(table, floats=1)
     ext = "json" if args.format == "json" else "md"
     output.write_output(output.output_name("tokens", "by", group or "eval", ext=ext), text, args.output_dir)
@@ -127,6 +128,7 @@ def register_points(subparsers) -> None:
 
 def run_points(args) -> int:
     from resolver.analysis import points
+    from resolver.analysis.outputs import PointsOutput, output_json
     from resolver.analysis.points import POINT_FIELDS, compute_points
 
     split = common.parse_dimension(args.split_by)
@@ -139,6 +141,7 @@ def run_points(args) -> int:
     for value, table in compute_points(frame, split, args.sort):
         ext = "json" if args.format == "json" else "md"
         name = output.output_name("points", f"{split}-{value}" if split else None, ext=ext)
-        text = common.to_json(table.to_dict("records")) if ext == "json" else points.points_markdown(table, split, value)
+        text = output_json(PointsOutput, table.to_dict("records")) if ext == "json" else \
+            points.points_markdown(table, split, value)
         output.write_output(name, text, args.output_dir)
     return 0

@@ -32,7 +32,10 @@ def run_spiderweb(args) -> int:
     with db:
         table = common.require_rows(spiderweb_table(db, filters, group_by, args.mode), "points", args.filters)
     if args.format == "json":
-        output.write_output("spiderweb.json", common.to_json(table.to_dict(orient="records")), args.output_dir)
+        from resolver.analysis.outputs import SpiderwebOutput, output_json
+
+        output.write_output("spiderweb.json", output_json(SpiderwebOutput, table.to_dict(orient="records")),
+                            args.output_dir)
         return 0
     draw = radar_figure if args.format == "webpng" else bar_figure
     max_tokens = float(table["tokens_mean"].max() or 0)

@@ -54,5 +54,7 @@ def run_surface(args) -> int:
     if args.format == "json":
         data = {"/".join(map(str, k)) or "all": {v.ident: t.to_dict(orient="records") for v, t in panels}
                 for k, panels in results.items()}
-        output.write_output("surface.json", common.to_json(data), args.output_dir)
+        from resolver.analysis.outputs import SurfaceOutput, output_json
+
+        output.write_output("surface.json", output_json(SurfaceOutput, data), args.output_dir)
     return 0

@@ -1,7 +1,6 @@
 """probe.py failure: the failed samples of chosen points and failures by genresult field."""
 from __future__ import annotations
 
-from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 from resolver.cli.probe import options
 
@@ -19,6 +18,7 @@ def register_failure(subparsers) -> None:
 
 
 def run_failure(args) -> int:
+    from resolver.analysis import FailureOutput, output_json
     from resolver.probe import failure_markdown, failure_report
 
     _, db = shared.open_dataset(args.dataset)
@@ -29,7 +29,7 @@ def run_failure(args) -> int:
         data = {"points": report.points.drop(columns=["sources"]).to_dict(orient="records"),
                 "samples": report.samples, "failures": report.failures,
                 "breakdown": report.breakdown.to_dict(orient="records")}
-        output.write_output("failure.json", common.to_json(data), None)
+        output.write_output("failure.json", output_json(FailureOutput, data), None)
     else:
         output.write_output("failure.md", failure_markdown(report, labels, args.full), None)
     return 0

@@ -24,7 +24,7 @@ def register_fft(subparsers) -> None:
 
 
 def run_fft(args) -> int:
-    from resolver.analysis import config_views, select_views, view_columns
+    from resolver.analysis import FftOutput, config_views, output_json, select_views, view_columns
     from resolver.plots import fft_figure
     from resolver.probe import FREQUENCIES, SpectrumCache, fft_table
 
@@ -52,7 +52,7 @@ def run_fft(args) -> int:
         raise UserError("no points fall in the selected 1-dimensional views; check --view and --filters")
     if args.format == "json":
         records = table.assign(spectrum=[s.tolist() for s in table["spectrum"]]).to_dict(orient="records")
-        output.write_output("fft.json", common.to_json({"frequencies": FREQUENCIES.tolist(), "spectra": records}),
+        output.write_output("fft.json", output_json(FftOutput, {"frequencies": FREQUENCIES.tolist(), "spectra": records}),
                             args.output_dir)
         return 0
     names = {e: t.name for e, t in tokenizers.items()}

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import sys
 
-from resolver.analysis import common
 from resolver.cli.analyze import output
 
 __all__ = ["register_shortcuts", "run_shortcuts"]
@@ -71,5 +70,7 @@ def run_shortcuts(args) -> int:
                        progress=_progress(args.quiet), calibration_progress=_calibration_bar)
     sys.stdout.write(audit_markdown(report, args.top) + "\n")
     if args.json != "-":
-        output.write_file(args.json, common.to_json(report.as_dict()))
+        from resolver.analysis import ShortcutsOutput, output_json
+
+        output.write_file(args.json, output_json(ShortcutsOutput, report.as_dict()))
     return 0 if report.passed else 1

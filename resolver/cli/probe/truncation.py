@@ -1,7 +1,6 @@
 """probe.py truncation: loop detection on every truncated sample of chosen points."""
 from __future__ import annotations
 
-from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 from resolver.cli.probe import options
 
@@ -18,6 +17,7 @@ def register_truncation(subparsers) -> None:
 
 
 def run_truncation(args) -> int:
+    from resolver.analysis import TruncationOutput, output_json
     from resolver.probe import load_tokenizer, truncation_markdown, truncation_report
 
     tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else None
@@ -28,7 +28,7 @@ def run_truncation(args) -> int:
     if args.format == "json":
         data = {"points": points.drop(columns=["sources"]).to_dict(orient="records"),
                 "samples": table.to_dict(orient="records"), "distribution": distribution}
-        output.write_output("truncation.json", common.to_json(data), None)
+        output.write_output("truncation.json", output_json(TruncationOutput, data), None)
     else:
         output.write_output("truncation.md", truncation_markdown(points, table, distribution, labels), None)
     return 0
