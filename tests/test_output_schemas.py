@@ -153,3 +153,25 @@ def test_a_key_the_model_does_not_declare_is_refused():
         output_json(EvalsOutput, [dict(row, surprise=1)])
     with pytest.raises(jsonschema.ValidationError):
         _validate([dict(row, surprise=1)], "evals-output.json")
+
+
+def test_the_run_summary_conforms_to_its_schema(tmp_path):
+    """resolver.run.RunSummary, as run_api returns it after counting records, dumps to JSON
+    that docs/schemas/run-summary.json accepts; a wrong type is refused when it is made."""
+    from resolver.run import RunSummary
+
+    summary = RunSummary(folder=tmp_path, steps_total=2)
+    record = {"is_correct": False, "is_truncated": True, "is_valid": False, "prompt_too_long": True,
+              "usage": {"prompt_tokens": 9000, "completion_tokens": 0}}
+    summary.count(record, cached=False)
+    summary.failures["HTTP 500 from the server"] += 2
+    summary.incomplete.append(("000_arithmetic_length-4", 1, 12))
+    summary.retry_reasons = {"HTTP 429": 3}
+    data = pydantic.TypeAdapter(RunSummary).dump_python(summary, mode="json")
+    _validate(data, "run-summary.json")
+    assert data["folder"] == str(tmp_path) and data["incomplete"] == [["000_arithmetic_length-4", 1, 12]]
+    assert (data["samples"], data["truncated"], data["prompt_too_long"], data["prompt_tokens"]) == (1, 1, 1, 9000)
+    with pytest.raises(jsonschema.ValidationError):
+        _validate(dict(data, samples="many"), "run-summary.json")
+    with pytest.raises(pydantic.ValidationError):
+        RunSummary(steps_total="many")

@@ -1,22 +1,32 @@
-"""The `--format json` outputs of analyze.py and the leaderboard's JSON export, as pydantic models.
+"""The JSON outputs of analyze.py, probe.py and the leaderboard's download, as pydantic models.
 
 The computations build plain dicts (the markdown, PNG and web views read them); the JSON
 text is the model validated from that dict and dumped (``output_json``), so a key the model
 does not declare fails at once instead of shipping undocumented. docs/schemas/*-output.json
-are these models' JSON Schemas (``OUTPUT_MODELS``; docs/schemas/generate.py writes them and
-tests/test_json_schemas.py checks them against the models and against real outputs).
-
-Numbers: NaN and infinities are written as null (resolver.analysis.common.to_json), so every
-float a computation may leave undefined is ``float | None`` here. A value that is an integer
-in one output and a fraction in another (a group's value, a dimension's value) is ``Scalar``.
+are these models' JSON Schemas (``OUTPUT_MODELS``; docs/schemas/generate.py writes them,
+tests/test_json_schemas.py checks them against the models and tests/test_output_schemas.py
+real outputs against them). This module holds the fixed shapes of analyze.py and the
+leaderboard; the tables are in output_tables, probe.py's in probe_outputs.
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar, TypeAlias
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
+from pydantic import BaseModel, ConfigDict, RootModel, TypeAdapter
 
-from resolver.analysis.common import to_json, to_plain
+from resolver.analysis.output_base import OutputModel, Real, Scalar, output_json
+from resolver.analysis.output_tables import (
+    AggregateOutput,
+    CapacityOutput,
+    CompressionOutput,
+    HazardOutput,
+    PointsOutput,
+    Rows,
+    SpiderwebOutput,
+    SurfaceOutput,
+    TokensOutput,
+)
+from resolver.analysis.probe_outputs import FailureOutput, FftOutput, ShortcutsOutput, TruncationOutput
 from resolver.catalog import json_schemas
 
 __all__ = [
@@ -26,28 +36,10 @@ __all__ = [
     "TasksOutput", "TokensOutput", "TruncationOutput", "output_json", "output_schema_texts",
 ]
 
-Scalar: TypeAlias = str | int | float | bool | None
-Real: TypeAlias = float | None      # a number, null where it is undefined (NaN)
-Number: TypeAlias = int | float | None   # a table column's number: pandas makes an integer column float once one is missing
-Num: TypeAlias = int | float         # a number that may be written as an integer (a guess chance of 0)
-
-
-class _Output(BaseModel):
-    """Refuses keys it does not declare; the declared order is the JSON's key order."""
-
-    model_config = ConfigDict(extra="forbid")
-
-
-def output_json(model: type[BaseModel], data: Any) -> str:
-    """`data` (a computation's dict or list) as the JSON text of `model`: validated, dumped with
-    the keys it was given (an optional key left out stays out), NaN as null, indent 2."""
-    validated = model.model_validate(to_plain(data, finite=True))
-    return to_json(validated.model_dump(mode="json", exclude_unset=True))
-
 
 # ------------------------------------------------------------------ compare
 
-class CompareCell(_Output):
+class CompareCell(OutputModel):
     """One (tier, group) cell, or the overall row: B - A with its intervals and verdicts."""
 
     tier: str
@@ -70,7 +62,7 @@ class CompareCell(_Output):
     only_b: int
 
 
-class ComparePoint(_Output):
+class ComparePoint(OutputModel):
     """A paired point among those where B - A is largest in size."""
 
     a_id: int
@@ -88,26 +80,26 @@ class ComparePoint(_Output):
     unpaired: list[float]
 
 
-class UnpairedSamples(_Output):
+class UnpairedSamples(OutputModel):
     only_a: int
     only_b: int
     only_a_points: int
     only_b_points: int
 
 
-class VersionMismatch(_Output):
+class VersionMismatch(OutputModel):
     base_task: str
     points: int
     a_versions: list[int]
     b_versions: list[int]
 
 
-class CompareLabels(_Output):
+class CompareLabels(OutputModel):
     a: str
     b: str
 
 
-class SamplingPlan(_Output):
+class SamplingPlan(OutputModel):
     """What would decide the undecided cells (docs/analyze.md, "compare")."""
 
     target_per_point: int | None
@@ -117,7 +109,7 @@ class SamplingPlan(_Output):
     note: str
 
 
-class CompareOutput(_Output):
+class CompareOutput(OutputModel):
     """analyze.py compare --format json."""
 
     a: str
@@ -142,7 +134,7 @@ class CompareOutput(_Output):
 
 # ------------------------------------------------------------------ scores
 
-class ModeInterval(_Output):
+class ModeInterval(OutputModel):
     """One mode's calibrated 95% interval of a cell."""
 
     center: Real
@@ -152,7 +144,7 @@ class ModeInterval(_Output):
     below_chance: bool
 
 
-class TaskCell(_Output):
+class TaskCell(OutputModel):
     """One (tier, group) cell of an eval: `tiers.{tier}.tasks.{group}`."""
 
     center: Real
@@ -178,7 +170,7 @@ class TaskCell(_Output):
     modes: dict[str, ModeInterval]
 
 
-class TierScores(_Output):
+class TierScores(OutputModel):
     reasonscore: Real
     reasonscore_neutral: Real
     any_incomplete: bool
@@ -190,7 +182,7 @@ class TierScores(_Output):
     tasks: dict[str, TaskCell]
 
 
-class EvalScores(_Output):
+class EvalScores(OutputModel):
     """One eval of analyze.py scores, ranked (1 = best)."""
 
     eval_id: str
@@ -219,7 +211,7 @@ class ScoresOutput(RootModel[list[EvalScores]]):
 
 # ------------------------------------------------------------------ cluster and rank
 
-class ClusterMember(_Output):
+class ClusterMember(OutputModel):
     name: Scalar
     center: float
     margin: float
@@ -229,14 +221,14 @@ class ClusterMember(_Output):
     label: str | None = None          # only when the series are evals
 
 
-class Cluster(_Output):
+class Cluster(OutputModel):
     rank: int
     members: list[ClusterMember]
     low: float
     high: float
 
 
-class ClusterSeries(_Output):
+class ClusterSeries(OutputModel):
     name: Scalar
     center: float
     margin: float
@@ -247,13 +239,13 @@ class ClusterSeries(_Output):
     label: str | None = None          # only when the series are evals
 
 
-class ClusterFacet(_Output):
+class ClusterFacet(OutputModel):
     facet: Scalar
     series: list[ClusterSeries]
     clusters: list[Cluster]
 
 
-class ClusterOutput(_Output):
+class ClusterOutput(OutputModel):
     """analyze.py cluster --format json (one file per --split-by value)."""
 
     group_by: str
@@ -264,12 +256,12 @@ class ClusterOutput(_Output):
     facets: list[ClusterFacet]
 
 
-class FacetPosition(_Output):
+class FacetPosition(OutputModel):
     facet: Scalar
     position: int | None
 
 
-class RankRow(_Output):
+class RankRow(OutputModel):
     name: Scalar
     positions: list[FacetPosition]
     total: int | None
@@ -279,7 +271,7 @@ class RankRow(_Output):
     label: str | None = None          # only when the series are evals
 
 
-class RankOutput(_Output):
+class RankOutput(OutputModel):
     """analyze.py rank --format json."""
 
     group_by: str
@@ -291,7 +283,7 @@ class RankOutput(_Output):
 
 # ------------------------------------------------------------------ evals and tasks
 
-class EvalListing(_Output):
+class EvalListing(OutputModel):
     """One eval of analyze.py evals."""
 
     eval_id: str
@@ -311,7 +303,7 @@ class EvalsOutput(RootModel[list[EvalListing]]):
     """analyze.py evals --format json."""
 
 
-class TaskViewListing(_Output):
+class TaskViewListing(OutputModel):
     view: str
     dims: int
     group_by: list[str]
@@ -320,13 +312,13 @@ class TaskViewListing(_Output):
     description: str
 
 
-class TaskManifold(_Output):
+class TaskManifold(OutputModel):
     id: str
     degree: int | None
     description: str
 
 
-class TaskListing(_Output):
+class TaskListing(OutputModel):
     base_task: str
     label: str
     generator: str | None
@@ -339,287 +331,6 @@ class TaskListing(_Output):
 
 class TasksOutput(RootModel[list[TaskListing]]):
     """analyze.py tasks --format json."""
-
-
-# ------------------------------------------------------------------ tables
-
-def _missing_columns(rows: list[dict[str, Any]], required: tuple[str, ...], where: str) -> None:
-    for i, row in enumerate(rows):
-        missing = [c for c in required if c not in row]
-        if missing:
-            raise ValueError(f"{where} row {i} lacks {', '.join(missing)}")
-
-
-def _rows_schema(schema: dict[str, Any], cls: Any) -> None:
-    """The JSON Schema of a table: its rows must carry the REQUIRED columns."""
-    schema["items"]["required"] = list(cls.REQUIRED)
-
-
-class Rows(RootModel[list[dict[str, Any]]]):
-    """A table as a list of rows. Its columns follow the selected dimensions and flags (a
-    --group-by dimension, params.* of a view), so a row is an open object; REQUIRED names
-    the columns every row has, in the schema and in validation. Keys keep their order."""
-
-    model_config = ConfigDict(json_schema_extra=_rows_schema)
-    REQUIRED: ClassVar[tuple[str, ...]] = ()
-
-    @model_validator(mode="after")
-    def _has_required_columns(self) -> Rows:
-        _missing_columns(self.root, self.REQUIRED, type(self).__name__)
-        return self
-
-
-class TokensOutput(Rows):
-    """analyze.py tokens --format json: one row per (eval, group); the group dimension's column
-    follows `label`."""
-
-    REQUIRED = ("eval_id", "label", "points", "samples", "completion_tokens_mean", "loops_stopped", "tokens_saved")
-
-
-class PointsOutput(Rows):
-    """analyze.py points --format json (one file per --split-by value); the params of the
-    points are columns of their own."""
-
-    REQUIRED = ("id", "eval_id", "model", "base_task", "center", "margin", "correct", "incorrect", "invalid",
-                "truncated")
-
-
-class AggregateOutput(Rows):
-    """analyze.py aggregate --format json: the dimensions' columns first (and `label` after
-    eval_id), then the statistics; --compare-modes, --raw-counters and --tokens add columns."""
-
-    REQUIRED = ("points", "samples")
-
-
-class SpiderwebOutput(Rows):
-    """analyze.py spiderweb --format json: one row per (eval, group)."""
-
-    REQUIRED = ("eval_id", "label", "model", "group", "mode", "center", "margin", "low", "high", "below_chance",
-                "truncated_ratio", "tokens_mean", "samples", "points")
-
-
-class CompressionOutput(Rows):
-    """analyze.py compression --format json: per (split keys, eval, panel)."""
-
-    REQUIRED = ("eval_id", "panel", "samples", "tokens_mean", "compressed_mean", "ratio_median", "loop_like_share")
-
-
-class HazardOutput(Rows):
-    """analyze.py hazard --format json: per (split keys, series) the token buckets' hazards."""
-
-    REQUIRED = ("series", "median_end_tokens", "buckets")
-
-
-SURFACE_COLUMNS = ("eval_id", "points", "samples", "center", "margin", "low", "high", "below_chance")
-
-
-def _surface_schema(schema: dict[str, Any]) -> None:
-    schema["additionalProperties"]["additionalProperties"]["items"]["required"] = list(SURFACE_COLUMNS)
-
-
-class SurfaceOutput(RootModel[dict[str, dict[str, list[dict[str, Any]]]]]):
-    """analyze.py surface --format json: {split value: {task/view: rows}}, a row per (eval, grid
-    cell) with the view's params.* columns after eval_id (SURFACE_COLUMNS in every row)."""
-
-    model_config = ConfigDict(json_schema_extra=_surface_schema)
-
-    @model_validator(mode="after")
-    def _has_required_columns(self) -> SurfaceOutput:
-        for split, views in self.root.items():
-            for view, rows in views.items():
-                _missing_columns(rows, SURFACE_COLUMNS, f"surface {split} {view}")
-        return self
-
-
-def _rows_field(required: tuple[str, ...], description: str) -> Any:
-    """A list-of-rows field whose rows must carry `required` (in the schema; CapacityOutput checks it)."""
-    return Field(description=description,
-                 json_schema_extra={"items": {"type": "object", "required": list(required)}})
-
-
-class CapacityOutput(_Output):
-    """analyze.py capacity --format json (--frontier or --peak; their columns differ)."""
-
-    summary: list[dict[str, Any]] = _rows_field(
-        ("eval_id",), "per eval (and group): --frontier the logistic fit (x50, slope, x50_low, x50_high, r2, ...), "
-                      "--peak the peak budget, effective capacity and accuracy")
-    table: list[dict[str, Any]] = _rows_field(
-        ("eval_id", "center", "margin", "low", "high", "below_chance"),
-        "the aggregated cells the summary is fitted on, one per (eval, size or budget)")
-
-    @model_validator(mode="after")
-    def _has_required_columns(self) -> CapacityOutput:
-        _missing_columns(self.summary, ("eval_id",), "capacity summary")
-        _missing_columns(self.table, ("eval_id", "center", "margin", "low", "high", "below_chance"), "capacity table")
-        return self
-
-
-# ------------------------------------------------------------------ probe.py
-
-class ProbePoint(_Output):
-    """A PointsDB point as probe.py reports it."""
-
-    id: int
-    eval_id: str
-    model: str
-    template: str
-    sampler: str
-    base_task: str
-    task: str
-    task_version: Number
-    params: dict[str, Any]
-    manifold: dict[str, Any]
-    correct: int
-    incorrect: int
-    invalid: int
-    truncated: int
-    invalid_reasons: dict[str, int] | None = None    # probe.py failure only
-
-
-class FailureSample(_Output):
-    point_id: int
-    eval_id: str
-    task: str
-    key: str | None
-    sample_index: int | None
-    outcome: str
-    truncated: bool
-    target: Any
-    extracted: Any
-    normalized: Any
-    answer: str | None
-    completion_tokens: int | None
-    genresult: dict[str, Any]
-    invalid_reason: str | None
-
-
-class BreakdownRow(_Output):
-    field: str
-    value: str
-    samples: int
-    failures: int
-    failure_rate: Real
-
-
-class FailureOutput(_Output):
-    """probe.py failure --format json."""
-
-    points: list[ProbePoint]
-    samples: int
-    failures: list[FailureSample]
-    breakdown: list[BreakdownRow]
-
-
-class TruncationSample(_Output):
-    point_id: int
-    key: str | None
-    sample_index: Number
-    completion_tokens: Number
-    classification: str | None
-    period: Number
-    repeats: Number
-    delta_tokens: Number
-    coverage: Number
-    start_token: Number
-    start_fraction: Number
-    severe: bool | None
-    unit_text: str | None
-
-
-class TruncationOutput(_Output):
-    """probe.py truncation --format json; `distribution` counts the truncated samples per loop class."""
-
-    points: list[ProbePoint]
-    samples: list[TruncationSample]
-    distribution: dict[str, int]
-
-
-class FftSpectrum(_Output):
-    base_task: str
-    view: str
-    dimension: str
-    facet: Scalar
-    eval_id: str
-    value: Scalar
-    points: int
-    samples: int
-    spectrum: list[float]
-
-
-class FftOutput(_Output):
-    """probe.py fft --format json: the frequency axis and one spectrum per (task, view, facet, eval, value)."""
-
-    frequencies: list[float]
-    spectra: list[FftSpectrum]
-
-
-class AuditRules(_Output):
-    point_allowance: float
-    pooled_allowance: float
-    sigmas: float
-
-
-class PooledAudit(_Output):
-    """The best question-blind player of one (task, tier), its points pooled."""
-
-    base_task: str
-    tier: str
-    player: str
-    points: int
-    samples: int
-    accuracy: Num
-    guess_rate: Num
-    excess: Num
-    allowance: Num
-    flagged: bool
-
-
-class PointAudit(_Output):
-    step: str
-    base_task: str
-    tier: str
-    params: dict[str, Any]
-    samples: int
-    guess_chance: Num
-    best_player: str
-    best_accuracy: Num
-    excess: Num
-    allowance: Num
-    flagged: bool
-    distinct_targets: int
-    top_target_share: Num
-    accuracy: dict[str, Num]
-
-
-class ReaderAudit(_Output):
-    """A task reader's check of one point (the movies task's film reader)."""
-
-    step: str
-    task: str
-    tier: str
-    cases: int
-    single_liked: int
-    determined: dict[str, int]
-    determined_target: dict[str, int]
-    genres_favour_wrong: int
-    theme_alone_single_liked: int
-    both_not_target: int
-
-
-class ShortcutsOutput(_Output):
-    """probe.py shortcuts --json PATH: the shortcut audit of a config (docs/tasks.md)."""
-
-    config: str
-    density: str
-    samples: int
-    seed: int
-    rules: AuditRules
-    passed: bool
-    flagged_points: int
-    flagged_pooled: int
-    pooled: list[PooledAudit]
-    points: list[PointAudit]
-    readers: list[ReaderAudit]
 
 
 # ------------------------------------------------------------------ the leaderboard's export
@@ -646,7 +357,7 @@ class LeaderboardRow(BaseModel):
     skill_evidence: bool
 
 
-class LeaderboardExport(_Output):
+class LeaderboardExport(OutputModel):
     """The leaderboard's "JSON" download: the rows shown, in the shown tier and mode."""
 
     tier: str
@@ -680,5 +391,11 @@ OUTPUT_MODELS: dict[str, tuple[type[BaseModel], str]] = {
 
 
 def output_schema_texts() -> dict[str, str]:
-    """{file name: JSON Schema text} of every output model, as docs/schemas/ holds them."""
-    return {name: json_schemas.schema_text(model, title) for name, (model, title) in OUTPUT_MODELS.items()}
+    """{file name: JSON Schema text} of every output model, as docs/schemas/ holds them, and of
+    the runner's summary (resolver.run.RunSummary, what run_api returns and runner.py prints)."""
+    from resolver.run import RunSummary
+
+    texts = {name: json_schemas.schema_text(model, title) for name, (model, title) in OUTPUT_MODELS.items()}
+    texts["run-summary.json"] = json_schemas.schema_text(
+        TypeAdapter(RunSummary), "What a runner.py run did (resolver.run.RunSummary; docs/runner.md)")
+    return texts

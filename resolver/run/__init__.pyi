@@ -12,3 +12,4 @@ from .experiment import (
 )
 from .offline import run_offline as run_offline
 from .report import NullBar as NullBar, Reporter as Reporter
+from .summary import RunSummary as RunSummary

@@ -4,11 +4,15 @@ lines runner.py prints at the end (docs/runner.md).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from pydantic.dataclasses import dataclass
 
 
 # ================================================================ run summary
+# A pydantic dataclass: typed and checked when made, with a JSON Schema (docs/schemas/run-summary.json),
+# while counting stays plain attribute updates, once per record (docs/decisions.md, issue 37 part 1).
 @dataclass
 class RunSummary:
     folder: Path | None = None
@@ -25,9 +29,9 @@ class RunSummary:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     retries: int = 0
-    retry_reasons: dict = field(default_factory=dict)
-    failures: Counter = field(default_factory=Counter)
-    incomplete: list = field(default_factory=list)   # (step name, round, missing samples)
+    retry_reasons: dict[str, int] = field(default_factory=dict)
+    failures: Counter[str] = field(default_factory=Counter)    # failure message -> samples
+    incomplete: list[tuple[str, int, int]] = field(default_factory=list)   # (step name, round, missing samples)
     interrupted: bool = False
     loops_stopped: int = 0           # answers closed early on a loop (the sampler's stop_loops)
     tokens_saved: int = 0            # their max_tokens minus the tokens streamed before the stop

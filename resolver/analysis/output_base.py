@@ -1,0 +1,43 @@
+"""What every output model shares: the number types, the strict base model and the JSON writer
+(resolver.analysis.outputs lists the models; docs/decisions.md, issue 37 part 1).
+
+Numbers: NaN and infinities are written as null (resolver.analysis.common.to_json), so every
+float a computation may leave undefined is ``Real`` (``float | None``). A value that is an
+integer in one output and a fraction in another (a group's value, a dimension's value) is
+``Scalar``: a union keeps 3 as 3, where a ``float`` field would write 3.0.
+"""
+from __future__ import annotations
+
+from typing import Any, TypeAlias
+
+from pydantic import BaseModel, ConfigDict
+
+from resolver.analysis.common import to_json, to_plain
+
+__all__ = ["Num", "Number", "OutputModel", "Real", "Scalar", "missing_columns", "output_json"]
+
+Scalar: TypeAlias = str | int | float | bool | None
+Real: TypeAlias = float | None      # a number, null where it is undefined (NaN)
+Number: TypeAlias = int | float | None   # a table column's number: pandas makes an integer column float once one is missing
+Num: TypeAlias = int | float         # a number that may be written as an integer (a guess chance of 0)
+
+
+class OutputModel(BaseModel):
+    """Refuses keys it does not declare; the declared order is the JSON's key order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def output_json(model: type[BaseModel], data: Any) -> str:
+    """`data` (a computation's dict or list) as the JSON text of `model`: validated, dumped with
+    the keys it was given (an optional key left out stays out), NaN as null, indent 2."""
+    validated = model.model_validate(to_plain(data, finite=True))
+    return to_json(validated.model_dump(mode="json", exclude_unset=True))
+
+
+def missing_columns(rows: list[dict[str, Any]], required: tuple[str, ...], where: str) -> None:
+    """ValueError naming the first row that lacks one of the `required` columns."""
+    for i, row in enumerate(rows):
+        missing = [c for c in required if c not in row]
+        if missing:
+            raise ValueError(f"{where} row {i} lacks {', '.join(missing)}")
