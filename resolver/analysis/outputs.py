@@ -46,11 +46,11 @@ class CompareCell(OutputModel):
     group: Scalar
     pairs: int
     points: int
-    a: float
-    b: float
-    diff: float
-    paired: list[float]
-    unpaired: list[float]
+    a: Real
+    b: Real
+    diff: Real
+    paired: list[Real]
+    unpaired: list[Real]
     phi: Real
     discordant: int
     p_value: Real
@@ -73,11 +73,11 @@ class ComparePoint(OutputModel):
     tier: str
     group: Scalar
     pairs: int
-    a: float
-    b: float
-    diff: float
-    paired: list[float]
-    unpaired: list[float]
+    a: Real
+    b: Real
+    diff: Real
+    paired: list[Real]
+    unpaired: list[Real]
 
 
 class UnpairedSamples(OutputModel):
@@ -213,10 +213,10 @@ class ScoresOutput(RootModel[list[EvalScores]]):
 
 class ClusterMember(OutputModel):
     name: Scalar
-    center: float
-    margin: float
-    low: float
-    high: float
+    center: Real
+    margin: Real
+    low: Real
+    high: Real
     below_chance: bool
     label: str | None = None          # only when the series are evals
 
@@ -224,14 +224,14 @@ class ClusterMember(OutputModel):
 class Cluster(OutputModel):
     rank: int
     members: list[ClusterMember]
-    low: float
-    high: float
+    low: Real
+    high: Real
 
 
 class ClusterSeries(OutputModel):
     name: Scalar
-    center: float
-    margin: float
+    center: Real
+    margin: Real
     points: int
     samples: float
     truncated_ratio: Real

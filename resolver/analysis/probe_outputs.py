@@ -98,7 +98,7 @@ class FftSpectrum(OutputModel):
     value: Scalar
     points: int
     samples: int
-    spectrum: list[float]
+    spectrum: list[Real]
 
 
 class FftOutput(OutputModel):
