@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from resolver.analysis import common
-from resolver.cli.analyze import flags, output, shared
+from resolver.cli.analyze import flags, output
 from resolver.cli.probe import options
 
 __all__ = ["register_failure", "run_failure"]
@@ -21,10 +21,10 @@ def register_failure(subparsers) -> None:
 def run_failure(args) -> int:
     from resolver.probe import failure_markdown, failure_report
 
-    _, db = shared.open_dataset(args.dataset)
+    _, db = common.open_dataset(args.dataset)
     with db:
         report = failure_report(db, args.point_id, args.limit)
-        labels = options.eval_names(db)
+        labels = common.eval_labels(db.evals())
     if args.format == "json":
         data = {"points": report.points.drop(columns=["sources"]).to_dict(orient="records"),
                 "samples": report.samples, "failures": report.failures,
