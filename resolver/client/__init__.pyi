@@ -19,10 +19,6 @@ from .completions import (
     completion_from_payload as completion_from_payload,
 )
 from .endpoints import api_key_from_env as api_key_from_env, parse_endpoint as parse_endpoint
-from .http_policy import (
-    DEFAULT_LOAD_TIMEOUT as DEFAULT_LOAD_TIMEOUT,
-    DEFAULT_TIMEOUT as DEFAULT_TIMEOUT,
-    classify_error as classify_error,
-    error_text as error_text,
-)
+from .http_policy import classify_error as classify_error, error_text as error_text
+from .timeouts import DEFAULT_LOAD_TIMEOUT as DEFAULT_LOAD_TIMEOUT, DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from .tls import ssl_context_for as ssl_context_for

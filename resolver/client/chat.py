@@ -39,18 +39,9 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_result, stop_after_
 
 from resolver.client.completions import Completion, _text_or_none, check_usage, completion_from_payload, parse_json_reply, reply_excerpt
 from resolver.client.endpoints import Endpoint, parse_endpoint
-from resolver.client.http_policy import (  # noqa: F401
-    DEFAULT_LOAD_TIMEOUT,
-    DEFAULT_TIMEOUT,
-    classify_error,
-    error_text,
-    is_socks,
-    parse_retry_after,
-    proxy_for,
-    retry_delay,
-    server_message,
-)
+from resolver.client.http_policy import classify_error, error_text, is_socks, parse_retry_after, proxy_for, retry_delay, server_message  # noqa: F401
 from resolver.client.retries import RequestFailed, RequestRetries, Transient
+from resolver.client.timeouts import DEFAULT_LOAD_TIMEOUT, DEFAULT_TIMEOUT
 from resolver.core import UserError
 from resolver.grading import FoundLoop, LoopRule, LoopWatch, MalformedReply, split_message
 

@@ -31,11 +31,6 @@ from typing import TypeGuard
 from urllib.parse import urlsplit
 
 MAX_RETRY_AFTER_S = 600.0   # a server asking for longer than this is not honoured blindly
-# How long one request may take (--timeout) and how long a server may answer 503 "Loading
-# model" (--load-timeout): the one definition of each; ChatClient's defaults and runner.py's
-# (RunOptions) are these (docs/decisions.md, *One definition per default*).
-DEFAULT_TIMEOUT = 3600.0
-DEFAULT_LOAD_TIMEOUT = 600.0
 
 _CONTEXT = re.compile(
     r"maximum context length|context_length_exceeded|exceed_context_size|exceeds the available context size"
