@@ -3,6 +3,7 @@ all call resolver.analysis.eval_labels, which adds " [eval_id]" to a repeated la
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import evaluate_hand_dataset, run_script
@@ -44,3 +45,22 @@ def test_scores_json_keeps_the_stored_label(twin_dataset):
     proc = run_script("analyze.py", "scores", twin_dataset, "--format", "json")
     assert proc.returncode == 0, proc.stderr
     assert sorted(e["label"] for e in json.loads(proc.stdout)) == ["Twin", "Twin"]
+
+
+def test_probe_reports_tell_twins_apart(twin_dataset):
+    """probe.py labels evals by the same rule (eval_labels): each twin's point heading carries
+    its " [eval_id]", as analyze.py's tables do."""
+    import duckdb
+
+    con = duckdb.connect(str(twin_dataset.parent / "hand.db"), read_only=True)
+    try:
+        ids = {model: con.execute("SELECT min(id) FROM points WHERE model = ? AND incorrect > 0",
+                                  [model]).fetchone()[0] for model in TWINS}
+    finally:
+        con.close()
+    proc = run_script("probe.py", "failure", twin_dataset, *(a for m in TWINS for a in ("--point-id", ids[m])))
+    assert proc.returncode == 0, proc.stderr
+    for model in TWINS:
+        eid = model_eval_id(model)
+        # "## Point <id> — <step> — <label> (<eval_id>)"; before, both labels read "Twin"
+        assert re.search(rf"^## Point {ids[model]} — \S+ — Twin \[{eid}\] \({eid}\)$", proc.stdout, re.M), proc.stdout[:600]

@@ -22,28 +22,37 @@ def _dataset_without_db(tmp_path, name: str = "lonely.json") -> Path:
 
 
 def test_a_missing_pointsdb_names_what_builds_it(tmp_path):
-    from resolver.analysis import open_dataset
-    from resolver.cli.analyze import shared
+    from resolver.analysis import PointsDBMissing, open_dataset
 
     # no data/manifest.json beside the dataset: nothing can be pulled, so the hint says what to set up
     path = _dataset_without_db(tmp_path)
-    with pytest.raises(UserError) as caught:
+    with pytest.raises(PointsDBMissing) as caught:
         open_dataset(path)
     assert str(caught.value) == (f"PointsDB {tmp_path / 'missing.db'} does not exist yet; no published copy to pull "
                                  f"({tmp_path / 'manifest.json'} lists no missing.db): to share one, set a remote "
                                  f"(python data.py remote URL, or $REASONSCAPE_REMOTE) and push the database from a "
                                  f"machine that has it (python data.py push dataset {path}); or build it from your "
                                  f"own runs with: python evaluate.py --dataset {path}")
-    with pytest.raises(UserError, match=r"does not exist yet; custom hint for .*lonely\.json$"):
-        open_dataset(path, missing_hint=lambda p: f"custom hint for {p}")
-    # the command layer's hint also names the simulated data where there is some (the demo)
+    assert (caught.value.dataset_path, Path(caught.value.db_path)) == (path, tmp_path / "missing.db")
+
+
+@pytest.mark.parametrize("script", [["analyze.py", "scores"], ["probe.py", "failure", "--point-id", "1"],
+                                    ["leaderboard.py"]])
+def test_the_commands_name_the_simulated_data_for_a_missing_pointsdb(tmp_path, script):
+    """The library's message names the pull and evaluate.py; every command (run_main) adds
+    the simulated data that fills a shipped dataset such as the demo's."""
+    from conftest import run_script
+
     demo = _dataset_without_db(tmp_path, "demo.json")
-    with pytest.raises(UserError) as caught:
-        shared.open_dataset(demo)
-    message = str(caught.value)
-    assert "data.py pull" not in message and "no published copy to pull" in message
-    assert message.endswith("; or generate simulated data with: python3 -m resolver.demo --no-serve; or build it "
-                            f"from your own runs with: python evaluate.py --dataset {demo}")
+    proc = run_script(script[0], *script[1:2], demo, *script[2:])
+    assert proc.returncode == 2 and proc.stdout == ""
+    line = proc.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line
+    assert line == (f"{script[0]}: error: PointsDB {tmp_path / 'missing.db'} does not exist yet; no published copy "
+                    f"to pull ({tmp_path / 'manifest.json'} lists no missing.db): to share one, set a remote (python "
+                    f"data.py remote URL, or $REASONSCAPE_REMOTE) and push the database from a machine that has it "
+                    f"(python data.py push dataset {demo}); or generate simulated data with: python3 -m resolver.demo "
+                    f"--no-serve; or build it from your own runs with: python evaluate.py --dataset {demo}")
 
 
 def test_the_pull_hint_appears_where_a_manifest_lists_the_database(tmp_path):

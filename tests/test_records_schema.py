@@ -13,7 +13,7 @@ import pytest
 
 from resolver.ingest import record_checks as ingest_records
 from resolver.records import schema
-from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, graded_record, messages_for
+from resolver.run.experiment import RunOptions, blank_record, build_experiment, graded_record, messages_for
 
 REPO = Path(__file__).resolve().parent.parent
 # Written out by hand from docs/architecture.md's prose ("fields in this order"), so the
@@ -30,7 +30,7 @@ def one_case():
                       sampler=str(REPO / "samplers/greedy-4k.json"), model="m", offline=1).checked()
     experiment = build_experiment(opts)
     step = experiment.steps[0]
-    (index, case), = cases_for(step, 0, 1)
+    (index, case), = experiment.cases(step, 0, 1)
     return experiment, step, index, case
 
 

@@ -12,7 +12,7 @@ import pytest
 from resolver.core.errors import UserError
 from resolver.records.run_folders import RecordWriter, iter_records, new_run_folder, run_folder_name
 from resolver.records.schema import RECORD_FIELDS
-from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, clear_case_cache, graded_record, messages_for, request_for
+from resolver.run.experiment import RunOptions, blank_record, build_experiment, graded_record, messages_for, request_for
 
 # docs/runner.md: example record, field by field, in order (plus manifold)
 SEED_004_FIELDS = ["task", "version", "base_task", "key", "input", "target", "response_enum",
@@ -142,15 +142,15 @@ def opts(repo, **kw):
     return RunOptions(**{**base, **kw}).checked()
 
 
-def test_cases_for_is_count_invariant_and_cached(repo):
+def test_cases_are_count_invariant_and_cached(repo):
     exp = build_experiment(opts(repo))
     step = exp.steps[4]
-    first = cases_for(step, 0, 8)
-    clear_case_cache()
-    more = cases_for(step, 0, 32)
+    first = exp.cases(step, 0, 8)
+    exp.streams.clear()
+    more = exp.cases(step, 0, 32)
     assert [c.__dict__ for _, c in first] == [c.__dict__ for _, c in more[:8]]
-    assert [i for i, _ in cases_for(step, 8, 12)] == [8, 9, 10, 11]
-    assert [c.input for _, c in cases_for(step, 8, 12)] == [c.input for _, c in more[8:12]]
+    assert [i for i, _ in exp.cases(step, 8, 12)] == [8, 9, 10, 11]
+    assert [c.input for _, c in exp.cases(step, 8, 12)] == [c.input for _, c in more[8:12]]
     # independently: the generator driven by the documented seed gives the same cases
     from resolver.tasks import get_task
     task = get_task(step.generator)
@@ -158,10 +158,25 @@ def test_cases_for_is_count_invariant_and_cached(repo):
     assert [c.input for c in direct] == [c.input for _, c in more]
 
 
+def test_each_experiment_draws_its_own_cases(repo):
+    """The drawn cases live in the experiment (no table shared by the process): a second
+    experiment of the same step draws equal cases as new objects, and forgetting the step in
+    one leaves the other's drawn cases as they are."""
+    one, two = build_experiment(opts(repo)), build_experiment(opts(repo))
+    step = one.steps[4]
+    [(_, a)] = one.cases(step, 0, 1)
+    [(_, b)] = two.cases(step, 0, 1)
+    assert a.__dict__ == b.__dict__ and a is not b
+    assert one.cases(step, 0, 1)[0][1] is a                  # kept: asked again, the same object
+    one.forget(step)
+    assert one.cases(step, 0, 1)[0][1] is not a              # regenerated after forget ...
+    assert two.cases(step, 0, 1)[0][1] is b                  # ... while the other experiment keeps its own
+
+
 def test_graded_record(repo):
     exp = build_experiment(opts(repo))
     step = exp.steps[6]  # boolean
-    (i, case), = cases_for(step, 0, 1)
+    (i, case), = exp.cases(step, 0, 1)
     msgs = messages_for(exp, step, case)
     blank = blank_record(exp, step, i, case, msgs, 4)
     assert request_for(exp, msgs) == {"model": "m", "messages": msgs, "temperature": 0.0, "top_p": 1.0,

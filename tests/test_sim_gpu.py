@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 import pytest
 
 from resolver.run.batch import read_batch_output, write_batch_file
-from resolver.run.experiment import RunOptions, build_experiment, cases_for, messages_for, request_for
+from resolver.run.experiment import RunOptions, build_experiment, messages_for, request_for
 from resolver.sim.gpu import PRESETS, BatchEngine, GpuModel, Sequence, fit_prefill, fit_step_model
 from resolver.sim.profiles import count_tokens
 from resolver.sim.simulator import SimulatorServer
@@ -110,7 +110,7 @@ def experiment():
 def bodies(experiment, per_step, model, **extra):
     out = []
     for step in experiment.steps:
-        for _, case in cases_for(step, 0, per_step):
+        for _, case in experiment.cases(step, 0, per_step):
             out.append({**request_for(experiment, messages_for(experiment, step, case)), "model": model, **extra})
     return out
 

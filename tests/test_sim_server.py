@@ -11,7 +11,7 @@ import urllib.request
 import pytest
 
 from resolver.core.errors import UserError
-from resolver.run.experiment import RunOptions, build_experiment, cases_for, messages_for, request_for
+from resolver.run.experiment import CaseStreams, RunOptions, build_experiment, messages_for, request_for
 from resolver.sim.faults import parse_faults
 from resolver.sim.profiles import count_tokens
 from resolver.sim.simulator import SimulatorServer
@@ -39,7 +39,7 @@ def experiment():
 def bodies(experiment, n_per_step=2, model="sim-mid"):
     out = []
     for step in experiment.steps:
-        for _, case in cases_for(step, 0, n_per_step):
+        for _, case in experiment.cases(step, 0, n_per_step):
             out.append((case, {**request_for(experiment, messages_for(experiment, step, case)), "model": model}))
     return out
 
@@ -181,7 +181,7 @@ def test_index_deepens_for_later_rounds_of_this_config_only():
     problems = ExperimentProblems(str(TINY), precision="low")
     assert (problems.depth, problems.max_depth) == (4, 8)          # low: count 4 x maxrounds 2
     step = problems.steps[5]
-    [(_, late)] = cases_for(step, 6, 7)
+    [(_, late)] = CaseStreams().cases(step, 6, 7)      # drawn apart from the simulator's own streams
     from resolver.tasks import get_task
     prefix = get_task(step.generator).description_for(step.gen_params) + "\n"
     assert problems.lookup("some other benchmark's question") is None and problems.depth == 4

@@ -23,6 +23,7 @@ from .capacity import PROMPT_BUDGET as PROMPT_BUDGET, TARGET_DIM as TARGET_DIM, 
 from .cell import format_value as format_value
 from .cluster import memberships as memberships
 from .common import (
+    PointsDBMissing as PointsDBMissing,
     dimension_not_carried as dimension_not_carried,
     eval_labels as eval_labels,
     evaluate_command as evaluate_command,

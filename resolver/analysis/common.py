@@ -10,12 +10,9 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Callable
 
 from resolver.core import UserError, choices_text, markdown_table
 
-MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
-DEFAULT_MODE = "C_P"
 # analyze.py compare's defaults live here, not in analysis/compare.py, so that building
 # analyze.py's parser (--help) loads no scipy (docs/performance.md).
 DEFAULT_DELTA = 0.03
@@ -41,14 +38,22 @@ def require_config(dataset, what: str) -> None:
                         f"PointsDB file: pass a dataset JSON whose 'db' names it, e.g. data/r12.json (docs/data.md)")
 
 
-def open_dataset(path, missing_hint: Callable[[str], str] | None = None):
+class PointsDBMissing(UserError):
+    """A dataset whose PointsDB is not built (or pulled) yet. The message names the data.py
+    pull and the evaluate.py command that make it; `dataset_path` and `db_path` let the
+    command layer name more (the simulated study: resolver.cli.base.user_message)."""
+
+    def __init__(self, dataset_path, db_path) -> None:
+        self.dataset_path, self.db_path = dataset_path, db_path
+        super().__init__(f"PointsDB {db_path} does not exist yet; {default_missing_hint(dataset_path)}")
+
+
+def open_dataset(path):
     """Load a dataset file -- or a PointsDB file, standing for a dataset of its own evals
     (resolver.catalog.datasets.dataset_from_pointsdb) -- and open its PointsDB read-only
-    -> (Dataset, PointsDB).
+    -> (Dataset, PointsDB): the one way every command and web app opens a dataset.
 
-    A missing dataset file or a missing database is a one-line UserError; the latter ends
-    with `missing_hint(path)` (the command layer names the simulated study there), else
-    with the data.py pull and the evaluate.py command that build it.
+    A missing dataset file is a one-line UserError; a missing database is `PointsDBMissing`.
     """
     if path is None:
         raise UserError("a dataset file is required, e.g. data/r12.json (or a PointsDB file such as "
@@ -61,7 +66,7 @@ def open_dataset(path, missing_hint: Callable[[str], str] | None = None):
 
     dataset = load_dataset(dataset_file, allow_pointsdb=True)
     if not Path(dataset.db_path).exists():
-        raise UserError(f"PointsDB {dataset.db_path} does not exist yet; {(missing_hint or default_missing_hint)(path)}")
+        raise PointsDBMissing(path, dataset.db_path)
     return dataset, open_pointsdb(dataset.db_path, read_only=True)
 
 

@@ -24,14 +24,14 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BeforeValidator, Field, TypeAdapter, ValidationInfo, field_validator
 
+from resolver.config import Density
 from resolver.core import UserError, choices_text, did_you_mean, read_json_file
 from resolver.core.typed import FileModel, validate_file
 
-DENSITIES = ("normal", "lowdef", "corner")
 # Fields a cohort-level filter may test (docs/cohort.md shows tags and sampler).
 EVAL_FILTER_KEYS = ("eval_id", "model", "template", "sampler", "label", "groups", "tags", "hf_id")
 
@@ -207,7 +207,7 @@ class DatasetFile(FileModel):
     cache: _Text | None = None
     config: _Text | None = Field(None, description="the experiment config the runs used")
     cohorts: list[CohortRef]
-    density: Literal["normal", "lowdef", "corner"] = "normal"
+    density: Density = "normal"
 
     @field_validator("cohorts", mode="before")
     @classmethod

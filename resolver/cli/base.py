@@ -31,6 +31,20 @@ class ArgParser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
+def user_message(exc: UserError) -> str:
+    """The one line a command prints for a UserError. A missing PointsDB is where the command
+    layer adds what only `sim` knows: the command that fills a shipped dataset with simulated
+    data (resolver.sim.r12study.missing_data_hint; the library's message names the pull and
+    evaluate.py only)."""
+    from resolver.analysis import PointsDBMissing
+
+    if isinstance(exc, PointsDBMissing):
+        from resolver.sim.r12study import missing_data_hint
+
+        return f"PointsDB {exc.db_path} does not exist yet; {missing_data_hint(exc.dataset_path)}"
+    return str(exc)
+
+
 def run_main(main: Callable[[Sequence[str] | None], int | None], argv=None, fast_exit: bool = False) -> None:
     """Run an entry point: UserError -> one line + exit 2, Ctrl-C -> exit 130.
 
@@ -47,7 +61,7 @@ def run_main(main: Callable[[Sequence[str] | None], int | None], argv=None, fast
     try:
         code = main(argv)
     except UserError as exc:
-        sys.stderr.write(f"{prog}: error: {exc}\n")
+        sys.stderr.write(f"{prog}: error: {user_message(exc)}\n")
         raise SystemExit(EXIT_USAGE)
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: interrupted\n")

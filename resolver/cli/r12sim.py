@@ -19,11 +19,13 @@ COMMAND, TEMPLATE, SAMPLER, TOKENIZER_DIR = r12study.COMMAND, r12study.TEMPLATE,
 
 
 def parse_args(argv=None) -> argparse.Namespace:
+    from resolver.config import DENSITIES  # here, not at the top: this module loads before the bootstrap
+
     parser = argparse.ArgumentParser(prog=COMMAND, description=r12study.__doc__.split("\n\n")[0])
     names = [s.profile for s in r12study.STAND_INS]
     parser.add_argument("--profiles", default=",".join(names),
                         help=f"comma-separated simulator profiles (default: all: {','.join(names)})")
-    parser.add_argument("--density", default="normal", choices=("normal", "lowdef", "corner"),
+    parser.add_argument("--density", default="normal", choices=DENSITIES,
                         help="runner --density (default normal: the complete study)")
     parser.add_argument("--precision", default="low", help="runner --precision (default low)")
     parser.add_argument("--parallel", type=int, default=64, help="runner --parallel (default 64)")

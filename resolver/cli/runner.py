@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import get_args
 
 from resolver.cli.base import ArgParser, positive_int
-from resolver.run import Reporter
+from resolver.run import RUN_MODES, Reporter, RunOptions
 
 
 def seconds(text: str) -> float:
@@ -27,52 +28,66 @@ def model_name(text: str) -> str:
     return text
 
 
+def option_defaults() -> dict:
+    """{flag's dest: default} of every optional runner flag, read from RunOptions: the one
+    definition of each default (docs/decisions.md, *One definition per default*)."""
+    return {name: field.get_default(call_default_factory=True)
+            for name, field in RunOptions.model_fields.items() if not field.is_required()}
+
+
 def build_parser() -> ArgParser:
+    d = option_defaults()
+    modes, densities = RUN_MODES, get_args(RunOptions.model_fields["density"].annotation)
     p = ArgParser(prog="runner.py", description="Unified experiment runner (ReasonScape).")
     p.add_argument("--config", required=True, help="YAML experiment configuration file")
     p.add_argument("--template", required=True, help="prompt template file (templates/*.json)")
     p.add_argument("--sampler", required=True, help="sampler parameters file (samplers/*.json)")
     p.add_argument("--model", required=True, type=model_name, help="model name sent to the server and recorded")
-    p.add_argument("--mode", choices=("api", "write-batch", "read-batch"), default=None,
-                   help="api (default), write-batch or read-batch")
-    p.add_argument("--apibase", help="API base URL, e.g. http://localhost:3333 (api mode only; /v1 added if missing), "
+    # --mode's own default is None so that RunOptions can tell a given --mode (mode_given)
+    p.add_argument("--mode", choices=modes, default=None,
+                   help=f"{modes[0]} (default), {', '.join(modes[1:-1])} or {modes[-1]}")
+    p.add_argument("--apibase", default=d["apibase"], help="API base URL, e.g. http://localhost:3333 (api mode only; /v1 added if missing), "
                         "or an Azure OpenAI deployment URL with ?api-version=...")
-    p.add_argument("--apikey", default=None,
+    p.add_argument("--apikey", default=d["apikey"],
                    help="API key (default: $OPENAI_API_KEY; for an Azure deployment URL $AZURE_OPENAI_API_KEY first)")
-    p.add_argument("--ca-bundle", default=None, metavar="FILE",
+    p.add_argument("--ca-bundle", default=d["ca_bundle"], metavar="FILE",
                    help="PEM file of extra CA certificates to trust for an https --apibase (default: "
                         "$REQUESTS_CA_BUNDLE, then $CURL_CA_BUNDLE; the system store always counts)")
-    p.add_argument("--batch", help="vLLM run-batch output file to import (read-batch mode)")
-    p.add_argument("--precision", help="precision level from the config (default: the first defined)")
-    p.add_argument("--seed", type=int, default=42, help="random seed added to every step's seed (default 42)")
-    p.add_argument("--density", default="normal", choices=("normal", "lowdef", "corner"),
-                   help="grid sampling density: normal (default), lowdef, corner")
-    p.add_argument("--degree", type=int, default=None,
+    p.add_argument("--batch", default=d["batch"], help="vLLM run-batch output file to import (read-batch mode)")
+    p.add_argument("--precision", default=d["precision"], help="precision level from the config (default: the first defined)")
+    p.add_argument("--seed", type=int, default=d["seed"],
+                   help=f"random seed added to every step's seed (default {d['seed']})")
+    p.add_argument("--density", default=d["density"], choices=densities,
+                   help="grid sampling density: " + ", ".join(
+                       f"{name} (default)" if name == d["density"] else name for name in densities))
+    p.add_argument("--degree", type=int, default=d["degree"],
                    help="degree value to apply to grid entries that do not already have a degree "
                         "(entries with one keep theirs; default: none)")
-    p.add_argument("--parallel", type=positive_int, default=16,
-                   help="parallel completions per step (api mode, default 16); "
+    p.add_argument("--parallel", type=positive_int, default=d["parallel"],
+                   help=f"parallel completions per step (api mode, default {d['parallel']}); "
                         "--parallel x --threads requests are in flight in total")
-    p.add_argument("--threads", type=positive_int, default=1,
-                   help="parallel steps (default 1; more steps open when a round is smaller than --parallel, "
+    p.add_argument("--threads", type=positive_int, default=d["threads"],
+                   help=f"parallel steps (default {d['threads']}; more steps open when a round is smaller than --parallel, "
                         "keeping --parallel x --threads requests in flight)")
-    p.add_argument("--timeout", type=seconds, default=3600.0, help="request timeout in seconds (default 3600)")
-    p.add_argument("--load-timeout", type=seconds, default=600.0, metavar="SECONDS",
-                   help="how long a server may answer 503 'Loading model' before the run gives up (default 600)")
-    p.add_argument("--cache", default="cache/", help="response cache: a file or a directory (default cache/)")
-    p.add_argument("--task", action="append", default=[], dest="tasks", metavar="TASK",
+    p.add_argument("--timeout", type=seconds, default=d["timeout"],
+                   help=f"request timeout in seconds (default {d['timeout']:g})")
+    p.add_argument("--load-timeout", type=seconds, default=d["load_timeout"], metavar="SECONDS",
+                   help=f"how long a server may answer 503 'Loading model' before the run gives up "
+                        f"(default {d['load_timeout']:g})")
+    p.add_argument("--cache", default=d["cache"], help=f"response cache: a file or a directory (default {d['cache']})")
+    p.add_argument("--task", action="append", default=d["tasks"], dest="tasks", metavar="TASK",
                    help="run only this config task (repeatable)")
-    p.add_argument("--output", default="results/", help="output base directory (default results/)")
+    p.add_argument("--output", default=d["output"], help=f"output base directory (default {d['output']})")
     order = p.add_mutually_exclusive_group()
-    order.add_argument("--shuffle", dest="shuffle", action="store_true", default=True,
+    order.add_argument("--shuffle", dest="shuffle", action="store_true", default=d["shuffle"],
                        help="shuffle step order (the default; accepted for old command lines)")
     order.add_argument("--no-shuffle", dest="shuffle", action="store_false", help="run steps in config order")
-    p.add_argument("--quiet", action="store_true", help="no per-step output or progress bars (errors still shown)")
-    p.add_argument("--tokenizer", help="HuggingFace tokenizer id or local directory (needed for calibrate tasks)")
-    p.add_argument("--rounds", type=positive_int, default=None, metavar="N",
+    p.add_argument("--quiet", action="store_true", default=d["quiet"], help="no per-step output or progress bars (errors still shown)")
+    p.add_argument("--tokenizer", default=d["tokenizer"], help="HuggingFace tokenizer id or local directory (needed for calibrate tasks)")
+    p.add_argument("--rounds", type=positive_int, default=d["rounds"], metavar="N",
                    help="write-batch only: at most N rounds per unfinished step in the file (default: every "
                         "round up to the precision level's maxrounds, one cycle; 1 = a round per cycle)")
-    p.add_argument("--offline", type=positive_int, default=None, metavar="ROUNDS",
+    p.add_argument("--offline", type=positive_int, default=d["offline"], metavar="ROUNDS",
                    help="write ROUNDS rounds of prompts per step without calling a model")
     return p
 
@@ -221,8 +236,6 @@ def check_paths(opts) -> None:
 
 
 def main(argv=None) -> int:
-    from resolver.run import RunOptions
-
     args = build_parser().parse_args(argv)
     opts = RunOptions.from_namespace(args)
     opts.command = ["runner.py", *map(str, sys.argv[1:] if argv is None else argv)]

@@ -16,13 +16,12 @@ def app_parser(prog: str, description: str):
 def open_served_dataset(args):
     """Check the serving flags, then open the dataset: (dataset, PointsDB, links to the other apps).
     The web libraries load here, once the flags are read, so --help stays quick (docs/performance.md)."""
-    from resolver.sim.r12study import missing_data_hint
     from resolver.web import app_links, check_port, normalize_base_pathname, open_app_dataset
 
     check_port(args.port)
     normalize_base_pathname(args.url_base_pathname)
     links = app_links(args)
-    dataset, db = open_app_dataset(args.dataset, missing_hint=missing_data_hint)
+    dataset, db = open_app_dataset(args.dataset)
     return dataset, db, links
 
 

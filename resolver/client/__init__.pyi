@@ -8,7 +8,6 @@ from .cache import (
     request_key as request_key,
 )
 from .chat import (
-    DEFAULT_LOAD_TIMEOUT as DEFAULT_LOAD_TIMEOUT,
     ChatClient as ChatClient,
     RequestFailed as RequestFailed,
     fast_event_loop as fast_event_loop,
@@ -21,4 +20,5 @@ from .completions import (
 )
 from .endpoints import api_key_from_env as api_key_from_env, parse_endpoint as parse_endpoint
 from .http_policy import classify_error as classify_error, error_text as error_text
+from .timeouts import DEFAULT_LOAD_TIMEOUT as DEFAULT_LOAD_TIMEOUT, DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from .tls import ssl_context_for as ssl_context_for

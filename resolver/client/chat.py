@@ -41,11 +41,9 @@ from resolver.client.completions import Completion, _text_or_none, check_usage, 
 from resolver.client.endpoints import Endpoint, parse_endpoint
 from resolver.client.http_policy import classify_error, error_text, is_socks, parse_retry_after, proxy_for, retry_delay, server_message  # noqa: F401
 from resolver.client.retries import RequestFailed, RequestRetries, Transient
+from resolver.client.timeouts import DEFAULT_LOAD_TIMEOUT, DEFAULT_TIMEOUT
 from resolver.core import UserError
 from resolver.grading import FoundLoop, LoopRule, LoopWatch, MalformedReply, split_message
-
-DEFAULT_LOAD_TIMEOUT = 600.0   # seconds a server may spend loading its model (--load-timeout)
-
 
 GATEWAY_STATUSES = (502, 503, 504)   # a proxy's fixed page while the server restarts: keep retrying
 
@@ -149,7 +147,7 @@ class ChatClient:
     """One pooled aiohttp session; use as `async with ChatClient(...) as client`."""
 
     def __init__(self, apibase: str, apikey: str | None = None, *, parallel: int = 16,
-                 timeout: float = 3600.0, max_retries: int = 8, backoff_base: float = 0.5,
+                 timeout: float = DEFAULT_TIMEOUT, max_retries: int = 8, backoff_base: float = 0.5,
                  backoff_cap: float = 30.0, on_retry: Callable[[str], None] | None = None,
                  load_timeout: float = DEFAULT_LOAD_TIMEOUT, ssl_context=None):
         self.endpoint: Endpoint = parse_endpoint(apibase)

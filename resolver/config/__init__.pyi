@@ -8,6 +8,7 @@ from .hf_tokenizers import (
 )
 from .loader import (
     DENSITIES as DENSITIES,
+    Density as Density,
     ExperimentConfig as ExperimentConfig,
     Precision as Precision,
     Step as Step,

@@ -24,18 +24,22 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from resolver.config.config_file import MAX_CONFIG_POINTS, MAX_GRID_POINTS, ExperimentConfig, ManifoldEntry, Precision, TaskConfig, combos
 from resolver.config.point_identity import canonical_params, identity_text, step_seed
 from resolver.core import UserError, choices_text, file_not_found, read_yaml_file
 from resolver.core.typed import validate_file
 
-__all__ = ["DENSITIES", "ExperimentConfig", "ManifoldEntry", "MAX_CONFIG_POINTS", "MAX_GRID_POINTS", "Precision",
+__all__ = ["DENSITIES", "Density", "ExperimentConfig", "ManifoldEntry", "MAX_CONFIG_POINTS", "MAX_GRID_POINTS", "Precision",
            "Step", "TaskConfig", "config_degrees", "expand_steps", "expected_points", "load_config", "step_name",
            "step_seed", "thin"]
 
-DENSITIES = ("normal", "lowdef", "corner")
+# The grid densities (--density): the one definition; runner.py, r12sim, the dataset file and
+# the run folder's metadata.json take theirs from here (metadata.json's, one layer down, is
+# tied by tests/test_one_definition.py).
+Density = Literal["normal", "lowdef", "corner"]
+DENSITIES: tuple[str, ...] = get_args(Density)
 DEFAULT_PRECISION = {"default": {"count": 32, "maxrounds": 1, "target_margin": 0.05}}
 
 

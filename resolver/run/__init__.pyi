@@ -4,9 +4,10 @@
 from .api_runner import run_api as run_api
 from .batch import import_batch as import_batch, read_batch as read_batch, replay_batch as replay_batch, run_write_batch as run_write_batch
 from .experiment import (
+    RUN_MODES as RUN_MODES,
+    CaseStreams as CaseStreams,
     RunOptions as RunOptions,
     build_experiment as build_experiment,
-    cases_for as cases_for,
     messages_for as messages_for,
     request_for as request_for,
 )

@@ -48,7 +48,6 @@ from functools import cached_property
 from pathlib import Path
 
 from resolver.client import (
-    DEFAULT_LOAD_TIMEOUT,
     TRANSPORT_ONLY_FIELDS,
     ChatClient,
     Completion,
@@ -67,8 +66,6 @@ from resolver.run.experiment import (
     RunOptions,
     blank_record,
     build_experiment,
-    cases_for,
-    forget_step,
     graded_record,
     loop_record,
     messages_for,
@@ -219,7 +216,7 @@ class RunLoop:
         count = self.exp.precision.count
         while True:
             start = state.rounds * count
-            batch = [self._prepare(state.step, i, case) for i, case in cases_for(state.step, start, start + count)]
+            batch = [self._prepare(state.step, i, case) for i, case in self.exp.cases(state.step, start, start + count)]
             self._queued += len(batch)
             if state.rounds:                     # first rounds are in the initial total
                 self._planned += len(batch)
@@ -237,7 +234,7 @@ class RunLoop:
             if not needs_another_round(state.tally, state.rounds, self.exp.precision):
                 break
         self._outbox.append((state, None, False))   # close the file after its records
-        forget_step(state.step)                      # free its cases (regenerated if needed)
+        self.exp.forget(state.step)                  # free its cases (regenerated if needed)
         self.summary.steps_done += 0 if state.missing else 1
         if not self.opts.quiet:
             low, high, below = state.tally.skill_interval()
@@ -427,10 +424,9 @@ def ordered_steps(experiment, opts: RunOptions) -> list:
 
 async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache, ssl_context,
                            reporter: Reporter) -> RunSummary:
-    load_timeout = opts.load_timeout
     assert opts.apibase is not None, "RunOptions.checked() requires --apibase in api mode"
     async with ChatClient(opts.apibase, opts.apikey, parallel=opts.in_flight, timeout=opts.timeout,
-                          load_timeout=DEFAULT_LOAD_TIMEOUT if load_timeout is None else load_timeout,
+                          load_timeout=opts.load_timeout,
                           ssl_context=ssl_context) as client:
         models = await client.list_models()
         if models is None or opts.apikey:

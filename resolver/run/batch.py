@@ -174,10 +174,10 @@ class BatchPlan:
 
 def _round_requests(experiment, step, start: int, stop: int) -> list:
     """(index, case, messages, body, cache key) of samples start..stop-1 of a step."""
-    from resolver.run.experiment import cases_for, messages_for, request_for
+    from resolver.run.experiment import messages_for, request_for
 
     keyed = []
-    for index, case in cases_for(step, start, stop):
+    for index, case in experiment.cases(step, start, stop):
         messages = messages_for(experiment, step, case)
         body = request_for(experiment, messages)
         keyed.append((index, case, messages, body, request_key(body)))
@@ -226,7 +226,6 @@ def plan_batch(experiment, cache, rounds: int | None = None) -> BatchPlan:
 
     Writing every round a step may need lets one run-batch (one model load) finish the
     run; read-batch then takes only what the adaptive rule takes (docs/runner.md)."""
-    from resolver.run.experiment import forget_step
     from resolver.run.rounds import Tally, needs_another_round
 
     plan = BatchPlan()
@@ -247,7 +246,7 @@ def plan_batch(experiment, cache, rounds: int | None = None) -> BatchPlan:
             if not needs_another_round(tally, done, experiment.precision):
                 plan.complete += 1
                 break
-        forget_step(step)
+        experiment.forget(step)
     return plan
 
 
@@ -358,12 +357,12 @@ def replay_batch(batch: ReadBatch, opts, cache, reporter=None):
 
 def experiment_keys(experiment) -> set[str]:
     """Cache keys of every request the experiment can make (all rounds of all steps at its precision)."""
-    from resolver.run.experiment import cases_for, forget_step, messages_for, request_for
+    from resolver.run.experiment import messages_for, request_for
 
     depth = experiment.precision.count * experiment.precision.maxrounds
     keys = set()
     for step in experiment.steps:
-        for _, case in cases_for(step, 0, depth):
+        for _, case in experiment.cases(step, 0, depth):
             keys.add(request_key(request_for(experiment, messages_for(experiment, step, case))))
-        forget_step(step)                 # keep memory flat on big configs
+        experiment.forget(step)           # keep memory flat on big configs
     return keys

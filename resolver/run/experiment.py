@@ -2,8 +2,8 @@
 
 `RunOptions` holds every runner flag (README.md plus the older ones of docs/runner.md);
 `build_experiment` loads the config, template and sampler and expands the steps;
-`cases_for` draws a step's test cases (count-invariant: sample i is always the i-th
-case drawn from the step's rng); `blank_record` / `graded_record` build the
+`Experiment.cases` draws a step's test cases from the experiment's `CaseStreams`
+(count-invariant: sample i is always the i-th case drawn from the step's rng); `blank_record` / `graded_record` build the
 docs/runner.md record. Offline, API and batch modes and the simulator all go through
 these, so every mode writes the same prompts and the same records.
 """
@@ -14,13 +14,15 @@ import json
 import os
 import random
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterator, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from resolver.client import DEFAULT_LOAD_TIMEOUT, DEFAULT_TIMEOUT
 from resolver.config import (
+    Density,
     ExperimentConfig,
     Precision,
     Sampler,
@@ -39,10 +41,9 @@ from resolver.grading import GRADER_VERSION, grade
 from resolver.records import RECORD_VERSION, new_record
 from resolver.records.text_size import text_size
 
-MODES = ("api", "write-batch", "read-batch")
-DEFAULT_SEED = 42
-DEFAULT_TIMEOUT = 3600.0
-DEFAULT_PARALLEL = 16
+# runner.py's --mode values: the one definition (the parser's choices are read from it).
+RunMode = Literal["api", "write-batch", "read-batch"]
+RUN_MODES: tuple[str, ...] = get_args(RunMode)
 
 
 # Flags whose bound needs its reason in the error line.
@@ -60,21 +61,21 @@ class RunOptions(BaseModel):
     template: str
     sampler: str
     model: str
-    mode: Literal["api", "write-batch", "read-batch"] = "api"
+    mode: RunMode = "api"
     apibase: str | None = None
     apikey: str | None = None
     ca_bundle: str | None = Field(None, description="PEM file of extra CA certificates for an https apibase")
     batch: str | None = None
     precision: str | None = None
-    seed: int = DEFAULT_SEED
-    density: Literal["normal", "lowdef", "corner"] = "normal"
+    seed: int = 42
+    density: Density = "normal"
     degree: int | None = Field(None, ge=0)
-    parallel: int = Field(DEFAULT_PARALLEL, ge=1)
+    parallel: int = Field(16, ge=1)
     threads: int = Field(1, ge=1)
     rounds: int | None = Field(None, ge=1, description="write-batch: rounds per unfinished step in one file")
     timeout: float = Field(DEFAULT_TIMEOUT, gt=0, allow_inf_nan=False)
-    load_timeout: float | None = Field(None, gt=0, allow_inf_nan=False,
-                                       description="seconds a server may answer 503 'Loading model'")
+    load_timeout: float = Field(DEFAULT_LOAD_TIMEOUT, gt=0, allow_inf_nan=False,
+                                description="seconds a server may answer 503 'Loading model'")
     cache: str = "cache/"
     tasks: list[str] = Field(default_factory=list)
     output: str = "results/"
@@ -142,9 +143,49 @@ class RunOptions(BaseModel):
         return p if (p.is_dir() or str(self.cache).endswith(("/", os.sep)) or not p.suffix) else p.parent
 
 
+class CaseStreams:
+    """One open-ended case stream per step identity (generator, seed, params), each with the
+    cases drawn from it so far; thread-safe (the API runner's steps run side by side).
+
+    Cases are drawn lazily from a stream seeded with `step.seed`, so the first n cases never
+    depend on how many are asked for later (and the same step in another process yields the
+    same cases). Each experiment holds its own (`Experiment.streams`); nothing is kept
+    between experiments.
+    """
+
+    def __init__(self) -> None:
+        self._streams: dict[str, tuple[Iterator, list]] = {}
+        self._lock = threading.Lock()
+
+    def cases(self, step: Step, start: int, stop: int) -> list:
+        """[(sample_index, TestCase)] for samples start..stop-1 of a step."""
+        if start < 0 or stop < start:
+            raise ValueError(f"bad sample range {start}..{stop}")
+        key = _stream_key(step)
+        with self._lock:
+            if key not in self._streams:
+                # iter_cases is the generator's own sequence (tasks may override it);
+                # a huge count makes it an open-ended stream consumed as needed.
+                self._streams[key] = (_task(step).iter_cases(step.gen_params, random.Random(step.seed), 10**12), [])
+            stream, drawn = self._streams[key]
+            if stop > len(drawn):
+                drawn.extend(itertools.islice(stream, stop - len(drawn)))
+            return [(i, drawn[i]) for i in range(start, min(stop, len(drawn)))]
+
+    def forget(self, step: Step) -> None:
+        """Drop a finished step's cases (memory); asking again regenerates them identically."""
+        with self._lock:
+            self._streams.pop(_stream_key(step), None)
+
+    def clear(self) -> None:
+        """Forget every step's cases (memory); they are regenerated identically on demand."""
+        with self._lock:
+            self._streams.clear()
+
+
 @dataclass
 class Experiment:
-    """Everything a run needs, loaded and validated."""
+    """Everything a run needs, loaded and validated, and the cases drawn for its steps."""
 
     config: ExperimentConfig
     steps: list
@@ -154,12 +195,21 @@ class Experiment:
     precision: Precision
     seed: int
     precision_name: str = ""
+    streams: CaseStreams = field(default_factory=CaseStreams, repr=False, compare=False)
 
     def step(self, name: str) -> Step:
         for s in self.steps:
             if s.name == name:
                 return s
         raise KeyError(name)
+
+    def cases(self, step: Step, start: int, stop: int) -> list:
+        """[(sample_index, TestCase)] for samples start..stop-1 of a step (CaseStreams.cases)."""
+        return self.streams.cases(step, start, stop)
+
+    def forget(self, step: Step) -> None:
+        """Drop a finished step's cases; asking again regenerates them identically."""
+        self.streams.forget(step)
 
 
 def build_experiment(opts: RunOptions, progress=None) -> Experiment:
@@ -184,47 +234,8 @@ def _task(step: Step):
     return get_task(step.generator)
 
 
-# One open-ended case stream per step identity: (generator, seed, params).
-_STREAMS: dict[str, tuple] = {}
-_STREAMS_LOCK = threading.Lock()
-
-
 def _stream_key(step: Step) -> str:
     return json.dumps([step.generator, step.seed, step.gen_params], sort_keys=True, default=str)
-
-
-def cases_for(step: Step, start: int, stop: int) -> list:
-    """[(sample_index, TestCase)] for samples start..stop-1 of a step.
-
-    Cases come from one lazily-consumed stream per step, seeded with `step.seed`,
-    so the first n cases never depend on how many are asked for later (and the
-    same step in another process yields the same cases).
-    """
-    if start < 0 or stop < start:
-        raise ValueError(f"bad sample range {start}..{stop}")
-    key = _stream_key(step)
-    with _STREAMS_LOCK:
-        stream, drawn = _STREAMS.get(key, (None, []))
-        if stream is None:
-            # iter_cases is the generator's own sequence (tasks may override it);
-            # a huge count makes it an open-ended stream consumed as needed.
-            stream = _task(step).iter_cases(step.gen_params, random.Random(step.seed), 10**12)
-        if stop > len(drawn):
-            drawn.extend(itertools.islice(stream, stop - len(drawn)))
-        _STREAMS[key] = (stream, drawn)
-        return [(i, drawn[i]) for i in range(start, min(stop, len(drawn)))]
-
-
-def forget_step(step: Step) -> None:
-    """Drop a finished step's cached cases (memory); asking again regenerates them identically."""
-    with _STREAMS_LOCK:
-        _STREAMS.pop(_stream_key(step), None)
-
-
-def clear_case_cache() -> None:
-    """Forget generated cases (memory); they are regenerated identically on demand."""
-    with _STREAMS_LOCK:
-        _STREAMS.clear()
 
 
 def messages_for(experiment: Experiment, step: Step, case) -> list[dict]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from resolver.records import RecordWriter, new_run_folder, step_file
-from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, forget_step, messages_for
+from resolver.run.experiment import RunOptions, blank_record, build_experiment, messages_for
 from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.report import Reporter
 
@@ -39,11 +39,11 @@ def write_offline(experiment, folder: Path, rounds: int, *, quiet: bool = False,
                                       disable=quiet) as bar:
         for step in experiment.steps:  # offline has no GPU load to spread: config order
             with RecordWriter(step_file(folder, step)) as writer:
-                for index, case in cases_for(step, 0, count):
+                for index, case in experiment.cases(step, 0, count):
                     messages = messages_for(experiment, step, case)
                     writer.write(blank_record(experiment, step, index, case, messages, count))
                 total += writer.written
-            forget_step(step)  # offline never returns to a step: keep memory flat
+            experiment.forget(step)  # offline never returns to a step: keep memory flat
             bar.update(count)
     return total
 

@@ -47,7 +47,7 @@ def within_point_phi(groups: dict) -> float:
 def simulated_correctness(config: str, template: str, sampler: str, profiles, samples: int,
                           seed: int = 42) -> dict:
     """{profile: {(point, sample_index): correct}} for samples 0..samples-1 of every point."""
-    from resolver.run import RunOptions, build_experiment, cases_for, messages_for, request_for
+    from resolver.run import RunOptions, build_experiment, messages_for, request_for
     from resolver.sim.app import SimulatorApp
     from resolver.sim.problems import ExperimentProblems
     from resolver.sim.profiles import PROFILES
@@ -59,7 +59,7 @@ def simulated_correctness(config: str, template: str, sampler: str, profiles, sa
     app = SimulatorApp(problems, seed=seed)
     result: dict = {name: {} for name in profiles}
     for point, step in enumerate(experiment.steps):
-        for index, case in cases_for(step, 0, samples):
+        for index, case in experiment.cases(step, 0, samples):
             body = request_for(experiment, messages_for(experiment, step, case))
             for name in profiles:
                 answer, _ = app.answer(PROFILES[name], body)

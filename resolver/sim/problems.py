@@ -134,7 +134,10 @@ class ExperimentProblems:
     def __init__(self, config_path: str, *, seed: int = 42, precision: str | None = None,
                  tokenizer: str | None = None, template=None, cache_dir: str = "cache", warn=None,
                  progress=None):
+        from resolver.run import CaseStreams
+
         self.index = ProblemIndex()
+        self.streams = CaseStreams()     # the same cases the runner draws (deterministic per step)
         self.steps, self.round_size, self.max_depth = simulator_steps(
             config_path, seed=seed, precision=precision, tokenizer=tokenizer, template=template,
             cache_dir=cache_dir, warn=warn or _ignore, progress=progress)
@@ -146,14 +149,13 @@ class ExperimentProblems:
 
     def deepen(self) -> bool:
         """Index one more round of every step; False when already at full depth."""
-        from resolver.run import cases_for
         from resolver.tasks import get_task
 
         with self._lock:
             if self.depth >= self.max_depth:
                 return False
             start, stop = self.depth, min(self.max_depth, self.depth + self.round_size)
-            per_step = {id(s): [case for _, case in cases_for(s, start, stop)]
+            per_step = {id(s): [case for _, case in self.streams.cases(s, start, stop)]
                         for s in self.steps}
             if not self._difficulty:
                 self._difficulty = _difficulties(self.steps, per_step)

@@ -3,10 +3,8 @@
 # stub says a name is re-exported (docs/architecture.md).
 from . import estimates as estimates, paired as paired
 from .estimates import (
-    DEFAULT_MODE as DEFAULT_MODE,
     MODE_DESCRIPTIONS as MODE_DESCRIPTIONS,
     MODE_ESTIMANDS as MODE_ESTIMANDS,
-    MODES as MODES,
     SCORE_FLOOR as SCORE_FLOOR,
     SUMMED_COLUMNS as SUMMED_COLUMNS,
     Z95 as Z95,
@@ -23,4 +21,5 @@ from .estimates import (
     score_per_token as score_per_token,
 )
 from .intervals_light import skill_interval as skill_interval
+from .modes import DEFAULT_MODE as DEFAULT_MODE, MODES as MODES
 from .paired import compare_joint as compare_joint, holm as holm, joint_table as joint_table, samples_needed as samples_needed

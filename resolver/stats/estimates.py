@@ -23,11 +23,10 @@ import numpy as np
 import pandas as pd
 
 from resolver.core import UserError, choices_text
+from resolver.stats.modes import DEFAULT_MODE, MODES
 
 Z95 = 1.96
 
-MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
-DEFAULT_MODE = "C_P"
 MODE_DESCRIPTIONS = {
     "E_I": "skill on answered samples s; recorded guess sums (equals C_I)",
     "E_P": "(1 - truncation rate) x s, truncations count as failures; recorded guess sums incl. truncated samples",

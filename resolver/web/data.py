@@ -14,12 +14,12 @@ import pandas as pd
 from resolver.core import UserError
 
 
-def open_app_dataset(path, missing_hint=None):
-    """(Dataset, PointsDB) for a dataset file or a PointsDB file; one-line UserError for a bad
-    path or a missing DB (ending with `missing_hint(path)` when the command gives one)."""
+def open_app_dataset(path):
+    """(Dataset, PointsDB) for a dataset file or a PointsDB file (resolver.analysis.open_dataset:
+    a one-line UserError for a bad path, PointsDBMissing for a missing DB), refusing an empty one."""
     from resolver.analysis import evaluate_command, open_dataset
 
-    dataset, db = open_dataset(path, missing_hint=missing_hint)
+    dataset, db = open_dataset(path)
     if db.query("SELECT count(*) AS n FROM points")["n"].iloc[0] == 0:
         db.close()
         raise UserError(f"PointsDB {dataset.db_path} has no points yet; fill it with: {evaluate_command(path)}")

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from resolver.grading.answers import grade_record  # noqa: E402
-from resolver.run.experiment import RunOptions, blank_record, build_experiment, cases_for, graded_record, messages_for  # noqa: E402
+from resolver.run.experiment import RunOptions, blank_record, build_experiment, graded_record, messages_for  # noqa: E402
 from resolver.tasks import task_of_record  # noqa: E402
 
 ROUNDS = 50  # tiny: 14 steps x 4 samples x ROUNDS records
@@ -43,7 +43,7 @@ def _lines() -> list[str]:
     count = exp.precision.count * ROUNDS
     lines = []
     for step in exp.steps:
-        for i, case in cases_for(step, 0, count):
+        for i, case in exp.cases(step, 0, count):
             blank = blank_record(exp, step, i, case, messages_for(exp, step, case), count)
             usage = {"prompt_tokens": 90, "completion_tokens": 3000, "total_tokens": 3090}
             rec = graded_record(blank, _answer(rng, case.target), None, usage, "stop")

@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from benchlib import write_result  # noqa: E402
 
-from resolver.run.experiment import RunOptions, build_experiment, cases_for, messages_for, request_for  # noqa: E402
+from resolver.run.experiment import RunOptions, build_experiment, messages_for, request_for  # noqa: E402
 from resolver.sim.simulator import start_simulator_process  # noqa: E402
 
 TEMPLATE = REPO / "templates" / "zerocot-nosys.json"
@@ -80,7 +80,7 @@ def runner_requests(config: Path) -> list[bytes]:
                       apibase="http://unused").checked()
     exp = build_experiment(opts)
     return [json.dumps(request_for(exp, messages_for(exp, step, case))).encode()
-            for step in exp.steps for _, case in cases_for(step, 0, exp.precision.count)]
+            for step in exp.steps for _, case in exp.cases(step, 0, exp.precision.count)]
 
 
 async def bare_loop(url: str, bodies: list[bytes], parallel: int) -> tuple[float, float]:

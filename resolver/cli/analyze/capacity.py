@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from resolver.analysis import common
-from resolver.cli.analyze import flags, output, shared
+from resolver.cli.analyze import flags, output
 from resolver.core import UserError
 
 __all__ = ["register_capacity", "run_capacity"]
@@ -39,7 +39,7 @@ def run_capacity(args) -> int:
     facet_by = common.parse_dimension(args.facet_by)
     size_param = common.parse_dimension(args.size_param, allow_none=False)
     filters = common.load_filters(args.filters)
-    _, db = shared.open_dataset(args.dataset)
+    _, db = common.open_dataset(args.dataset)
     with db:
         labels = common.eval_labels(db.evals())
         if args.frontier:

@@ -11,7 +11,7 @@ import re
 
 from resolver.analysis import common
 from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP
-from resolver.cli.analyze import flags, output, shared
+from resolver.cli.analyze import flags, output
 from resolver.core import UserError
 
 __all__ = ["choose_evals", "delta_value", "register_compare", "run_compare"]
@@ -104,7 +104,7 @@ def run_compare(args) -> int:
 
     group = common.parse_dimension(args.group_by, allow_none=False)
     filters = common.load_filters(args.filters)
-    dataset, db = shared.open_dataset(args.dataset)
+    dataset, db = common.open_dataset(args.dataset)
     with db:
         evals = db.evals()
         a, b = choose_evals(evals, filters, args.search)

@@ -31,7 +31,7 @@ def run_compression(args) -> int:
 
     split_by, facet_by, group_by = (common.parse_dimension(d) for d in (args.split_by, args.facet_by, args.group_by))
     filters = common.load_filters(args.filters)
-    _, db = shared.open_dataset(args.dataset)
+    _, db = common.open_dataset(args.dataset)
     with db:
         points = common.require_rows(db.points(filters, columns=_sample_columns(split_by, facet_by, group_by)),
                                      "points", args.filters)

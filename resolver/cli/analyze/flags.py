@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from resolver.analysis.common import DEFAULT_MODE, MODES
 from resolver.cli.base import positive_int
+from resolver.stats import DEFAULT_MODE, MODES
 
 __all__ = ["DATASET_HELP", "MAX_WIDTH", "add_dataset_arg", "add_dimension_arg", "add_filters_arg", "add_format_arg",
            "add_mode_arg", "add_output_dir_arg", "add_width_arg", "pixel_width", "positive_int"]

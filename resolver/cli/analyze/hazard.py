@@ -30,7 +30,7 @@ def run_hazard(args) -> int:
     split_by = [d for d in (common.parse_dimension(s) for s in raw_splits) if d]
     group_by = common.parse_dimension(args.group_by)
     filters = common.load_filters(args.filters)
-    _, db = shared.open_dataset(args.dataset)
+    _, db = common.open_dataset(args.dataset)
     with db:
         columns = list(dict.fromkeys(["id", "eval_id", "completion_tokens", "outcome", *split_by,
                                       *([group_by] if group_by else [])]))

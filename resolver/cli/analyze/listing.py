@@ -41,7 +41,7 @@ def run_evals(args) -> int:
     from resolver.analysis.inventory import list_evals, parse_tag_list
 
     tags = parse_tag_list(args.facets) + parse_tag_list(args.groups)
-    dataset, db = shared.open_dataset(args.dataset)
+    dataset, db = common.open_dataset(args.dataset)
     with db:
         counts = db.aggregate(None, by=("eval_id",))
         counts["samples"] = counts[list(COUNTER_COLUMNS)].sum(axis=1)
@@ -66,7 +66,7 @@ def run_tasks(args) -> int:
     from resolver.analysis.inventory import list_tasks
     from resolver.analysis.outputs import TasksOutput, output_json
 
-    dataset, db = shared.open_dataset(args.dataset)
+    dataset, db = common.open_dataset(args.dataset)
     with db:
         counts = db.query("SELECT base_task, count(*) AS points, count(DISTINCT eval_id) AS evals "
                           "FROM points GROUP BY base_task ORDER BY base_task")
@@ -133,7 +133,7 @@ def run_points(args) -> int:
 
     split = common.parse_dimension(args.split_by)
     filters = common.load_filters(args.filters)
-    _, db = shared.open_dataset(args.dataset)
+    _, db = common.open_dataset(args.dataset)
     with db:
         columns = POINT_FIELDS + ([split] if split and split not in POINT_FIELDS else [])
         frame = db.points(filters, columns=columns)

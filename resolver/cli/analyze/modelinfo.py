@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from resolver.analysis import common
-from resolver.cli.analyze import flags, output, shared
+from resolver.cli.analyze import flags, output
 from resolver.core import UserError
 
 __all__ = ["register_modelinfo", "run_modelinfo"]
@@ -40,7 +40,7 @@ def _dataset_hf_ids(args) -> tuple:
     if not args.dataset:
         raise UserError("give a dataset or --hf-id MODEL_ID")
     filters = common.load_filters(_with_eval_ids(args.filters, args.eval_id))
-    dataset, db = shared.open_dataset(args.dataset)
+    dataset, db = common.open_dataset(args.dataset)
     with db:
         ids = common.select_or_explain(db.aggregate(filters, by=("eval_id",)), db, filters, args.filters,
                                        args.dataset)["eval_id"]

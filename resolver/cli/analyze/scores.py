@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from resolver.analysis import common
-from resolver.cli.analyze import flags, output, shared
+from resolver.cli.analyze import flags, output
 
 __all__ = ["register_scores", "run_scores"]
 
@@ -28,7 +28,7 @@ def run_scores(args) -> int:
 
     group = common.parse_dimension(args.group_by, allow_none=False)
     filters = common.load_filters(args.filters)
-    dataset, db = shared.open_dataset(args.dataset)
+    dataset, db = common.open_dataset(args.dataset)
     with db:
         results = compute_scores(db, filters, group, args.sort, args.top)
         if not results:

@@ -1,27 +1,19 @@
-"""What several analyze.py and probe.py handlers do alike: open the dataset (with the
-hint for a missing PointsDB), aggregate a selection, read the series / facet / split
-dimensions, and split a frame by the values of some dimensions."""
+"""What several analyze.py and probe.py handlers do alike: aggregate a selection, read the
+series / facet / split dimensions, and split a frame by the values of some dimensions.
+(A dataset opens by resolver.analysis.open_dataset alone; run_main words a missing PointsDB.)"""
 from __future__ import annotations
 
 import sys
 
 from resolver.analysis import common
 
-__all__ = ["aggregate", "dims", "open_dataset", "split_title", "split_values"]
-
-
-def open_dataset(path):
-    """resolver.analysis.open_dataset, naming the data.py pull, the simulated study or
-    evaluate.py when the PointsDB does not exist yet (docs/data.md)."""
-    from resolver.sim.r12study import missing_data_hint
-
-    return common.open_dataset(path, missing_hint=missing_data_hint)
+__all__ = ["aggregate", "dims", "split_title", "split_values"]
 
 
 def aggregate(args, dims):
     """Aggregated counters per dims for args.filters -> (agg, {eval_id: label})."""
     filters = common.load_filters(args.filters)
-    _, db = open_dataset(args.dataset)
+    _, db = common.open_dataset(args.dataset)
     with db:
         agg = common.select_or_explain(db.aggregate(filters, by=dims), db, filters, args.filters, args.dataset)
         labels = common.eval_labels(db.evals())

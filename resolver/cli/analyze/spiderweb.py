@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from resolver.analysis import common
-from resolver.cli.analyze import flags, output, shared
+from resolver.cli.analyze import flags, output
 
 __all__ = ["register_spiderweb", "run_spiderweb"]
 
@@ -28,7 +28,7 @@ def run_spiderweb(args) -> int:
 
     group_by = common.parse_dimension(args.group_by, allow_none=False)
     filters = common.load_filters(args.filters)
-    _, db = shared.open_dataset(args.dataset)
+    _, db = common.open_dataset(args.dataset)
     with db:
         table = common.require_rows(spiderweb_table(db, filters, group_by, args.mode), "points", args.filters)
     if args.format == "json":

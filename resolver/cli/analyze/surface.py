@@ -28,7 +28,7 @@ def run_surface(args) -> int:
 
     split_by = common.parse_dimension(args.split_by)
     filters = common.load_filters(args.filters)
-    dataset, db = shared.open_dataset(args.dataset)
+    dataset, db = common.open_dataset(args.dataset)
     common.require_config(dataset, "analyze.py surface")
     views = select_views(config_views(dataset.config_path, dims=2), args.view)
     if not views:

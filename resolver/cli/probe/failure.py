@@ -1,7 +1,8 @@
 """probe.py failure: the failed samples of chosen points and failures by genresult field."""
 from __future__ import annotations
 
-from resolver.cli.analyze import flags, output, shared
+from resolver.analysis import common
+from resolver.cli.analyze import flags, output
 from resolver.cli.probe import options
 
 __all__ = ["register_failure", "run_failure"]
@@ -21,10 +22,10 @@ def run_failure(args) -> int:
     from resolver.analysis import FailureOutput, output_json
     from resolver.probe import failure_markdown, failure_report
 
-    _, db = shared.open_dataset(args.dataset)
+    _, db = common.open_dataset(args.dataset)
     with db:
         report = failure_report(db, args.point_id, args.limit)
-        labels = options.eval_names(db)
+        labels = common.eval_labels(db.evals())
     if args.format == "json":
         data = {"points": report.points.drop(columns=["sources"]).to_dict(orient="records"),
                 "samples": report.samples, "failures": report.failures,

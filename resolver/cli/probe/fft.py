@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from resolver.analysis import common
-from resolver.cli.analyze import flags, output, shared
+from resolver.cli.analyze import flags, output
 from resolver.cli.probe import options
 from resolver.core import UserError
 
@@ -30,7 +30,7 @@ def run_fft(args) -> int:
 
     split_by = common.parse_dimension(args.split_by)
     filters = common.load_filters(args.filters)
-    dataset, db = shared.open_dataset(args.dataset)
+    dataset, db = common.open_dataset(args.dataset)
     common.require_config(dataset, "probe.py fft")
     views = select_views(config_views(dataset.config_path, dims=1), args.view)
     if not views:
@@ -41,7 +41,7 @@ def run_fft(args) -> int:
                    *view_columns(views), *([split_by] if split_by else [])]
         points = common.require_rows(db.points(filters, columns=list(dict.fromkeys(columns))), "points", args.filters)
         evals = db.evals()
-        labels = options.eval_names(db)
+        labels = common.eval_labels(evals)
         db_dir = db.path.parent
     from resolver.probe import fft_tokenizers
 

@@ -3,13 +3,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["add_point_ids", "add_tokenizer", "eval_names", "warn"]
-
-
-def eval_names(db) -> dict:
-    """{eval_id: label, else model} for the probe reports."""
-    evals = db.evals()
-    return {e: (lab or m) for e, lab, m in zip(evals["eval_id"], evals["label"], evals["model"])}
+__all__ = ["add_point_ids", "add_tokenizer", "warn"]
 
 
 def add_point_ids(p) -> None:

@@ -1,7 +1,8 @@
 """probe.py truncation: loop detection on every truncated sample of chosen points."""
 from __future__ import annotations
 
-from resolver.cli.analyze import flags, output, shared
+from resolver.analysis import common
+from resolver.cli.analyze import flags, output
 from resolver.cli.probe import options
 
 __all__ = ["register_truncation", "run_truncation"]
@@ -21,10 +22,10 @@ def run_truncation(args) -> int:
     from resolver.probe import load_tokenizer, truncation_markdown, truncation_report
 
     tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else None
-    _, db = shared.open_dataset(args.dataset)
+    _, db = common.open_dataset(args.dataset)
     with db:
         points, table, distribution = truncation_report(db, args.point_id, tokenizer)
-        labels = options.eval_names(db)
+        labels = common.eval_labels(db.evals())
     if args.format == "json":
         data = {"points": points.drop(columns=["sources"]).to_dict(orient="records"),
                 "samples": table.to_dict(orient="records"), "distribution": distribution}
