@@ -71,10 +71,12 @@ class Param:
     @cached_property
     def _adapter(self) -> TypeAdapter:
         """The parameter's type and range as a pydantic validator (strict: no "3" for 3, no true
-        for 1; a whole float such as 3.0 is taken as the int 3, never truncated)."""
+        for 1; a whole float such as 3.0 is taken as the int 3, never truncated). A parameter
+        whose default is None takes None too: `validate` of its own output must pass."""
         kind: Any = Annotated[int, BeforeValidator(_whole_number)] if self.kind is int else self.kind
-        bounds = {k: v for k, v in (("ge", self.low), ("le", self.high)) if v is not None}
-        return TypeAdapter(Annotated[kind, Field(**bounds)], config=ConfigDict(strict=True))
+        bounds: dict[str, Any] = {k: v for k, v in (("ge", self.low), ("le", self.high)) if v is not None}
+        checked: Any = Annotated[kind, Field(**bounds)]
+        return TypeAdapter(checked | None if self.default is None else checked, config=ConfigDict(strict=True))
 
     def check(self, value: Any, task: str) -> Any:
         """Return `value` as this parameter's type, or raise UserError."""
