@@ -98,7 +98,7 @@ _PARAM = "resolver.param"  # the metadata key of a field declared with `param`
 def param(default: Any = _REQUIRED, *, low: float | None = None, high: float | None = None,
           choices: tuple | None = None, doc: str = "", kind: type | None = None) -> Any:
     """A field of a task's parameter model: its default, range or choices and doc. The
-    field's annotation gives the `Param` kind (int, float or str); a field of another type
+    field's annotation gives the `Param` kind (int, float, str or bool); a field of another type
     names its config-side kind (`kind=list` for a list written in a config)."""
     spec = {"low": low, "high": high, "choices": choices, "doc": doc, "kind": kind}
     if default is _REQUIRED:
