@@ -3,29 +3,35 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 
 import pytest
 
 from resolver.config.prompts import build_request, load_sampler, load_template, render_messages, split_sampler
 from resolver.core.errors import UserError
-from resolver.tasks.base import Param, Task, TestCase
+from resolver.tasks import Task, TestCase, param
 
 TEMPLATE_NAMES = ["zeroshot", "zeroshot-nosys", "zerocot-nosys", "multishot",
                   "multishot-nosys", "multishot-cot", "unified-cot"]
 SAMPLER_NAMES = ["greedy-2k", "greedy-4k", "greedy-8k", "greedy-16k", "greedy-max", "qwen3-think-max"]
 
 
-class Echo(Task):
+@dataclass(frozen=True)
+class EchoParams:
+    size: int = param(10, low=1, high=100)
+
+
+class Echo(Task[EchoParams]):
     """A tiny real task: 'repeat the number'. Not registered (test-local)."""
 
     name = "echo"
     answer_kind = "integer"
     description = "Repeat the number."
     answer_format = "Final Answer: <integer>"
-    params = (Param("size", int, 10, low=1, high=100),)
+    Params = EchoParams
 
-    def generate(self, params, rng):
-        n = rng.randint(0, params["size"])
+    def generate(self, p, rng):
+        n = rng.randint(0, p.size)
         return TestCase(input=f"Number: {n}", target=str(n))
 
 

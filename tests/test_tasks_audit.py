@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import math
 import random
+from dataclasses import dataclass
 
 import pytest
 
 from resolver.audit import players
 from resolver.audit.shortcuts import PointAudit, audit_point
 from resolver.config.loader import expand_steps, load_config
-from resolver.tasks import Task, TestCase, get_task
+from resolver.tasks import Task, TestCase, get_task, param
 
 DATE_OPTIONS = ("Which date?\n\nOptions:\n(A) 03/15/2021\n(B) 03/14/2021\n(C) 04/14/2021\n"
                 "(D) 03/14/2022\n(E) 02/13/2020")
@@ -61,16 +62,22 @@ def test_text_players_copy_numbers_and_cars():
     assert players.last_number(_case("5 things\n\nOptions:\n(A) 9\n(B) 8"), {}) == "5"
 
 
-class _Leaky(Task):
+@dataclass(frozen=True)
+class _LeakyParams:
+    leak: bool = param(False)
+
+
+class _Leaky(Task[_LeakyParams]):
     """Four options, the answer always the first: every question-blind constant finds it."""
 
     name = "leaky_test_only"
     answer_kind = "choice"
     answer_format = "Final Answer: (A) - (Z)"
+    Params = _LeakyParams
 
-    def generate(self, params, rng):
+    def generate(self, p, rng):
         labels = ["(A)", "(B)", "(C)", "(D)"]
-        target = "(A)" if params.get("leak") else rng.choice(labels)
+        target = "(A)" if p.leak else rng.choice(labels)
         body = "\n".join(f"{lab} word{rng.randint(0, 99)}" for lab in labels)
         return TestCase(input=f"Q?\n\nOptions:\n{body}", target=target, response_enum=labels, guess_chance=0.25)
 

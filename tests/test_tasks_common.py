@@ -92,7 +92,7 @@ def test_schema_is_documented_and_defaults_are_valid(name):
         assert p.doc, p.name
         assert not p.required, f"{name}.{p.name} needs a default (multishot examples use defaults)"
     task.validate({})
-    case = task.generate(task.example_params(), random.Random(0))
+    case = task.generate(task.typed(task.example_params()), random.Random(0))
     assert case.input and case.target is not None and isinstance(case.genresult, dict)
 
 

@@ -26,7 +26,7 @@ EXAMPLES = {
 def test_documented_example_is_current(name, repo):
     doc = (repo / "docs" / "tasks.md").read_text(encoding="utf-8")
     task = get_task(name)
-    case = task.generate(task.validate(EXAMPLES[name]), random.Random(2024))
+    case = task.generate(task.typed(task.validate(EXAMPLES[name])), random.Random(2024))
     section = doc.split(f"## {name}")[1].split("\n## ")[0]
     assert case.input in section
     shown = case.target.replace("\n", " ")

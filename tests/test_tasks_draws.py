@@ -119,8 +119,9 @@ class _Found(Exception):
                                  {"length": 30, "max_depth": 3, "min_number": -40, "max_number": 40,
                                   "max_magnitude": 200}])
 def test_one_pass_bounding_is_reevaluating_after_each_change(raw):
-    params = get_task("arithmetic").validate(raw)
-    unbounded = {**params, "max_magnitude": 0}
+    task = get_task("arithmetic")
+    params = task.validate(raw)
+    unbounded = task.typed({**params, "max_magnitude": 0})
     changed = 0
     for seed in range(150):
         tokens, _ = _build_tokens(unbounded, random.Random(seed))

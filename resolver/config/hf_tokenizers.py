@@ -75,7 +75,7 @@ def train_table_tokenizer(path, num_rows: int = 20, repeats: int = 6, vocab_size
 
     task = get_task("tables")
     formats = ["markdown", "csv", "json", "html", "tsv", "jsonl"] * repeats
-    texts = [task.generate(task.validate({"num_rows": num_rows, "format": fmt}), random.Random(i)).input
+    texts = [task.generate_cases(task.validate({"num_rows": num_rows, "format": fmt}), random.Random(i), 1)[0].input
              for i, fmt in enumerate(formats)]
     tok = Tokenizer(models.BPE(unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

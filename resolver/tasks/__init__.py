@@ -7,18 +7,20 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from typing import Any, TypeVar
 
 from resolver.core import UserError, choices_text
-from resolver.tasks.base import Param, Task, TestCase, draw_below, permutation
+from resolver.tasks.base import Param, Task, TestCase, draw_below, param, params_of, permutation
 from resolver.tasks.guess import skipped as skipped_guess_rates
 
-_REGISTRY: dict[str, Task] = {}
+_REGISTRY: dict[str, Task[Any]] = {}
 _BROKEN: dict[str, str] = {}  # module name -> why it failed to import
 _DISCOVERED = False
 _NOT_TASKS = {"base", "vocab"}
+T = TypeVar("T", bound=Task[Any])
 
 
-def register(cls: type[Task]) -> type[Task]:
+def register(cls: type[T]) -> type[T]:
     """Class decorator: instantiate the task and file it under its name."""
     if not cls.name:
         raise TypeError(f"{cls.__name__} has no name")
@@ -43,7 +45,7 @@ def _discover() -> None:
     _DISCOVERED = True
 
 
-def get_task(name: str) -> Task:
+def get_task(name: str) -> Task[Any]:
     """The registered task called `name`, or a UserError listing the valid names."""
     _discover()
     try:
@@ -55,7 +57,7 @@ def get_task(name: str) -> Task:
         raise UserError(f"unknown generator {name!r}; valid generators: {choices_text(_REGISTRY)}") from None
 
 
-def task_of_record(record: dict, generator: str | None = None) -> Task:
+def task_of_record(record: dict, generator: str | None = None) -> Task[Any]:
     """The task that grades a stored runner record: `generator` when given, else the record's
     `base_task` (the config task name, which equals the generator name unless a config renames it)."""
     name = generator or record.get("base_task")
@@ -69,4 +71,5 @@ def task_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-__all__ = ["Param", "Task", "TestCase", "permutation", "draw_below", "register", "get_task", "task_of_record", "task_names", "skipped_guess_rates"]
+__all__ = ["Param", "param", "params_of", "Task", "TestCase", "permutation", "draw_below", "register", "get_task",
+           "task_of_record", "task_names", "skipped_guess_rates"]

@@ -13,9 +13,10 @@ default).
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from resolver.core import UserError
-from resolver.tasks import Param, Task, TestCase, draw_below, register
+from resolver.tasks import Task, TestCase, draw_below, param, register
 from resolver.tasks.guess import mode_rate
 
 OPERATORS = ("+", "-", "*")
@@ -24,7 +25,22 @@ OPERATORS = ("+", "-", "*")
 Token = str | int  # an operator or parenthesis, or a number
 
 
-def _build_tokens(params: dict, rng: random.Random) -> tuple[list[Token], int]:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArithmeticParams:
+    length: int = param(8, low=3, high=200, doc="number of terms in the expression")
+    max_depth: int = param(2, low=1, high=20, doc="deepest parenthesis nesting allowed")
+    min_number: int = param(-9, low=-10**6, high=10**6, doc="smallest term value")
+    max_number: int = param(9, low=-10**6, high=10**6, doc="largest term value")
+    prob_open: float = param(0.4, low=0.0, high=1.0, doc="chance to open a group before a term")
+    prob_close: float = param(0.5, low=0.0, high=1.0, doc="chance to close a group after a term")
+    prob_dewhitespace: float = param(0.0, low=0.0, high=1.0,
+                                     doc="chance that each space around an operator is removed")
+    max_magnitude: int = param(1000, low=0, high=10**12,
+                               doc="largest absolute value of any product; a * that would exceed it "
+                                   "becomes + or - (0: no bound)")
+
+
+def _build_tokens(p: ArithmeticParams, rng: random.Random) -> tuple[list[Token], int]:
     """Tokens of a random expression (numbers, operators and balanced parentheses) and its value.
 
     A group opens before a term (while nesting is allowed and at least two terms
@@ -33,9 +49,9 @@ def _build_tokens(params: dict, rng: random.Random) -> tuple[list[Token], int]:
     `rng.randint(min_number, max_number)` and `rng.random()`, made by `draw_below`
     (the honest guess rate builds a thousand of these per point; docs/decisions.md).
     """
-    length, max_depth = params["length"], params["max_depth"]
-    prob_open, prob_close, rand = params["prob_open"], params["prob_close"], rng.random
-    low, span = params["min_number"], params["max_number"] - params["min_number"] + 1
+    length, max_depth = p.length, p.max_depth
+    prob_open, prob_close, rand = p.prob_open, p.prob_close, rng.random
+    low, span = p.min_number, p.max_number - p.min_number + 1
     below = draw_below(rng)
     tokens: list[Token] = []
     opened: list[int] = []  # the first term of each open group, innermost last
@@ -56,7 +72,7 @@ def _build_tokens(params: dict, rng: random.Random) -> tuple[list[Token], int]:
     tokens.extend(")" * len(opened))
     if nested:
         tokens = drop_redundant_groups(tokens)
-    return tokens, _evaluate(tokens, params["max_magnitude"], rng)
+    return tokens, _evaluate(tokens, p.max_magnitude, rng)
 
 
 def drop_redundant_groups(tokens: list[Token]) -> list[Token]:
@@ -145,40 +161,29 @@ def _max_nesting(tokens: list[Token]) -> int:
 
 
 @register
-class Arithmetic(Task):
+class Arithmetic(Task[ArithmeticParams]):
     name = "arithmetic"
     answer_kind = "integer"
     description = ("Evaluate the arithmetic expression. Multiplication is done before addition and "
                    "subtraction, parentheses first, and operations of equal rank from left to right.")
     answer_format = "Final Answer: <integer>"
     version = 2  # v2: products bounded by max_magnitude; honest guess_chance
-    params = (
-        Param("length", int, 8, low=3, high=200, doc="number of terms in the expression"),
-        Param("max_depth", int, 2, low=1, high=20, doc="deepest parenthesis nesting allowed"),
-        Param("min_number", int, -9, low=-10**6, high=10**6, doc="smallest term value"),
-        Param("max_number", int, 9, low=-10**6, high=10**6, doc="largest term value"),
-        Param("prob_open", float, 0.4, low=0.0, high=1.0, doc="chance to open a group before a term"),
-        Param("prob_close", float, 0.5, low=0.0, high=1.0, doc="chance to close a group after a term"),
-        Param("prob_dewhitespace", float, 0.0, low=0.0, high=1.0,
-              doc="chance that each space around an operator is removed"),
-        Param("max_magnitude", int, 1000, low=0, high=10**12,
-              doc="largest absolute value of any product; a * that would exceed it becomes + or - (0: no bound)"),
-    )
+    Params = ArithmeticParams
 
-    def check_consistency(self, params: dict) -> None:
-        if params["min_number"] > params["max_number"]:
-            raise UserError(f"task 'arithmetic': min_number ({params['min_number']}) must not exceed "
-                            f"max_number ({params['max_number']})")
+    def check_consistency(self, p: ArithmeticParams) -> None:
+        if p.min_number > p.max_number:
+            raise UserError(f"task 'arithmetic': min_number ({p.min_number}) must not exceed "
+                            f"max_number ({p.max_number})")
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
-        tokens, value = _build_tokens(params, rng)
-        text, removed = _render(tokens, params["prob_dewhitespace"], rng)
+    def generate(self, p: ArithmeticParams, rng: random.Random) -> TestCase:
+        tokens, value = _build_tokens(p, rng)
+        text, removed = _render(tokens, p.prob_dewhitespace, rng)
         ops = {op: tokens.count(op) for op in OPERATORS}
         return TestCase(
             input=text,
             target=str(value),
             response_enum=None,
-            guess_chance=mode_rate("arithmetic", params, lambda p, r: _build_tokens(p, r)[1]),
+            guess_chance=mode_rate("arithmetic", p, lambda q, r: _build_tokens(q, r)[1]),
             genresult={"depth": _max_nesting(tokens), "groups": tokens.count("("),
                        "operators": ops, "spaces_removed": removed},
         )

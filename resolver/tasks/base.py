@@ -3,23 +3,30 @@
 A task is one module in `resolver/tasks/` defining a subclass of `Task` decorated
 with `@register`. It declares:
 
-* `params`: a tuple of `Param` — the self-validating parameter schema;
-* `generate(params, rng)`: a pure function of the validated parameters and an
-  injected `random.Random`, returning one `TestCase`. Cases are drawn one after
-  another from the same rng, so a smaller count is always a prefix of a larger one;
+* `Params`: its typed parameter model, a frozen dataclass whose fields are declared with
+  `param(default, low=, high=, choices=, doc=)`; `Task.params` (a tuple of `Param`, the
+  self-validating schema that configs are checked against) is derived from it;
+* `generate(p, rng)`: a pure function of the parameters (a `Params` instance, read as
+  `p.length`) and an injected `random.Random`, returning one `TestCase`. Cases are drawn
+  one after another from the same rng, so a smaller count is always a prefix of a larger one;
 * `description_for(params)` / `answer_format_for(params)`: the task text that
   templates put around the problem;
 * `answer_kind`: how answers are canonicalised (see resolver.grading.answers).
 
-`count` is not a generator parameter: the runner decides how many cases to draw.
+Configs, point identity and records keep parameters as plain dicts (validated once per
+point by `validate`); `generate_cases` / `iter_cases` build the model once per call
+(docs/decisions.md, typed task parameters). `count` is not a generator parameter: the
+runner decides how many cases to draw.
 """
 from __future__ import annotations
 
+import dataclasses
 import random
+import typing
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Annotated, Any, Callable, Iterator, Sequence
+from typing import Annotated, Any, Callable, Generic, Iterator, Mapping, Sequence, TypeVar
 
 from pydantic import BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -64,10 +71,12 @@ class Param:
     @cached_property
     def _adapter(self) -> TypeAdapter:
         """The parameter's type and range as a pydantic validator (strict: no "3" for 3, no true
-        for 1; a whole float such as 3.0 is taken as the int 3, never truncated)."""
+        for 1; a whole float such as 3.0 is taken as the int 3, never truncated). A parameter
+        whose default is None takes None too: `validate` of its own output must pass."""
         kind: Any = Annotated[int, BeforeValidator(_whole_number)] if self.kind is int else self.kind
-        bounds = {k: v for k, v in (("ge", self.low), ("le", self.high)) if v is not None}
-        return TypeAdapter(Annotated[kind, Field(**bounds)], config=ConfigDict(strict=True))
+        bounds: dict[str, Any] = {k: v for k, v in (("ge", self.low), ("le", self.high)) if v is not None}
+        checked: Any = Annotated[kind, Field(**bounds)]
+        return TypeAdapter(checked | None if self.default is None else checked, config=ConfigDict(strict=True))
 
     def check(self, value: Any, task: str) -> Any:
         """Return `value` as this parameter's type, or raise UserError."""
@@ -83,6 +92,40 @@ class Param:
 
 
 _BOUND_ERRORS = {"greater_than_equal", "less_than_equal"}
+_PARAM = "resolver.param"  # the metadata key of a field declared with `param`
+
+
+def param(default: Any = _REQUIRED, *, low: float | None = None, high: float | None = None,
+          choices: tuple | None = None, doc: str = "", kind: type | None = None) -> Any:
+    """A field of a task's parameter model: its default, range or choices and doc. The
+    field's annotation gives the `Param` kind (int, float, str or bool); a field of another type
+    names its config-side kind (`kind=list` for a list written in a config)."""
+    spec = {"low": low, "high": high, "choices": choices, "doc": doc, "kind": kind}
+    if default is _REQUIRED:
+        return field(metadata={_PARAM: spec})
+    return field(default=default, metadata={_PARAM: spec})
+
+
+def params_of(model: type) -> tuple[Param, ...]:
+    """The `Param` schema of a parameter model, one per field in declaration order."""
+    hints = typing.get_type_hints(model)
+    out = []
+    for f in dataclasses.fields(model):
+        spec = f.metadata.get(_PARAM)
+        if spec is None:
+            raise TypeError(f"{model.__name__}.{f.name} is not declared with param(...)")
+        kind = spec["kind"] or hints[f.name]
+        if kind not in (int, float, str, bool, list):
+            raise TypeError(f"{model.__name__}.{f.name}: give kind= for a field of type {kind}")
+        default = _REQUIRED if f.default is dataclasses.MISSING else f.default
+        out.append(Param(f.name, kind, default, low=spec["low"], high=spec["high"],
+                         choices=spec["choices"], doc=spec["doc"]))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class NoParams:
+    """The parameter model of a task without parameters."""
 
 
 def _whole_number(value: Any) -> Any:
@@ -152,10 +195,15 @@ class TestCase:
     genresult: dict = field(default_factory=dict)
 
 
-class Task(ABC):
-    """Base class of every generator; subclasses set the class attributes."""
+P = TypeVar("P")  # a task's parameter model
+
+
+class Task(ABC, Generic[P]):
+    """Base class of every generator; subclasses set the class attributes and `Params`."""
 
     name: str = ""
+    # The typed parameter model (a frozen dataclass of `param` fields); `params` is derived.
+    Params: type[P]
     params: tuple[Param, ...] = ()
     description: str = ""
     answer_format: str = ""
@@ -165,7 +213,20 @@ class Task(ABC):
     # versions are never pooled.
     version: int = 1
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "Params" in cls.__dict__:
+            cls.params = params_of(cls.Params)
+        elif not hasattr(cls, "Params"):  # a task without parameters (test doubles of grading)
+            cls.Params = typing.cast(Any, NoParams)
+
     # ---- schema -------------------------------------------------------
+    def typed(self, params: Mapping[str, Any]) -> P:
+        """The parameter model of validated `params` (`validate`'s output): no checks
+        again; lists become tuples, so the model is immutable and hashable."""
+        values = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
+        return self.Params(**values)
+
     def param_names(self) -> list[str]:
         return [p.name for p in self.params]
 
@@ -188,25 +249,31 @@ class Task(ABC):
                 )
             else:
                 out[p.name] = p.default
-        self.check_consistency(out)
+        self.check_consistency(self.typed(out))
         return out
 
-    def check_consistency(self, params: dict) -> None:
+    def check_consistency(self, p: P) -> None:
         """Cross-parameter rules (e.g. min <= max); raise UserError. Override."""
         return None
 
     # ---- generation ---------------------------------------------------
     @abstractmethod
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
-        """One case from validated params, drawing only from `rng` (pure otherwise)."""
+    def generate(self, p: P, rng: random.Random) -> TestCase:
+        """One case from the parameters, drawing only from `rng` (pure otherwise)."""
 
-    def generate_cases(self, params: dict, rng: random.Random, count: int) -> list[TestCase]:
-        """`count` cases drawn in sequence (count-invariant by construction)."""
+    def generate_cases(self, params: Mapping[str, Any], rng: random.Random, count: int) -> list[TestCase]:
+        """`count` cases drawn in sequence (count-invariant by construction) from validated
+        `params`."""
         return list(self.iter_cases(params, rng, count))
 
-    def iter_cases(self, params: dict, rng: random.Random, count: int) -> Iterator[TestCase]:
+    def iter_cases(self, params: Mapping[str, Any], rng: random.Random, count: int) -> Iterator[TestCase]:
+        """The cases of validated `params`, one after another (the model is built once)."""
+        return self.cases(self.typed(params), rng, count)
+
+    def cases(self, p: P, rng: random.Random, count: int) -> Iterator[TestCase]:
+        """`count` cases in sequence. Override for a per-point schedule (balanced targets)."""
         for _ in range(count):
-            yield self.generate(params, rng)
+            yield self.generate(p, rng)
 
     # ---- text around the problem ------------------------------------------
     def description_for(self, params: dict) -> str:

@@ -12,9 +12,10 @@ are then adjusted), so answering a constant scores exactly one half at every poi
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Iterator
 
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Task, TestCase, param, register
 from resolver.tasks.arithmetic import drop_redundant_groups
 from resolver.tasks.base import TokenCursor, shuffled_rounds
 
@@ -26,34 +27,50 @@ _MAX_NOTS = 3  # at most "NOT NOT NOT" in a row
 _RANK = {"OR": 0, "XOR": 1, "AND": 2}
 
 
-def _nots(params: dict, rng: random.Random) -> list[str]:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BooleanParams:
+    length: int = param(6, low=2, high=200, doc="number of literals")
+    max_depth: int = param(2, low=1, high=20, doc="deepest parenthesis nesting allowed")
+    prob_open: float = param(0.4, low=0.0, high=1.0, doc="chance to open a group before a literal")
+    prob_close: float = param(0.5, low=0.0, high=1.0, doc="chance to close a group after a literal")
+    prob_not: float = param(0.8, low=0.0, high=1.0,
+                            doc="negation pressure: each literal and each group is negated with probability prob_not/2")
+    prob_not_after_not: float = param(0.25, low=0.0, high=1.0,
+                                      doc="chance that a NOT is followed by another NOT (double negation; at most 3 in a row)")
+    format: int = param(0, choices=tuple(FORMATS),
+                        doc="literal spelling: 0 TRUE_FALSE, 1 T_F, 2 ON_OFF, 3 BINARY (1/0), 4 YES_NO")
+    prob_dewhitespace: float = param(0.0, low=0.0, high=1.0,
+                                     doc="chance that each space next to a parenthesis is removed")
+
+
+def _nots(p: BooleanParams, rng: random.Random) -> list[str]:
     """The NOTs in front of one literal or group: one with probability prob_not/2,
     each further one (double negation) with probability prob_not_after_not."""
-    if rng.random() >= params["prob_not"] / 2:
+    if rng.random() >= p.prob_not / 2:
         return []
     nots = ["NOT"]
-    while len(nots) < _MAX_NOTS and rng.random() < params["prob_not_after_not"]:
+    while len(nots) < _MAX_NOTS and rng.random() < p.prob_not_after_not:
         nots.append("NOT")
     return nots
 
 
-def _build_tokens(params: dict, rng: random.Random) -> list:
+def _build_tokens(p: BooleanParams, rng: random.Random) -> list:
     """Tokens: True/False literals, "NOT", binary operators and parentheses."""
-    length, max_depth = params["length"], params["max_depth"]
+    length, max_depth = p.length, p.max_depth
     tokens: list = []
     terms_in_group: list[int] = []
     for i in range(length):
         if i:
             tokens.append(rng.choice(BINARY_OPS))
         remaining = length - i
-        while len(terms_in_group) < max_depth and remaining >= 2 and rng.random() < params["prob_open"]:
-            tokens.extend(_nots(params, rng))  # a negated group: "NOT ( ... )"
+        while len(terms_in_group) < max_depth and remaining >= 2 and rng.random() < p.prob_open:
+            tokens.extend(_nots(p, rng))  # a negated group: "NOT ( ... )"
             tokens.append("(")
             terms_in_group.append(0)
-        tokens.extend(_nots(params, rng))
+        tokens.extend(_nots(p, rng))
         tokens.append(rng.random() < 0.5)
         terms_in_group = [n + 1 for n in terms_in_group]
-        while terms_in_group and terms_in_group[-1] >= 2 and rng.random() < params["prob_close"]:
+        while terms_in_group and terms_in_group[-1] >= 2 and rng.random() < p.prob_close:
             tokens.append(")")
             terms_in_group.pop()
     tokens.extend(")" * len(terms_in_group))
@@ -132,60 +149,47 @@ def _render(tokens: list, words: tuple[str, str], prob_dewhitespace: float, rng)
 
 
 @register
-class Boolean(Task):
+class Boolean(Task[BooleanParams]):
     name = "boolean"
     version = 2  # targets balanced per point; prob_not_after_not
     answer_kind = "literal"
     description = ("Evaluate the boolean expression. NOT applies first, then AND, then XOR, then OR; "
                    "operators of equal rank go left to right, and parentheses come first.")
     answer_format = "Final Answer: TRUE or FALSE"  # per format: see answer_format_for
-    params = (
-        Param("length", int, 6, low=2, high=200, doc="number of literals"),
-        Param("max_depth", int, 2, low=1, high=20, doc="deepest parenthesis nesting allowed"),
-        Param("prob_open", float, 0.4, low=0.0, high=1.0, doc="chance to open a group before a literal"),
-        Param("prob_close", float, 0.5, low=0.0, high=1.0, doc="chance to close a group after a literal"),
-        Param("prob_not", float, 0.8, low=0.0, high=1.0,
-              doc="negation pressure: each literal and each group is negated with probability prob_not/2"),
-        Param("prob_not_after_not", float, 0.25, low=0.0, high=1.0,
-              doc="chance that a NOT is followed by another NOT (double negation; at most 3 in a row)"),
-        Param("format", int, 0, choices=tuple(FORMATS),
-              doc="literal spelling: 0 TRUE_FALSE, 1 T_F, 2 ON_OFF, 3 BINARY (1/0), 4 YES_NO"),
-        Param("prob_dewhitespace", float, 0.0, low=0.0, high=1.0,
-              doc="chance that each space next to a parenthesis is removed"),
-    )
+    Params = BooleanParams
 
     def answer_format_for(self, params: dict) -> str:
-        true_word, false_word = FORMATS[params["format"]]
+        true_word, false_word = FORMATS[self.typed(params).format]
         return f"Final Answer: {true_word} or {false_word}"
 
     def description_for(self, params: dict) -> str:
-        true_word, false_word = FORMATS[params["format"]]
+        true_word, false_word = FORMATS[self.typed(params).format]
         return f"{self.description} {true_word} means true and {false_word} means false."
 
-    def iter_cases(self, params: dict, rng: random.Random, count: int) -> Iterator[TestCase]:
+    def cases(self, p: BooleanParams, rng: random.Random, count: int) -> Iterator[TestCase]:
         """Balanced by construction: each consecutive pair of cases has one TRUE and one
         FALSE target, in random order, so every prefix is within one case of half TRUE."""
         wants = shuffled_rounds((True, False), rng)
         for _ in range(count):
-            yield self._case(params, rng, next(wants))
+            yield self._case(p, rng, next(wants))
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
-        return self._case(params, rng, rng.random() < 0.5)
+    def generate(self, p: BooleanParams, rng: random.Random) -> TestCase:
+        return self._case(p, rng, rng.random() < 0.5)
 
-    def _case(self, params: dict, rng: random.Random, want: bool) -> TestCase:
+    def _case(self, p: BooleanParams, rng: random.Random, want: bool) -> TestCase:
         """A random expression whose literals are then adjusted (fewest flips along one
         walk of its tree) so that it evaluates to `want`."""
-        tokens = _build_tokens(params, rng)
+        tokens = _build_tokens(p, rng)
         tree = _Parser(tokens).expr()
         flipped = _force(tree, want, tokens, rng)
-        words = FORMATS[params["format"]]
-        text, removed = _render(tokens, words, params["prob_dewhitespace"], rng)
+        words = FORMATS[p.format]
+        text, removed = _render(tokens, words, p.prob_dewhitespace, rng)
         return TestCase(
             input=text,
             target=words[0] if want else words[1],
             response_enum=list(words),
             guess_chance=0.5,
-            genresult={"format": FORMAT_NAMES[params["format"]],
+            genresult={"format": FORMAT_NAMES[p.format],
                        "operators": {op: tokens.count(op) for op in BINARY_OPS + ("NOT",)},
                        "groups": tokens.count("("), "spaces_removed": removed,
                        "literals_flipped": flipped},

@@ -29,11 +29,12 @@ exactly: P(k = 1) = 1 / max_depth times the most frequent kind's share.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
 from resolver.core import UserError
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Task, TestCase, param, register
 from resolver.tasks.base import shuffled_rounds
 
 # bracket_types bitmask [fact]: 1 (), 2 [], 4 {}, 8 <>
@@ -41,16 +42,28 @@ PAIRS = {1: ("(", ")"), 2: ("[", "]"), 4: ("{", "}"), 8: ("<", ">")}
 CLOSERS = {close: open_ for open_, close in PAIRS.values()}
 
 
-def _kinds(params: dict) -> tuple[list[tuple[str, str]], list[float]]:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BracketsParams:
+    length: int = param(12, low=2, high=400,
+                        doc="brackets in the closed pairs of the prompt (even); it shows length + k, k left open")
+    max_depth: int = param(4, low=1, high=100, doc="most brackets open at once")
+    bracket_types: int = param(15, low=1, high=15, doc="bitmask of kinds used: 1 (), 2 [], 4 {}, 8 <>")
+    weights: tuple[float, ...] | None = param(
+        None, kind=list, doc="relative opening weights of (), [], {}, <> (4 numbers >= 0; default all equal)")
+    close_weight_multiplier: float = param(
+        1.0, low=0.01, high=100.0, doc="odds of a close against an open where both are possible (above 1: shallower)")
+
+
+def _kinds(p: BracketsParams) -> tuple[list[tuple[str, str]], list[float]]:
     """The enabled kinds and their opening weights."""
-    weights = params["weights"] or [1.0] * len(PAIRS)
-    chosen = [(pair, float(w)) for (bit, pair), w in zip(PAIRS.items(), weights) if params["bracket_types"] & bit]
+    weights = p.weights or [1.0] * len(PAIRS)
+    chosen = [(pair, float(w)) for (bit, pair), w in zip(PAIRS.items(), weights) if p.bracket_types & bit]
     return [pair for pair, _ in chosen], [w for _, w in chosen]
 
 
-def max_open(params: dict) -> int:
+def max_open(p: BracketsParams) -> int:
     """The largest number of brackets a problem can leave open."""
-    return params["max_depth"]
+    return p.max_depth
 
 
 @lru_cache(maxsize=512)
@@ -68,11 +81,11 @@ def _reach(steps: int, end: int, max_depth: int, close_odds: float) -> tuple[tup
     return tuple(reversed(rows))
 
 
-def _balanced(params: dict, pairs: int, cap: int, rng: random.Random) -> list[str]:
+def _balanced(p: BracketsParams, pairs: int, cap: int, rng: random.Random) -> list[str]:
     """A balanced run of `pairs` pairs nesting at most `cap` deep: a walk from depth 0
     back to 0, each step drawn with its odds times the chance to still end at 0."""
-    kinds, weights = _kinds(params)
-    odds = params["close_weight_multiplier"]
+    kinds, weights = _kinds(p)
+    odds = p.close_weight_multiplier
     reach = _reach(2 * pairs, 0, cap, odds)
     shown: list[str] = []
     stack: list[tuple[str, str]] = []
@@ -89,13 +102,13 @@ def _balanced(params: dict, pairs: int, cap: int, rng: random.Random) -> list[st
     return shown
 
 
-def _sequence(params: dict, k: int, rng: random.Random) -> tuple[list[str], list[str]]:
+def _sequence(p: BracketsParams, k: int, rng: random.Random) -> tuple[list[str], list[str]]:
     """(brackets shown, closers of the answer): B0 o1 B1 ... ok Bk with length / 2
     pairs in the runs. Bi sits i deep, so it can hold pairs only while i < max_depth;
     the last run that can (Bk, or B(k-1) at k = max_depth) gets at least one pair, B0
     one more when there are two, and every other pair goes to a run drawn uniformly."""
-    kinds, weights = _kinds(params)
-    max_depth, pairs = params["max_depth"], params["length"] // 2
+    kinds, weights = _kinds(p)
+    max_depth, pairs = p.max_depth, p.length // 2
     last = min(k, max_depth - 1)
     sizes = [0] * (k + 1)
     sizes[last] += 1
@@ -109,12 +122,12 @@ def _sequence(params: dict, k: int, rng: random.Random) -> tuple[list[str], list
         if i:
             opened.append(rng.choices(kinds, weights)[0])
             shown.append(opened[-1][0])
-        shown += _balanced(params, size, max_depth - i, rng)
+        shown += _balanced(p, size, max_depth - i, rng)
     return shown, [close for _, close in reversed(opened)]
 
 
 @register
-class Brackets(Task):
+class Brackets(Task[BracketsParams]):
     name = "brackets"
     version = 3  # open brackets spread among closed runs (not a trailing run); length = closed-pair brackets
     answer_kind = "brackets"
@@ -122,46 +135,38 @@ class Brackets(Task):
                    "still open, the most recently opened first.")
     # No "<...>" placeholder here: angle brackets are one of the bracket kinds.
     answer_format = "Final Answer: followed by the closing brackets, separated by spaces"
-    params = (
-        Param("length", int, 12, low=2, high=400,
-              doc="brackets in the closed pairs of the prompt (even); it shows length + k, k left open"),
-        Param("max_depth", int, 4, low=1, high=100, doc="most brackets open at once"),
-        Param("bracket_types", int, 15, low=1, high=15,
-              doc="bitmask of kinds used: 1 (), 2 [], 4 {}, 8 <>"),
-        Param("weights", list, None,
-              doc="relative opening weights of (), [], {}, <> (4 numbers >= 0; default all equal)"),
-        Param("close_weight_multiplier", float, 1.0, low=0.01, high=100.0,
-              doc="odds of a close against an open where both are possible (above 1: shallower)"),
-    )
+    Params = BracketsParams
 
-    def check_consistency(self, params: dict) -> None:
-        if params["length"] % 2:
-            raise UserError(f"task 'brackets': length must be even (brackets in closed pairs), got {params['length']}")
-        weights = params["weights"]
+    def check_consistency(self, p: BracketsParams) -> None:
+        if p.length % 2:
+            raise UserError(f"task 'brackets': length must be even (brackets in closed pairs), got {p.length}")
+        weights = p.weights
         if weights is not None:
             if (len(weights) != len(PAIRS) or
                     not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0 for w in weights)):
-                raise UserError(f"task 'brackets': weights must be 4 numbers >= 0 for (), [], {{}}, <>; got {weights!r}")
-            if sum(_kinds(params)[1]) <= 0:
+                # shown as the config wrote it (a list; the model holds a tuple)
+                raise UserError(f"task 'brackets': weights must be 4 numbers >= 0 for (), [], {{}}, <>; "
+                                f"got {list(weights)!r}")
+            if sum(_kinds(p)[1]) <= 0:
                 raise UserError("task 'brackets': weights give every kind in bracket_types weight 0")
 
-    def iter_cases(self, params: dict, rng: random.Random, count: int) -> Iterator[TestCase]:
+    def cases(self, p: BracketsParams, rng: random.Random, count: int) -> Iterator[TestCase]:
         """Open counts come from shuffled rounds of 1..max_depth, so each is equally frequent."""
-        opens = shuffled_rounds(range(1, max_open(params) + 1), rng)
+        opens = shuffled_rounds(range(1, max_open(p) + 1), rng)
         for _ in range(count):
-            yield self._case(params, next(opens), rng)
+            yield self._case(p, next(opens), rng)
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
-        return self._case(params, rng.randint(1, max_open(params)), rng)
+    def generate(self, p: BracketsParams, rng: random.Random) -> TestCase:
+        return self._case(p, rng.randint(1, max_open(p)), rng)
 
-    def _case(self, params: dict, k: int, rng: random.Random) -> TestCase:
-        shown, closing = _sequence(params, k, rng)
-        _, weights = _kinds(params)
+    def _case(self, p: BracketsParams, k: int, rng: random.Random) -> TestCase:
+        shown, closing = _sequence(p, k, rng)
+        _, weights = _kinds(p)
         return TestCase(
             input=" ".join(shown),
             target=" ".join(closing),
             response_enum=None,
-            guess_chance=round(max(weights) / sum(weights) / max_open(params), 6),
+            guess_chance=round(max(weights) / sum(weights) / max_open(p), 6),
             genresult={"open_at_end": len(closing), "deepest": _deepest(shown),
                        "kinds": "".join(sorted({b for b in shown if b in "([{<"}))},
         )

@@ -19,10 +19,11 @@ answer; such configs measure reading, not tracking (docs/tasks.md).
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Iterator
 
 from resolver.core import UserError
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Task, TestCase, param, register
 from resolver.tasks.base import shuffled_rounds
 from resolver.tasks.vocab import load_json, load_lines, number_words
 
@@ -37,6 +38,16 @@ OPERATIONS = {
     64: "ATTRIBUTE_RELATIVE",
 }
 ALL_OPERATIONS = sum(OPERATIONS)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CarsParams:
+    cars: int = param(5, low=3, high=12, doc="cars in the row")
+    people: int = param(4, low=1, high=12, doc="people seated at the start")
+    moves: int = param(6, low=0, high=60, doc="move sentences")
+    operations: int = param(ALL_OPERATIONS, low=1, high=ALL_OPERATIONS,
+                            doc="bitmask of move kinds: " + ", ".join(f"{k} {v}" for k, v in OPERATIONS.items()))
+    confounders: int = param(2, low=0, high=40, doc="sentences that change nothing")
 
 
 def _article(word: str) -> str:
@@ -212,61 +223,54 @@ def _confounder(lot: _Lot, rng: random.Random) -> str:
 
 
 @register
-class Cars(Task):
+class Cars(Task[CarsParams]):
     name = "cars"
     version = 2  # attributes repeat, attribute-relative moves from the person, last move stateful
     answer_kind = "integer"
     description = ("People sit in a row of parked cars and then move between them. "
                    "Track every move and say which car the named person ends up in.")
     answer_format = "Final Answer: <car number>"
-    params = (
-        Param("cars", int, 5, low=3, high=12, doc="cars in the row"),
-        Param("people", int, 4, low=1, high=12, doc="people seated at the start"),
-        Param("moves", int, 6, low=0, high=60, doc="move sentences"),
-        Param("operations", int, ALL_OPERATIONS, low=1, high=ALL_OPERATIONS,
-              doc="bitmask of move kinds: " + ", ".join(f"{k} {v}" for k, v in OPERATIONS.items())),
-        Param("confounders", int, 2, low=0, high=40, doc="sentences that change nothing"),
-    )
+    Params = CarsParams
 
-    def check_consistency(self, params: dict) -> None:
-        if params["operations"] == 8 and params["people"] < 2:
+    def check_consistency(self, p: CarsParams) -> None:
+        if p.operations == 8 and p.people < 2:
             raise UserError("task 'cars': operations=8 (PERSON_RELATIVE only) needs people >= 2")
 
-    def iter_cases(self, params: dict, rng: random.Random, count: int) -> Iterator[TestCase]:
+    def cases(self, p: CarsParams, rng: random.Random, count: int) -> Iterator[TestCase]:
         """Answers come from shuffled rounds of 1..cars (where a relative kind lets the
         generator steer the last move), so every car is the answer equally often."""
-        answers = shuffled_rounds(range(1, params["cars"] + 1), rng)
+        answers = shuffled_rounds(range(1, p.cars + 1), rng)
         for _ in range(count):
-            yield self._case(params, rng, next(answers))
+            yield self._case(p, rng, next(answers))
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
-        return self._case(params, rng, rng.randint(1, params["cars"]))
+    def generate(self, p: CarsParams, rng: random.Random) -> TestCase:
+        return self._case(p, rng, rng.randint(1, p.cars))
 
-    def _case(self, params: dict, rng: random.Random, answer: int) -> TestCase:
+    def _case(self, p: CarsParams, rng: random.Random, answer: int) -> TestCase:
         """One problem; when a relative kind is enabled and the person moves, they end in
         car `answer` (the last two moves steer there)."""
-        lot, people, start_text = self._seat(params, rng)
+        lot, people, start_text = self._seat(p, rng)
         target = rng.choice(people)
-        enabled = [bit for bit in OPERATIONS if params["operations"] & bit]
+        enabled = [bit for bit in OPERATIONS if p.operations & bit]
         # PERSON_RELATIVE needs someone else to move relative to
         stateful = [op for op in _STATEFUL if op in enabled and (op != 8 or len(people) > 1)]
-        if stateful and params["moves"] == 1 and lot.seats[target] == answer:
+        if stateful and p.moves == 1 and lot.seats[target] == answer:
             # one move must leave the start car: seat the person elsewhere (still uniform)
             lot.seats[target] = rng.choice([c for c in range(1, lot.cars + 1) if c != answer])
-            start_text = [f"{p} is in car {lot.seats[p]}." for p in people]
+            start_text = [f"{who} is in car {lot.seats[who]}." for who in people]
         start = lot.seats[target]
         events, used, target_moves = [], [], 0
-        for i in range(params["moves"]):
-            if stateful and i == params["moves"] - 1:
+        for i in range(p.moves):
+            if stateful and i == p.moves - 1:
                 sentence, op, moved = _final_move(lot, people, target, stateful, rng, answer)
-            elif stateful and i == params["moves"] - 2:
+            elif stateful and i == p.moves - 2:
                 sentence, op, moved = self._set_up(lot, people, target, enabled, stateful, answer, rng)
             else:
                 sentence, op, moved = self._move(lot, people, target, enabled, rng)
             events.append(sentence)
             used.append(OPERATIONS[op])
             target_moves += target in moved
-        for _ in range(params["confounders"]):
+        for _ in range(p.confounders):
             events.insert(rng.randint(0, len(events)), _confounder(lot, rng))
         text = self._render(lot, people, start_seats=start_text, events=events, target=target)
         answer = lot.seats[target]
@@ -275,19 +279,19 @@ class Cars(Task):
             response_enum=[str(i) for i in range(1, lot.cars + 1)],
             guess_chance=1 / lot.cars,
             genresult={"person": target, "start_car": start, "operations": used,
-                       "target_moves": target_moves, "confounders": params["confounders"]},
+                       "target_moves": target_moves, "confounders": p.confounders},
         )
 
-    def _seat(self, params, rng):
-        cars = params["cars"]
+    def _seat(self, p: CarsParams, rng: random.Random):
+        cars = p.cars
         vocab = load_json("cars.json")
         # Colours and brands repeat along the row; each (colour, brand) pair is unique.
         each = max(2, (cars + 1) // 2)
         pairs = [(c, b) for c in rng.sample(vocab["colours"], each) for b in rng.sample(vocab["brands"], each)]
         colours, brands = (list(x) for x in zip(*rng.sample(pairs, cars)))
-        people = rng.sample(load_lines("names.txt"), params["people"])
-        seats = {p: rng.randint(1, cars) for p in people}
-        start_text = [f"{p} is in car {seats[p]}." for p in people]
+        people = rng.sample(load_lines("names.txt"), p.people)
+        seats = {who: rng.randint(1, cars) for who in people}
+        start_text = [f"{who} is in car {seats[who]}." for who in people]
         return _Lot(cars, colours, brands, seats), people, start_text
 
     def _set_up(self, lot, people, target, enabled, stateful, answer, rng):

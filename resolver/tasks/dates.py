@@ -24,7 +24,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass
 
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Task, TestCase, param, register
 from resolver.tasks.vocab import format_options, load_json, load_lines, number_words, option_labels, ordinal
 
 FORMATS = {0: "MM_DD_YYYY", 1: "NATURAL_LANGUAGE", 2: "ORDINAL_DAY_OF_YEAR", 3: "OFFSET_MM_DD_YY"}
@@ -183,37 +183,40 @@ def _question_text(kind: str, when: str, tense: str) -> str:
     return f"{head} is {when}?" if kind == "weekday" else f"What is the date {when}?"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DatesParams:
+    tier: int = param(1, low=0, high=3, doc="question complexity: 0 a few days from today, 1 days/weeks, "
+                      "2 days to years from tomorrow/yesterday, 3 event-relative")
+    format: int = param(1, choices=tuple(FORMATS),
+                        doc="date format: " + ", ".join(f"{k} {v}" for k, v in FORMATS.items()))
+    choice_count: int = param(4, low=2, high=8,
+                              doc="answer options (a weekday question offers at most 7, at tier 0 at most 6)")
+    prob_weekday: float = param(0.25, low=0.0, high=1.0,
+                                doc="chance that a question asks for the day of the week instead of the date")
+
+
 @register
-class Dates(Task):
+class Dates(Task[DatesParams]):
     name = "dates"
     version = 2  # options are a family of neighbouring questions, one asked at random; weekday questions
     answer_kind = "choice"
     description = ("Read the short story, work out the requested date or day of the week and "
                    "choose the matching option.")
     answer_format = "Final Answer: (A) - (Z)"
-    params = (
-        Param("tier", int, 1, low=0, high=3, doc="question complexity: 0 a few days from today, 1 days/weeks, "
-              "2 days to years from tomorrow/yesterday, 3 event-relative"),
-        Param("format", int, 1, choices=tuple(FORMATS),
-              doc="date format: " + ", ".join(f"{k} {v}" for k, v in FORMATS.items())),
-        Param("choice_count", int, 4, low=2, high=8,
-              doc="answer options (a weekday question offers at most 7, at tier 0 at most 6)"),
-        Param("prob_weekday", float, 0.25, low=0.0, high=1.0,
-              doc="chance that a question asks for the day of the week instead of the date"),
-    )
+    Params = DatesParams
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
-        tier, fmt = params["tier"], params["format"]
+    def generate(self, p: DatesParams, rng: random.Random) -> TestCase:
+        tier, fmt = p.tier, p.format
         # Years keep every offset inside 1990..2039, where two-digit years are unambiguous.
         today = dt.date(rng.randint(2003, 2026), rng.randint(1, 12), 1) + dt.timedelta(days=rng.randint(0, 30))
         story, event = _event(today, rng) if tier == 3 else ("", None)
-        kind = "weekday" if rng.random() < params["prob_weekday"] else "date"
+        kind = "weekday" if rng.random() < p.prob_weekday else "date"
         if kind == "date":
-            family = question_family(tier, today, event, params["choice_count"], lambda d: d, rng)
+            family = question_family(tier, today, event, p.choice_count, lambda d: d, rng)
             texts = [format_date(r[2], fmt) for _, r in family]
         else:
             # tier 0 reaches six weekdays (one to four days either way, never today's)
-            count = min(params["choice_count"], 6 if tier == 0 else 7)
+            count = min(p.choice_count, 6 if tier == 0 else 7)
             family = question_family(tier, today, event, count, dt.date.weekday, rng)
             texts = [WEEKDAYS[r[2].weekday()] for _, r in family]
         right = rng.randrange(len(family))

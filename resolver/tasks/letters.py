@@ -17,15 +17,32 @@ the answer alone on a private random stream (resolver.tasks.guess).
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from functools import lru_cache
 
 from resolver.core import UserError
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Task, TestCase, param, register
 from resolver.tasks.guess import mode_rate
 from resolver.tasks.vocab import load_json, load_lines, pick
 
 TIERS = ("common", "uncommon", "rare")
 _SHORTEST, _LONGEST = 1, 20  # the original's word-length range
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LettersParams:
+    letters_common: int = param(1, low=0, high=5, doc="target letters from e t a o i n s r h")
+    letters_uncommon: int = param(0, low=0, high=5, doc="target letters from l d c u m w f g y p b")
+    letters_rare: int = param(0, low=0, high=4, doc="target letters from v k j x q z")
+    min_word_length: int = param(3, low=_SHORTEST, high=_LONGEST, doc="shortest word")
+    max_word_length: int = param(8, low=_SHORTEST, high=_LONGEST, doc="longest word")
+    target_words: int = param(8, low=1, high=200, doc="words in the list to count")
+    confounder_words: int = param(0, low=0, high=200, doc="words in a second list that must be ignored")
+    prob_repeat: float = param(0.0, low=0.0, high=0.9, doc="chance a word repeats an earlier one")
+
+    def letters_per_tier(self) -> dict[str, int]:
+        """How many target letters each frequency tier gives, in TIERS order."""
+        return {"common": self.letters_common, "uncommon": self.letters_uncommon, "rare": self.letters_rare}
 
 
 @lru_cache(maxsize=None)
@@ -72,51 +89,43 @@ def _quote_letters(letters: list[str]) -> str:
 
 
 @register
-class Letters(Task):
+class Letters(Task[LettersParams]):
     name = "letters"
     answer_kind = "integer"
     description = ("Count how many times the given letters occur, in total, in the words of "
                    "the named list. Ignore upper and lower case and count repeated words every time.")
     answer_format = "Final Answer: <integer>"
     version = 2  # v2: word lengths 1..20, honest guess_chance
-    params = (
-        Param("letters_common", int, 1, low=0, high=5, doc="target letters from e t a o i n s r h"),
-        Param("letters_uncommon", int, 0, low=0, high=5, doc="target letters from l d c u m w f g y p b"),
-        Param("letters_rare", int, 0, low=0, high=4, doc="target letters from v k j x q z"),
-        Param("min_word_length", int, 3, low=_SHORTEST, high=_LONGEST, doc="shortest word"),
-        Param("max_word_length", int, 8, low=_SHORTEST, high=_LONGEST, doc="longest word"),
-        Param("target_words", int, 8, low=1, high=200, doc="words in the list to count"),
-        Param("confounder_words", int, 0, low=0, high=200, doc="words in a second list that must be ignored"),
-        Param("prob_repeat", float, 0.0, low=0.0, high=0.9, doc="chance a word repeats an earlier one"),
-    )
+    Params = LettersParams
 
-    def check_consistency(self, params: dict) -> None:
-        if params["min_word_length"] > params["max_word_length"]:
+    def check_consistency(self, p: LettersParams) -> None:
+        if p.min_word_length > p.max_word_length:
             raise UserError("task 'letters': min_word_length must be <= max_word_length, got "
-                            f"{params['min_word_length']} > {params['max_word_length']}")
-        if not _words_between(params["min_word_length"], params["max_word_length"]):
+                            f"{p.min_word_length} > {p.max_word_length}")
+        if not _words_between(p.min_word_length, p.max_word_length):
             raise UserError("task 'letters': no vocabulary word has "
-                            f"{params['min_word_length']}..{params['max_word_length']} letters; widen the range")
-        if not any(params[f"letters_{tier}"] for tier in TIERS):
+                            f"{p.min_word_length}..{p.max_word_length} letters; widen the range")
+        if not any(p.letters_per_tier().values()):
             raise UserError("task 'letters': at least one of letters_common, letters_uncommon, "
                             "letters_rare must be >= 1")
 
-    def _counted(self, params: dict, rng: random.Random):
+    def _counted(self, p: LettersParams, rng: random.Random):
         """The target letters and the list to count (the first draws of every case)."""
         tiers = load_json("letters.json")
-        letters = [c for tier in TIERS for c in rng.sample(tiers[tier], params[f"letters_{tier}"])]
-        low, high = params["min_word_length"], params["max_word_length"]
+        per_tier = p.letters_per_tier()
+        letters = [c for tier in TIERS for c in rng.sample(tiers[tier], per_tier[tier])]
+        low, high = p.min_word_length, p.max_word_length
         pool = _words_between(low, high)
         with_letter = _words_with_any(low, high, frozenset(letters))
-        return letters, pool, self._word_list(pool, with_letter, params["target_words"], params["prob_repeat"], rng)
+        return letters, pool, self._word_list(pool, with_letter, p.target_words, p.prob_repeat, rng)
 
-    def _answer(self, params: dict, rng: random.Random) -> int:
-        letters, _, counted = self._counted(params, rng)
+    def _answer(self, p: LettersParams, rng: random.Random) -> int:
+        letters, _, counted = self._counted(p, rng)
         return _occurrences(counted, letters)
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
-        letters, pool, counted = self._counted(params, rng)
-        ignored = [_style(pick(pool, rng), rng) for _ in range(params["confounder_words"])]
+    def generate(self, p: LettersParams, rng: random.Random) -> TestCase:
+        letters, pool, counted = self._counted(p, rng)
+        ignored = [_style(pick(pool, rng), rng) for _ in range(p.confounder_words)]
         owner, other = rng.sample(load_lines("names.txt"), 2)
         per_letter = {c: sum(w.lower().count(c) for w in counted) for c in letters}
         blocks = [f"{owner}'s words: " + ", ".join(counted)]
@@ -128,7 +137,7 @@ class Letters(Task):
         return TestCase(
             input="\n\n".join(blocks + [question]),
             target=str(sum(per_letter.values())),
-            guess_chance=mode_rate("letters", params, self._answer),
+            guess_chance=mode_rate("letters", p, self._answer),
             genresult={"letters": letters, "per_letter": per_letter, "words": len(counted),
                        "repeats": len(counted) - len({w.lower() for w in counted}),
                        "confounder_words": len(ignored)},

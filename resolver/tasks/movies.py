@@ -24,8 +24,17 @@ from functools import lru_cache
 from itertools import combinations
 
 from resolver.core import UserError
-from resolver.tasks import Param, Task, TestCase, permutation, register
+from resolver.tasks import Task, TestCase, param, permutation, register
 from resolver.tasks.vocab import format_options, load_lines, option_labels
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MoviesParams:
+    reference_count: int = param(
+        4, low=2, high=9, doc="reference group: the liked movies shown plus the right answer (4 lists 3 liked movies)")
+    choice_count: int = param(4, low=2, high=10, doc="answer options")
+    genre_weight: float = param(1.0, low=0.0, high=100.0, doc="relative chance the link is a genre pair")
+    theme_weight: float = param(1.0, low=0.0, high=100.0, doc="relative chance the link is a theme")
 
 
 @dataclass(frozen=True)
@@ -265,13 +274,13 @@ def _wrong_ok(common: _Common, kind: str, sharers: int, answer: tuple, index: in
     return not (kind == "themes" and t == answer[1])
 
 
-def _liked_group(params: dict, links: dict, options: list[int], answer: int, rng: random.Random,
+def _liked_group(p: MoviesParams, links: dict, options: list[int], answer: int, rng: random.Random,
                  strict: bool):
     """(kind, labels, liked films) for an answer among fixed options: reference_count - 1
     films of one of its free criteria, not among the options, against which every other
     option is a fair wrong option (`_wrong_ok`); or None."""
     films = catalogue()
-    need = params["reference_count"] - 1
+    need = p.reference_count - 1
     wrong = [o for o in options if o != answer]
     at = STRICT if strict else LOOSE
     draws = []
@@ -291,15 +300,15 @@ def _liked_group(params: dict, links: dict, options: list[int], answer: int, rng
     return None
 
 
-def _symmetric_problem(params: dict, links: dict, rng: random.Random, strict: bool, every: bool = True):
+def _symmetric_problem(p: MoviesParams, links: dict, rng: random.Random, strict: bool, every: bool = True):
     """Options drawn first, each with a free link; then a liked group for each; only then
     the answer, uniformly among the options that have one, so the options alone never
     tell which it is. `every`: all options must have a group. None if no such set."""
     for _ in range(_SYMMETRIC_TRIES):
-        options = _option_set(links, params["choice_count"], rng, strict)
+        options = _option_set(links, p.choice_count, rng, strict)
         if options is None:
             return None
-        groups = [_liked_group(params, links, options, film, rng, strict) for film in options]
+        groups = [_liked_group(p, links, options, film, rng, strict) for film in options]
         able = [i for i, g in enumerate(groups) if g is not None]
         if able and (len(able) == len(options) or not every):
             pick = rng.choice(able)
@@ -307,12 +316,12 @@ def _symmetric_problem(params: dict, links: dict, rng: random.Random, strict: bo
     return None
 
 
-def _answer_first_problem(params: dict, links: dict, rng: random.Random):
+def _answer_first_problem(p: MoviesParams, links: dict, rng: random.Random):
     """The answer and its liked group first, then wrong options drawn from every film
     that is a fair wrong option for them (when too few films allow a symmetric set)."""
     films = catalogue()
     candidates = sorted(links)
-    need = params["reference_count"] - 1
+    need = p.reference_count - 1
     for _ in range(_ANSWER_FIRST_TRIES):
         answer = rng.choice(candidates)
         kind, labels, _, members, sharers, _ = rng.choice(links[answer])
@@ -322,15 +331,15 @@ def _answer_first_problem(params: dict, links: dict, rng: random.Random):
         scores = common.scores(answer)
         taken = set(liked_ids) | {answer}
         fair = [i for i in range(len(films)) if i not in taken and _wrong_ok(common, kind, sharers, scores, i)]
-        if len(fair) >= params["choice_count"] - 1:
-            options = rng.sample(fair, params["choice_count"] - 1) + [answer]
+        if len(fair) >= p.choice_count - 1:
+            options = rng.sample(fair, p.choice_count - 1) + [answer]
             rng.shuffle(options)
             return options, answer, (kind, labels, [films[i] for i in liked_ids])
     return None
 
 
 @register
-class Movies(Task):
+class Movies(Task[MoviesParams]):
     name = "movies"
     # v2: reference_count counts the answer too (one liked film fewer than v1).
     # v3: every case has one option a film-literate reader would pick (docs/tasks.md#movies):
@@ -342,36 +351,30 @@ class Movies(Task):
     description = ("A user watched and liked the movies listed below. Choose the option that "
                    "belongs with them: the one film that shares what they have in common.")
     answer_format = "Final Answer: (A) - (Z)"
-    params = (
-        Param("reference_count", int, 4, low=2, high=9,
-              doc="reference group: the liked movies shown plus the right answer (4 lists 3 liked movies)"),
-        Param("choice_count", int, 4, low=2, high=10, doc="answer options"),
-        Param("genre_weight", float, 1.0, low=0.0, high=100.0, doc="relative chance the link is a genre pair"),
-        Param("theme_weight", float, 1.0, low=0.0, high=100.0, doc="relative chance the link is a theme"),
-    )
+    Params = MoviesParams
 
-    def check_consistency(self, params: dict) -> None:
-        if params["genre_weight"] + params["theme_weight"] <= 0:
+    def check_consistency(self, p: MoviesParams) -> None:
+        if p.genre_weight + p.theme_weight <= 0:
             raise UserError("task 'movies': genre_weight + theme_weight must be > 0")
         for kind in ("genres", "themes"):
-            weight = params["genre_weight" if kind == "genres" else "theme_weight"]
-            if weight > 0 and not _criteria(kind, params["reference_count"]):
-                raise UserError(f"task 'movies': no {kind} criterion has {params['reference_count']} "
+            weight = p.genre_weight if kind == "genres" else p.theme_weight
+            if weight > 0 and not _criteria(kind, p.reference_count):
+                raise UserError(f"task 'movies': no {kind} criterion has {p.reference_count} "
                                 "films; lower reference_count or set its weight to 0")
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
+    def generate(self, p: MoviesParams, rng: random.Random) -> TestCase:
         films = catalogue()
         # The kind of link first, by its weight, so the weights are the kinds' shares
         # (drawn per option, the kind with more free links would win more often).
-        kind = rng.choices(("genres", "themes"), (params["genre_weight"], params["theme_weight"]))[0]
-        links = _links((kind,), params["reference_count"])
+        kind = rng.choices(("genres", "themes"), (p.genre_weight, p.theme_weight))[0]
+        links = _links((kind,), p.reference_count)
         # Prefer wrong options that share no part of the link; where too few films allow
         # that with every option a possible answer (many options, genre pairs only),
         # a wrong option may share one genre of the pair but ranks below on genres.
-        problem = (_symmetric_problem(params, links, rng, strict=True)
-                   or _symmetric_problem(params, links, rng, strict=False)
-                   or _symmetric_problem(params, links, rng, strict=True, every=False)
-                   or _answer_first_problem(params, links, rng))
+        problem = (_symmetric_problem(p, links, rng, strict=True)
+                   or _symmetric_problem(p, links, rng, strict=False)
+                   or _symmetric_problem(p, links, rng, strict=True, every=False)
+                   or _answer_first_problem(p, links, rng))
         if problem is None:
             raise UserError("task 'movies': no problem found for these parameters; lower choice_count "
                             "or reference_count")

@@ -18,9 +18,10 @@ answer), computed exactly.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from resolver.core import UserError
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Task, TestCase, param, register
 from resolver.tasks.anchors import ANCHOR_DOC, ANCHORS, anchored
 from resolver.tasks.guess import mode_of_uniform_sum
 from resolver.tasks.vocab import load_json, number_words
@@ -60,49 +61,52 @@ def _render(phrases: list[str], anchor: int, rng: random.Random) -> str:
     return "Here is everything I own:\n" + "\n".join(anchored(anchor, phrases, rng))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ObjectsParams:
+    target_items: int = param(4, low=1, high=36, doc="distinct listed items in the target categories")
+    max_count: int = param(4, low=1, high=20, doc="largest quantity of one item")
+    distractor_count: int = param(2, low=0, high=40, doc="items from other categories")
+    target_groups: int = param(1, low=1, high=3, doc="categories asked about")
+    zero_items: int = param(0, low=0, high=8, doc="target-category items listed with quantity zero")
+    prob_adjective: float = param(0.3, low=0.0, high=1.0, doc="chance of an adjective before an item")
+    prob_words: float = param(0.5, low=0.0, high=1.0, doc="chance a quantity is written in words")
+    anchor: int = param(0, choices=tuple(ANCHORS),
+                        doc=f"list anchor format: {ANCHOR_DOC} (0 writes one prose sentence)")
+
+
 @register
-class Objects(Task):
+class Objects(Task[ObjectsParams]):
     name = "objects"
     answer_kind = "integer"
     description = ("Someone lists the things they own. Count how many items of the asked-about "
                    "categories they have in total, taking every quantity into account.")
     answer_format = "Final Answer: <integer>"
     version = 2  # v2: ambiguous items dropped, nine-value anchors, honest guess_chance
-    params = (
-        Param("target_items", int, 4, low=1, high=36, doc="distinct listed items in the target categories"),
-        Param("max_count", int, 4, low=1, high=20, doc="largest quantity of one item"),
-        Param("distractor_count", int, 2, low=0, high=40, doc="items from other categories"),
-        Param("target_groups", int, 1, low=1, high=3, doc="categories asked about"),
-        Param("zero_items", int, 0, low=0, high=8, doc="target-category items listed with quantity zero"),
-        Param("prob_adjective", float, 0.3, low=0.0, high=1.0, doc="chance of an adjective before an item"),
-        Param("prob_words", float, 0.5, low=0.0, high=1.0, doc="chance a quantity is written in words"),
-        Param("anchor", int, 0, choices=tuple(ANCHORS),
-              doc=f"list anchor format: {ANCHOR_DOC} (0 writes one prose sentence)"),
-    )
+    Params = ObjectsParams
 
-    def check_consistency(self, params: dict) -> None:
-        capacity = _SMALLEST_DOMAIN * params["target_groups"]
-        if params["target_items"] < params["target_groups"]:
+    def check_consistency(self, p: ObjectsParams) -> None:
+        capacity = _SMALLEST_DOMAIN * p.target_groups
+        if p.target_items < p.target_groups:
             raise UserError("task 'objects': target_items must be >= target_groups, got "
-                            f"{params['target_items']} < {params['target_groups']}")
-        if params["target_items"] + params["zero_items"] > capacity:
+                            f"{p.target_items} < {p.target_groups}")
+        if p.target_items + p.zero_items > capacity:
             raise UserError(f"task 'objects': target_items + zero_items must be <= {capacity} "
-                            f"for target_groups={params['target_groups']}")
+                            f"for target_groups={p.target_groups}")
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
+    def generate(self, p: ObjectsParams, rng: random.Random) -> TestCase:
         vocab = load_json("objects.json")
         domains = vocab["domains"]
-        targets = rng.sample(sorted(domains), params["target_groups"])
+        targets = rng.sample(sorted(domains), p.target_groups)
         others = [d for d in sorted(domains) if d not in targets]
-        picked = self._target_items(domains, targets, params["target_items"] + params["zero_items"], rng)
-        counted, zeros = picked[: params["target_items"]], picked[params["target_items"]:]
-        distractors = rng.sample([(d, item) for d in others for item in domains[d]], params["distractor_count"])
-        entries = [(d, item, rng.randint(1, params["max_count"])) for d, item in counted]
+        picked = self._target_items(domains, targets, p.target_items + p.zero_items, rng)
+        counted, zeros = picked[: p.target_items], picked[p.target_items:]
+        distractors = rng.sample([(d, item) for d in others for item in domains[d]], p.distractor_count)
+        entries = [(d, item, rng.randint(1, p.max_count)) for d, item in counted]
         entries += [(d, item, 0) for d, item in zeros]
-        entries += [(d, item, rng.randint(1, params["max_count"])) for d, item in distractors]
+        entries += [(d, item, rng.randint(1, p.max_count)) for d, item in distractors]
         rng.shuffle(entries)
-        phrases = [_phrase(item, q, rng.choice(vocab["adjectives"]) if rng.random() < params["prob_adjective"]
-                           else None, rng.random() < params["prob_words"]) for _, item, q in entries]
+        phrases = [_phrase(item, q, rng.choice(vocab["adjectives"]) if rng.random() < p.prob_adjective
+                           else None, rng.random() < p.prob_words) for _, item, q in entries]
         if len(targets) == 1:
             question = f"How many {vocab['question_labels'][targets[0]]} do I have?"
         else:  # domain names read naturally after "count as": "fruits or furniture"
@@ -110,10 +114,10 @@ class Objects(Task):
             question = f"How many things do I have in total that count as {names}?"
         total = sum(q for d, _, q in entries if d in targets)
         return TestCase(
-            input=f"{_render(phrases, params['anchor'], rng)}\n\n{question}",
+            input=f"{_render(phrases, p.anchor, rng)}\n\n{question}",
             target=str(total),
-            guess_chance=mode_of_uniform_sum(params["target_items"], params["max_count"]),
-            genresult={"target_groups": targets, "anchor": ANCHORS[params["anchor"]],
+            guess_chance=mode_of_uniform_sum(p.target_items, p.max_count),
+            genresult={"target_groups": targets, "anchor": ANCHORS[p.anchor],
                        "items": len(entries), "target_items": len(counted),
                        "zero_items": len(zeros), "distractors": len(entries) - len(counted) - len(zeros)},
         )

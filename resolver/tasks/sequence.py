@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass
 
 from resolver.core import UserError
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Task, TestCase, param, register
 
 RULE_KINDS = {1: "SKIP", 2: "MODULO", 4: "CONDITIONS"}
 SHOWN = 4
@@ -93,36 +93,39 @@ def _every_rule_matters(start, step, rules, total, numbers) -> bool:
     return all(run(start, step, rules[:i] + rules[i + 1:], total) != numbers for i in range(len(rules)))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SequenceParams:
+    seq_length: int = param(5, low=1, high=60, doc="numbers to continue with")
+    num_rules: int = param(1, low=0, high=4, doc="interfering rules on top of the base step")
+    rule_enable: int = param(7, low=1, high=7,
+                             doc="bitmask of rule kinds: " + ", ".join(f"{k} {v}" for k, v in RULE_KINDS.items()))
+
+
 @register
-class Sequence(Task):
+class Sequence(Task[SequenceParams]):
     name = "sequence"
     answer_kind = "numbers"
     description = ("A number sequence follows the rules given. Apply every rule exactly as stated and "
                    "continue the sequence.")
     answer_format = "Final Answer: followed by the numbers, separated by commas"
-    params = (
-        Param("seq_length", int, 5, low=1, high=60, doc="numbers to continue with"),
-        Param("num_rules", int, 1, low=0, high=4, doc="interfering rules on top of the base step"),
-        Param("rule_enable", int, 7, low=1, high=7,
-              doc="bitmask of rule kinds: " + ", ".join(f"{k} {v}" for k, v in RULE_KINDS.items())),
-    )
+    Params = SequenceParams
 
-    def check_consistency(self, params: dict) -> None:
-        if params["rule_enable"] == 1 and params["num_rules"] > 3:
+    def check_consistency(self, p: SequenceParams) -> None:
+        if p.rule_enable == 1 and p.num_rules > 3:
             raise UserError("task 'sequence': with rule_enable=1 (SKIP only) num_rules must be <= 3")
-        if params["rule_enable"] == 2 and params["num_rules"] > 1:
+        if p.rule_enable == 2 and p.num_rules > 1:
             raise UserError("task 'sequence': with rule_enable=2 (MODULO only) num_rules must be <= 1")
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
-        kinds = [name for bit, name in RULE_KINDS.items() if params["rule_enable"] & bit]
-        total = SHOWN + params["seq_length"]
+    def generate(self, p: SequenceParams, rng: random.Random) -> TestCase:
+        kinds = [name for bit, name in RULE_KINDS.items() if p.rule_enable & bit]
+        total = SHOWN + p.seq_length
         for attempt in range(60):
             start, step = rng.randint(0, 30), rng.randint(2, 11)
-            rules = list(dict.fromkeys(_draw_rules(kinds, params["num_rules"], rng)))
+            rules = list(dict.fromkeys(_draw_rules(kinds, p.num_rules, rng)))
             numbers = run(start, step, rules, total)
             # Redraw sets that write almost nothing, repeat a rule, or hold a rule that
             # never changes the answer (late attempts accept idle rules rather than loop).
-            if numbers is not None and len(rules) == params["num_rules"] and _moves(numbers) and (
+            if numbers is not None and len(rules) == p.num_rules and _moves(numbers) and (
                     attempt >= 40 or _every_rule_matters(start, step, rules, total, numbers)):
                 break
         assert numbers is not None, "60 rule sets in a row that write too few numbers"
@@ -130,7 +133,7 @@ class Sequence(Task):
         lines += [f"Rule {i}: {r.text()}" for i, r in enumerate(rules, 1)]
         shown = ", ".join(map(str, numbers[:SHOWN]))
         lines.append(f"Rules are applied in the order given. The sequence written down so far is: {shown}")
-        lines.append(f"Write down the next {params['seq_length']} numbers of the sequence.")
+        lines.append(f"Write down the next {p.seq_length} numbers of the sequence.")
         return TestCase(
             input="\n".join(lines),
             target=", ".join(map(str, numbers[SHOWN:])),

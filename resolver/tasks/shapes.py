@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass
 
 from resolver.core import UserError
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Task, TestCase, param, register
 from resolver.tasks.vocab import format_options, load_json, option_labels
 
 SHAPES = {s["id"]: s["name"] for s in load_json("shapes.json")["shapes"]}
@@ -155,42 +156,45 @@ def render_path(start, commands, closed, place: _Placement, relative: bool) -> s
     return " ".join(parts)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShapesParams:
+    shape_type: int = param(-1, low=-1, high=11, doc="shape drawn (-1 = any): "
+                            + ", ".join(f"{k} {v.upper()}" for k, v in SHAPES.items()))
+    choice_count: int = param(6, low=2, high=12, doc="shape names offered")
+    max_rotation: float = param(360.0, low=0.0, high=360.0, doc="largest rotation in degrees")
+    min_scale: float = param(30.0, low=10.0, high=1000.0, doc="smallest size in units")
+    max_scale: float = param(90.0, low=10.0, high=1000.0, doc="largest size in units")
+    max_offset: float = param(50.0, low=0.0, high=1000.0, doc="largest shift of the centre on each axis")
+    split_edges: int = param(0, low=0, high=4, doc="extra collinear points per edge / arc pieces")
+    relative: int = param(0, choices=(0, 1), doc="1 = relative (lowercase) path commands")
+
+
 @register
-class Shapes(Task):
+class Shapes(Task[ShapesParams]):
     name = "shapes"
     answer_kind = "choice"
     description = ("An SVG path draws one shape. Work out which shape it is; when several "
                    "names fit, choose the most specific one.")
     answer_format = "Final Answer: (A) - (Z)"
-    params = (
-        Param("shape_type", int, -1, low=-1, high=11,
-              doc="shape drawn (-1 = any): " + ", ".join(f"{k} {v.upper()}" for k, v in SHAPES.items())),
-        Param("choice_count", int, 6, low=2, high=12, doc="shape names offered"),
-        Param("max_rotation", float, 360.0, low=0.0, high=360.0, doc="largest rotation in degrees"),
-        Param("min_scale", float, 30.0, low=10.0, high=1000.0, doc="smallest size in units"),
-        Param("max_scale", float, 90.0, low=10.0, high=1000.0, doc="largest size in units"),
-        Param("max_offset", float, 50.0, low=0.0, high=1000.0, doc="largest shift of the centre on each axis"),
-        Param("split_edges", int, 0, low=0, high=4, doc="extra collinear points per edge / arc pieces"),
-        Param("relative", int, 0, choices=(0, 1), doc="1 = relative (lowercase) path commands"),
-    )
+    Params = ShapesParams
 
-    def check_consistency(self, params: dict) -> None:
-        if params["min_scale"] > params["max_scale"]:
+    def check_consistency(self, p: ShapesParams) -> None:
+        if p.min_scale > p.max_scale:
             raise UserError("task 'shapes': min_scale must be <= max_scale, got "
-                            f"{params['min_scale']} > {params['max_scale']}")
+                            f"{p.min_scale} > {p.max_scale}")
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
-        shape = params["shape_type"] if params["shape_type"] >= 0 else rng.choice(sorted(SHAPES))
-        extra = params["split_edges"]
+    def generate(self, p: ShapesParams, rng: random.Random) -> TestCase:
+        shape = p.shape_type if p.shape_type >= 0 else rng.choice(sorted(SHAPES))
+        extra = p.split_edges
         start, commands, closed = _canonical(shape, rng, extra)
         commands = _split_lines(start, commands, closed, extra, rng)
-        rotation = math.radians(rng.uniform(0, params["max_rotation"]))
-        place = _Placement(rotation, rng.uniform(params["min_scale"], params["max_scale"]),
-                           rng.uniform(-params["max_offset"], params["max_offset"]),
-                           rng.uniform(-params["max_offset"], params["max_offset"]))
-        path = render_path(start, commands, closed, place, bool(params["relative"]))
+        rotation = math.radians(rng.uniform(0, p.max_rotation))
+        place = _Placement(rotation, rng.uniform(p.min_scale, p.max_scale),
+                           rng.uniform(-p.max_offset, p.max_offset),
+                           rng.uniform(-p.max_offset, p.max_offset))
+        path = render_path(start, commands, closed, place, bool(p.relative))
         names = [SHAPES[shape]] + rng.sample([n for k, n in SHAPES.items() if k != shape],
-                                             params["choice_count"] - 1)
+                                             p.choice_count - 1)
         rng.shuffle(names)
         labels = option_labels(len(names))
         text = (f'This SVG path element draws a single shape:\n<path d="{path}" fill="none" stroke="black" />\n\n'
@@ -200,5 +204,5 @@ class Shapes(Task):
             guess_chance=1 / len(labels),
             genresult={"shape": SHAPES[shape], "commands": len(commands) + 1 + closed,
                        "rotation_deg": round(math.degrees(rotation), 1), "scale": round(place.scale, 1),
-                       "relative": bool(params["relative"]), "split_edges": extra},
+                       "relative": bool(p.relative), "split_edges": extra},
         )

@@ -18,53 +18,56 @@ one swap) and "answer their starting item" would beat 1 / length.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Task, TestCase, param, register
 from resolver.tasks.anchors import ANCHOR_DOC, ANCHORS, anchored
 from resolver.tasks.vocab import format_options, load_json, load_lines, number_words, option_labels
 
 MAX_PEOPLE = 16
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShuffleParams:
+    length: int = param(5, low=2, high=MAX_PEOPLE, doc="people (and items)")
+    max_depth: int = param(5, low=0, high=100, doc="swaps")
+    confounding_count: int = param(0, low=0, high=50, doc="sentences that change nothing")
+    anchor: int = param(0, choices=tuple(ANCHORS), doc="list markers in front of the statements: " + ANCHOR_DOC)
+
+
 @register
-class Shuffle(Task):
+class Shuffle(Task[ShuffleParams]):
     name = "shuffle"
     version = 3  # the asked person ends with their own item 1 time in `length` (was 1/3 at 6 people, 1 swap)
     answer_kind = "choice"
     description = ("Several people each start with one item and then swap items in pairs. "
                    "Follow every swap and say what the named person has at the end.")
     answer_format = "Final Answer: (A) - (Z)"
-    params = (
-        Param("length", int, 5, low=2, high=MAX_PEOPLE, doc="people (and items)"),
-        Param("max_depth", int, 5, low=0, high=100, doc="swaps"),
-        Param("confounding_count", int, 0, low=0, high=50, doc="sentences that change nothing"),
-        Param("anchor", int, 0, choices=tuple(ANCHORS),
-              doc="list markers in front of the statements: " + ANCHOR_DOC),
-    )
+    Params = ShuffleParams
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
+    def generate(self, p: ShuffleParams, rng: random.Random) -> TestCase:
         vocab = load_json("shuffle.json")
         theme_name = rng.choice(sorted(vocab["themes"]))
         theme = vocab["themes"][theme_name]
-        n = params["length"]
+        n = p.length
         people = rng.sample(load_lines("names.txt"), n)
         items = rng.sample(theme["items"], n)
         holding = dict(zip(people, items))
         asked = rng.choice(people)
-        opening = [theme["holds"].format(person=p, item=holding[p]) + "." for p in people]
-        swaps = _swaps(people, asked, params["max_depth"], rng)
+        opening = [theme["holds"].format(person=who, item=holding[who]) + "." for who in people]
+        swaps = _swaps(people, asked, p.max_depth, rng)
         touched = 0
         for a, b in swaps:
             holding[a], holding[b] = holding[b], holding[a]
             touched += asked in (a, b)
         events = [rng.choice(theme["swap"]).format(a=a, b=b) for a, b in swaps]
-        for _ in range(params["confounding_count"]):
+        for _ in range(p.confounding_count):
             a, b = rng.sample(people, 2)
             events.insert(rng.randint(0, len(events)), rng.choice(vocab["confounders"]).format(a=a, b=b))
         options = list(items)
         rng.shuffle(options)
         labels = option_labels(n)
-        statements = anchored(params["anchor"], opening + events, rng)
+        statements = anchored(p.anchor, opening + events, rng)
         intro = theme["intro"].format(n=number_words(n))
         story = intro[0].upper() + intro[1:] + "\n" + "\n".join(statements[:n])
         if events:
@@ -73,8 +76,8 @@ class Shuffle(Task):
         return TestCase(
             input=text, target=labels[options.index(holding[asked])], response_enum=labels,
             guess_chance=1 / n,
-            genresult={"theme": theme_name, "anchor": ANCHORS[params["anchor"]], "person": asked,
-                       "swaps_with_person": touched, "confounders": params["confounding_count"]},
+            genresult={"theme": theme_name, "anchor": ANCHORS[p.anchor], "person": asked,
+                       "swaps_with_person": touched, "confounders": p.confounding_count},
         )
 
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from dataclasses import dataclass
 
 from resolver.core import UserError
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Task, TestCase, param, register
 from resolver.tasks.vocab import load_lines, pick
 
 MAX_COPIES = 3  # the most times one word (ignoring case) occurs in a list
@@ -40,44 +41,47 @@ def _mutate(word: str, prob: float, rng: random.Random) -> str:
     return "".join(letters)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SortParams:
+    length: int = param(8, low=2, high=200, doc="words to sort")
+    prob_mutation: float = param(0.0, low=0.0, high=1.0, doc="chance a word gets random capitals")
+    prob_duplication: float = param(0.0, low=0.0, high=0.9,
+                                    doc=f"chance a word repeats an earlier one (each word at most {MAX_COPIES} times)")
+    input_sep: str = param("\n", choices=tuple(SEPARATORS),
+                           doc="how the input words are separated: a newline, a space or a comma and a space")
+    vocabulary: str = param("words", choices=tuple(VOCABULARIES),
+                            doc="word source: words (common nouns, with shared-prefix clusters) or names (first names)")
+
+
 @register
-class Sort(Task):
+class Sort(Task[SortParams]):
     name = "sort"
     answer_kind = "list"
     description = ("Sort the words alphabetically, ignoring upper and lower case. Keep every word, "
                    "including repeats, and write each word as it is given.")
     answer_format = "Final Answer: followed by the sorted words, one per line"
-    params = (
-        Param("length", int, 8, low=2, high=200, doc="words to sort"),
-        Param("prob_mutation", float, 0.0, low=0.0, high=1.0, doc="chance a word gets random capitals"),
-        Param("prob_duplication", float, 0.0, low=0.0, high=0.9,
-              doc=f"chance a word repeats an earlier one (each word at most {MAX_COPIES} times)"),
-        Param("input_sep", str, "\n", choices=tuple(SEPARATORS),
-              doc="how the input words are separated: a newline, a space or a comma and a space"),
-        Param("vocabulary", str, "words", choices=tuple(VOCABULARIES),
-              doc="word source: words (common nouns, with shared-prefix clusters) or names (first names)"),
-    )
+    Params = SortParams
     version = 3  # 3: honest guess_chance (a blind reordering's chance)
 
-    def check_consistency(self, params: dict) -> None:
-        room = MAX_COPIES * len(load_lines(VOCABULARIES[params["vocabulary"]]))
-        if params["length"] > room:
-            raise UserError(f"task 'sort': length {params['length']} is more than vocabulary "
-                            f"{params['vocabulary']!r} can fill ({room} words at most)")
+    def check_consistency(self, p: SortParams) -> None:
+        room = MAX_COPIES * len(load_lines(VOCABULARIES[p.vocabulary]))
+        if p.length > room:
+            raise UserError(f"task 'sort': length {p.length} is more than vocabulary "
+                            f"{p.vocabulary!r} can fill ({room} words at most)")
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
-        vocab = load_lines(VOCABULARIES[params["vocabulary"]])
+    def generate(self, p: SortParams, rng: random.Random) -> TestCase:
+        vocab = load_lines(VOCABULARIES[p.vocabulary])
         words: list[str] = []
         copies: dict[str, int] = {}   # a word as listed in the vocabulary -> times used
-        for _ in range(params["length"]):
+        for _ in range(p.length):
             base = None
-            if words and rng.random() < params["prob_duplication"]:
+            if words and rng.random() < p.prob_duplication:
                 open_words = sorted(w for w, n in copies.items() if n < MAX_COPIES)
                 base = pick(open_words, rng) if open_words else None
             while base is None or copies.get(base, 0) >= MAX_COPIES:
                 base = pick(vocab, rng)
             copies[base] = copies.get(base, 0) + 1
-            words.append(_mutate(base, params["prob_mutation"], rng))
+            words.append(_mutate(base, p.prob_mutation, rng))
         ordered = sorted(words, key=str.lower)
         # An input already in order would be answered by copying it (1 in 24 at length 4,
         # more with repeats): shuffle it until it is not, whenever two words differ.
@@ -85,7 +89,7 @@ class Sort(Task):
             rng.shuffle(words)
         return TestCase(
             guess_chance=_blind_order_chance(words),
-            input="Words:\n" + SEPARATORS[params["input_sep"]].join(words),
+            input="Words:\n" + SEPARATORS[p.input_sep].join(words),
             target="\n".join(ordered),
             genresult={"length": len(words), "mutated": sum(w != w.lower() for w in words),
                        "duplicates": len(words) - len({w.lower() for w in words}),

@@ -16,14 +16,23 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 
-from resolver.tasks import Param, Task, TestCase, register
+from resolver.tasks import Task, TestCase, param, register
 from resolver.tasks.guess import DRAWS, mode_rate
 from resolver.tasks.vocab import load_json
 
 FORMATS = ("markdown", "csv", "tsv", "json", "jsonl", "html")
 OPERATIONS = ("count", "sum", "max", "min", "lookup")
 MAX_ROWS = 3000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TablesParams:
+    num_rows: int = param(10, low=1, high=MAX_ROWS, doc="table rows")
+    num_cols: int = param(4, low=2, high=13, doc="columns including the product name")
+    format: str = param("markdown", choices=FORMATS, doc="how the table is written")
+    operation: str = param("count", choices=OPERATIONS, doc="what the question asks")
 
 
 def _product_names(count: int, rng: random.Random) -> list[str]:
@@ -159,11 +168,11 @@ def _question(op, header, rows, columns, rng):
     return question, answer, kind, _TRIES, value_col
 
 
-def _problem(params, rng):
-    columns = _columns(params["num_cols"], rng)
+def _problem(p: TablesParams, rng: random.Random):
+    columns = _columns(p.num_cols, rng)
     header = ["product"] + [c["name"] for c in columns]
-    rows = _rows(_product_names(params["num_rows"], rng), columns, rng)
-    return header, rows, _question(params["operation"], header, rows, columns, rng)
+    rows = _rows(_product_names(p.num_rows, rng), columns, rng)
+    return header, rows, _question(p.operation, header, rows, columns, rng)
 
 
 def _pick_chance(op: str, rows: list, value_col: int) -> float:
@@ -176,35 +185,30 @@ def _pick_chance(op: str, rows: list, value_col: int) -> float:
     return 1 / max(1, values - (op != "lookup"))
 
 
-def honest_guess(params: dict) -> float:
+def honest_guess(p: TablesParams) -> float:
     """The best constant answer's rate at these parameters (counts of a few rows and
     lookups of a 1..5 rating cluster). Estimated from draws of the answer alone; big
     tables get fewer draws (their answers are spread out, so the rate is small)."""
-    draws = max(200, min(DRAWS, 200_000 // (params["num_rows"] * params["num_cols"])))
-    return mode_rate("tables", params, lambda p, r: _problem(p, r)[2][1], draws)
+    draws = max(200, min(DRAWS, 200_000 // (p.num_rows * p.num_cols)))
+    return mode_rate("tables", p, lambda q, r: _problem(q, r)[2][1], draws)
 
 
 @register
-class Tables(Task):
+class Tables(Task[TablesParams]):
     name = "tables"
     answer_kind = "number"
     description = "Answer the question about the table. Read every row that matters."
     answer_format = "Final Answer: <number>"
     version = 2  # v2: degenerate filters redrawn, thresholds that do not leak, honest guess_chance
-    params = (
-        Param("num_rows", int, 10, low=1, high=MAX_ROWS, doc="table rows"),
-        Param("num_cols", int, 4, low=2, high=13, doc="columns including the product name"),
-        Param("format", str, "markdown", choices=FORMATS, doc="how the table is written"),
-        Param("operation", str, "count", choices=OPERATIONS, doc="what the question asks"),
-    )
+    Params = TablesParams
 
-    def generate(self, params: dict, rng: random.Random) -> TestCase:
-        header, rows, (question, answer, filter_kind, redraws, value_col) = _problem(params, rng)
-        table = render_table(header, rows, params["format"])
+    def generate(self, p: TablesParams, rng: random.Random) -> TestCase:
+        header, rows, (question, answer, filter_kind, redraws, value_col) = _problem(p, rng)
+        table = render_table(header, rows, p.format)
         return TestCase(
-            input=f"Here is a table of products ({params['format']}):\n\n{table}\n\n{question}",
+            input=f"Here is a table of products ({p.format}):\n\n{table}\n\n{question}",
             target=str(answer),
-            guess_chance=max(honest_guess(params), _pick_chance(params["operation"], rows, value_col)),
-            genresult={"operation": params["operation"], "format": params["format"],
+            guess_chance=max(honest_guess(p), _pick_chance(p.operation, rows, value_col)),
+            genresult={"operation": p.operation, "format": p.format,
                        "filter": filter_kind, "columns": header, "redraws": redraws},
         )
