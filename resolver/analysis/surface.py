@@ -89,10 +89,3 @@ def surface_table(points: pd.DataFrame, view: TaskView, mode: str = "C_P") -> pd
     agg = part.groupby(["eval_id", x, y], sort=True)[COUNTERS].sum().reset_index()
     agg["points"] = part.groupby(["eval_id", x, y], sort=True).size().to_numpy()
     return add_statistics(agg, mode)
-
-
-def surface_data(db, views: list[TaskView], filters=None, mode: str = "C_P") -> dict[str, pd.DataFrame]:
-    """{view ident: surface_table} for every given 2-D view, from one query."""
-    columns = ["id", "eval_id", "base_task", *COUNTERS, *view_columns(views)]
-    points = db.points(filters, columns=list(dict.fromkeys(columns)))
-    return {view.ident: surface_table(points, view, mode) for view in views}

@@ -33,7 +33,6 @@ from resolver.core import write_text_atomic
 from resolver.records import safe_name
 from resolver.tasks import skipped_guess_rates
 
-SAMPLES = 8             # cases averaged per mean measurement
 CEILING_SAMPLES = 16    # cases per ceiling measurement (what calibration searches on)
 TAIL_SDS = 3.5          # the longest of ~500 cases sits about 3 standard deviations above the mean
 CACHE_VERSION = 2       # bump when the measurement changes meaning (2: ceiling, not mean)
@@ -78,11 +77,6 @@ def prompt_tokens(task, params: dict, tokenizer, template, samples: int) -> list
     with skipped_guess_rates():  # lengths only: guess_chance does not change the prompt
         cases = task.generate_cases(valid, random.Random(step_seed(params)), samples)
     return [count_prompt_tokens(tokenizer, _messages(task, valid, c, template)) for c in cases]
-
-
-def mean_prompt_tokens(task, params: dict, tokenizer, template, samples: int = SAMPLES) -> float:
-    """Mean prompt length of the first `samples` cases of the step with these params."""
-    return statistics.fmean(prompt_tokens(task, params, tokenizer, template, samples))
 
 
 def ceiling_prompt_tokens(task, params: dict, tokenizer, template, samples: int = CEILING_SAMPLES) -> float:
