@@ -6,9 +6,6 @@ import pandas as pd
 
 from resolver.core import UserError, compile_search
 
-EVAL_FIELDS = ("eval_id", "label", "model", "template", "sampler", "groups", "hf_id", "points", "samples",
-               "grader_version", "task_versions")
-
 
 def parse_tag_list(text: str | None) -> list:
     """'size:small,arch:moe' -> ['size:small', 'arch:moe'] (items must be key:value)."""
@@ -23,7 +20,7 @@ def parse_tag_list(text: str | None) -> list:
 
 def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals=(), search: str | None = None,
                tags=()) -> list:
-    """Evals as dicts (EVAL_FIELDS), filtered by --search (model or label) and tags (AND).
+    """Evals as dicts (_eval_row's keys), filtered by --search (model or label) and tags (AND).
 
     `evals` is the PointsDB evals table; `counts` has eval_id, points, samples;
     `dataset_evals` (EvalSpec) adds evals the dataset names that have no points yet.

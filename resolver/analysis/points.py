@@ -15,7 +15,6 @@ from resolver.core import UserError, choices_text
 
 POINT_FIELDS = ["id", "eval_id", "model", "template", "sampler", "base_task", "task", "params", "manifold",
                 "correct", "incorrect", "invalid", "truncated", "guess_sum", "completion_tokens_sum"]
-RESULT_COLUMNS = ["adjusted_center", "adjusted_margin", "correct", "incorrect", "invalid", "truncated"]
 
 
 def param_frame(points: pd.DataFrame) -> pd.DataFrame:

@@ -36,7 +36,6 @@ __all__ = ["DENSITIES", "ExperimentConfig", "ManifoldEntry", "MAX_CONFIG_POINTS"
            "step_seed", "thin"]
 
 DENSITIES = ("normal", "lowdef", "corner")
-DEFAULT_PRECISION = {"default": {"count": 32, "maxrounds": 1, "target_margin": 0.05}}
 
 
 @dataclass(frozen=True)

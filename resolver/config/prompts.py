@@ -47,7 +47,6 @@ from resolver.core import UserError, choices_text, file_not_found, read_json_fil
 from resolver.core.typed import FileModel, at, first_problem, validate_file
 
 PLACEHOLDERS = ("task_description", "answer_format", "input", "examples")
-ROLES = ("system", "user", "assistant")
 EXAMPLES_ROLE = "examples"
 DEFAULT_SHOTS = 3
 DEFAULT_EXAMPLE_ANSWER = "Final Answer: {target}"
@@ -219,7 +218,6 @@ STANDARD_PARAMS = {"temperature", "top_p", "max_tokens", "max_completion_tokens"
                    "frequency_penalty", "seed", "stop", "n", "logprobs", "top_logprobs", "logit_bias",
                    "reasoning_effort", "response_format"}
 RUNNER_PARAMS = {"stop_loops"}     # read by the runner, never sent
-EXTRA_PARAMS = set(SamplerFile.model_fields) - STANDARD_PARAMS - RUNNER_PARAMS - {"extra_body"}
 _RANGE_CHECKED = {"temperature", "top_p", "min_p", "presence_penalty", "frequency_penalty", "repetition_penalty",
                   "max_tokens", "max_completion_tokens", "n", "min_tokens", "top_k"}
 SamplerFile.field_messages = {

@@ -24,7 +24,6 @@ SCORE_MODE = "E_I"                   # the mode the ReasonScore's cells use (res
 TRUNCATION_MARK_ABOVE = scores.TRUNCATION_SHOWN_ABOVE
 HATCH = "repeating-linear-gradient(45deg, rgba(60,60,60,.30) 0 2px, transparent 2px 7px)"
 BEST_BORDER = "3px solid #1f4e9c"
-FIXED = ("_rank", "_model", "_score", "_tokens", "_ratio", "_grader")
 HELP = {
     "score": "ReasonScore: 1000 × the geometric mean over every (tier, group) cell of the cell's adjusted score "
              "(E_I center + margin − truncated share, floored at 0.01). * = some cell incomplete or missing.",

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 from resolver.core import UserError
 
 DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORTS = {"leaderboard": 8050, "explorer": 8051, "spiderweb": 8051}
 # Where the other apps are linked to by default: explorer first on 8051, then spiderweb on the next free port.
 DEFAULT_LINK_PORTS = {"leaderboard": 8050, "explorer": 8051, "spiderweb": 8052}
 PORT_SEARCH = 50            # how many ports above the default are tried when it is busy
