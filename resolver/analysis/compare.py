@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from resolver import stats
-from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP
+from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP, label_missing
 from resolver.analysis.scores import DEGREE_COLUMN, group_order, tier_name
 from resolver.core import UserError
 from resolver.stats import paired
@@ -41,7 +41,6 @@ def point_frame(db, a: str, b: str, filters=None, group_by: str = "base_task") -
     items = dict(parse_filters(filters or {}).items)
     items["eval_id"] = [a, b]
     columns = list(dict.fromkeys(_POINT_COLUMNS + [group_by]))
-    from resolver.analysis.common import label_missing
 
     # points without the group dimension form a "(none)" group; a dimension no point has is an error
     return label_missing(db.points(items, columns=columns, decode_json=False), [group_by])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from resolver.core import UserError, compile_search
+from resolver.core import UserError, compile_search, markdown_table, plain_table
 
 
 def parse_tag_list(text: str | None) -> list:
@@ -138,7 +138,6 @@ def list_tasks(counts: pd.DataFrame, config=None, search: str | None = None) -> 
 def evals_text(rows: list, fmt: str) -> str:
     """evals as a terminal table, markdown table or JSON."""
     from resolver.analysis.common import to_json
-    from resolver.core import markdown_table, plain_table
 
     if fmt == "json":
         return to_json(rows)
@@ -172,8 +171,6 @@ def _label_text(row: dict) -> str:
 
 def tasks_markdown(rows: list, description: str = "") -> str:
     """The tasks table; `description`: the experiment config's own, shown above it."""
-    from resolver.core import markdown_table
-
     cells = [[r["base_task"], _label_text(r), r["points"], r["evals"],
               "<br>".join(_view_text(v) for v in r["views"]) or "—"] for r in rows]
     head = "# Tasks\n\n" + (f"{description}\n\n" if description else "")

@@ -23,7 +23,7 @@ import pandas as pd
 
 from resolver import stats
 from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
-from resolver.core import UserError
+from resolver.core import UserError, markdown_table
 
 DEGREE_COLUMN = "manifold.degree"
 TIER_NAMES = {0: "easy", 1: "medium", 2: "hard"}
@@ -395,7 +395,6 @@ def scores_markdown(results: list, title: str = "ReasonScore", show_token_counts
     """The docs/analyze.md markdown table, the evals' group/family metadata (## Models), and a
     token table with show_token_counts."""
     from resolver.analysis.eval_groups import models_markdown
-    from resolver.core import markdown_table
 
     tiers = score_table_columns(results)
     columns = sorted(dict.fromkeys(g for groups in tiers.values() for g in groups), key=group_order)

@@ -27,7 +27,7 @@ import os
 import re
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -289,8 +289,6 @@ def _as_list(value) -> list:
 
 def _variant_glob(spec, sampler: str, folder: Path, cohort_dir: Path) -> str:
     """Same style as the source glob (same directory prefix), checked to match the new folder."""
-    from dataclasses import replace
-
     pattern = f"*_{safe_name(spec.model)}_{safe_name(spec.template)}_{safe_name(sampler)}/*"
     prefix = spec.glob.rsplit("/", 2)[0] + "/" if spec.glob.count("/") >= 2 else ""
     for candidate in (prefix + pattern, pattern, f"{folder.name}/*"):

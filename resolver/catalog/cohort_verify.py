@@ -24,7 +24,7 @@ from pathlib import Path
 
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
 from resolver.core import UserError, display_path
-from resolver.records import iter_records
+from resolver.records import iter_records, safe_name
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}_")
 MAX_PER_FILE = 5      # identical complaints per file before summarising the rest
@@ -85,8 +85,6 @@ def _config_for(cohort_dir: Path, config_names, notes: list):
 
 def config_name(folder_name: str, spec) -> str | None:
     """The <config> of a run folder <YYYY-MM-DD_HH-MM-SS>_<config>_<model>_<template>_<sampler>[-N]."""
-    from resolver.records import safe_name
-
     suffix = "_" + "_".join(safe_name(x) for x in (spec.model, spec.template, spec.sampler))
     name = re.sub(r"-\d+$", "", folder_name) if not folder_name.endswith(suffix) else folder_name
     if not (TIMESTAMP.match(name) and name.endswith(suffix)):

@@ -31,7 +31,7 @@ from resolver.config.hf_tokenizers import load_hf_tokenizer
 from resolver.config.point_identity import canonical_params, step_seed
 from resolver.core import write_text_atomic
 from resolver.records import safe_name
-from resolver.tasks import skipped_guess_rates
+from resolver.tasks import get_task, skipped_guess_rates
 
 CEILING_SAMPLES = 16    # cases per ceiling measurement (what calibration searches on)
 TAIL_SDS = 3.5          # the longest of ~500 cases sits about 3 standard deviations above the mean
@@ -183,8 +183,6 @@ def resolve_calibration(task_config, manifold_entry, tokenizer, template, cache_
     already loaded tokenizer object. `progress`: a tqdm-like factory the command hands
     in for a bar over the points (none: no bar).
     """
-    from resolver.tasks import get_task
-
     task = get_task(task_config.generator)
     spec = manifold_entry.calibrate
     param = next(p for p in task.params if p.name == spec.param)

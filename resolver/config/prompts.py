@@ -316,11 +316,9 @@ def example_params(task, params: dict) -> dict:
     """Parameters of the worked examples: the step's own (same format, same kind of
     problem) with the task's `example_overrides()` applied (usually smaller sizes).
     If the overrides clash with the step's other values, the step's params are used."""
-    from resolver.core import UserError as _Invalid
-
     try:
         return task.validate({**params, **task.example_overrides()})
-    except _Invalid:
+    except UserError:
         return task.validate(params)
 
 

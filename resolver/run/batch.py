@@ -31,6 +31,7 @@ from resolver.client import (
     TRANSPORT_ONLY_FIELDS,
     Completion,
     PromptTooLong,
+    ResponseCache,
     cached_completion,
     classify_error,
     completion_from_payload,
@@ -284,7 +285,6 @@ class WrittenBatch:
 def run_write_batch(opts, reporter=None) -> WrittenBatch:
     """runner.py --mode write-batch: write the rounds every unfinished step may still need
     (`opts.rounds` of them at most; `reporter`: shows calibration's bar)."""
-    from resolver.client import ResponseCache
     from resolver.run.experiment import build_experiment
 
     experiment = build_experiment(opts, reporter.bar if reporter is not None else None)
