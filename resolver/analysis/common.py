@@ -12,6 +12,8 @@ import math
 from pathlib import Path
 from typing import Callable
 
+from resolver.catalog import distinct_labels, is_duckdb_file, load_dataset
+from resolver.catalog.manifest import pull_hint
 from resolver.core import UserError, choices_text, markdown_table
 
 MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
@@ -27,8 +29,6 @@ NONE_DIMENSION = "none"
 
 def evaluate_command(dataset_path) -> str:
     """The command that builds the PointsDB of a dataset (named in error messages)."""
-    from resolver.catalog import is_duckdb_file
-
     if dataset_path is not None and is_duckdb_file(dataset_path):
         return f"python evaluate.py --interview <NDJSON files> --db {dataset_path}"
     return f"python evaluate.py --dataset {dataset_path}"
@@ -56,7 +56,6 @@ def open_dataset(path, missing_hint: Callable[[str], str] | None = None):
     dataset_file = Path(path)
     if not dataset_file.is_file():
         raise UserError(f"dataset file not found: {path}; {existing_datasets_text(dataset_file)}")
-    from resolver.catalog import load_dataset
     from resolver.pointsdb import open_pointsdb
 
     dataset = load_dataset(dataset_file, allow_pointsdb=True)
@@ -68,8 +67,6 @@ def open_dataset(path, missing_hint: Callable[[str], str] | None = None):
 def default_missing_hint(path) -> str:
     """What builds a missing PointsDB: the published results (where a manifest lists them)
     or your own runs (docs/data.md)."""
-    from resolver.catalog.manifest import pull_hint
-
     return f"{pull_hint(path)}; or build it from your own runs with: python evaluate.py --dataset {path}"
 
 
@@ -210,8 +207,6 @@ def eval_labels(evals) -> dict:
     for every view (analyze.py tables, the web apps; resolver.catalog.distinct_labels),
     so equal labels never look like one eval.
     """
-    from resolver.catalog import distinct_labels
-
     rows = evals.to_dict("records") if hasattr(evals, "to_dict") else list(evals)
     return distinct_labels((row["eval_id"], row.get("label"), row.get("model")) for row in rows)
 

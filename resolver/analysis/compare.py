@@ -23,6 +23,7 @@ from resolver import stats
 from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP, label_missing
 from resolver.analysis.scores import DEGREE_COLUMN, group_order, tier_name
 from resolver.core import UserError
+from resolver.pointsdb import parse_filters
 from resolver.stats import paired
 
 __all__ = ["ALPHA", "DEFAULT_DELTA", "DEFAULT_TOP", "compare_evals", "pair_samples", "point_frame"]
@@ -36,8 +37,6 @@ _POINT_COLUMNS = ["id", "eval_id", "base_task", "params", "task_version", DEGREE
 
 def point_frame(db, a: str, b: str, filters=None, group_by: str = "base_task") -> pd.DataFrame:
     """The two evals' points (per-sample arrays included) under the other filters."""
-    from resolver.pointsdb import parse_filters
-
     items = dict(parse_filters(filters or {}).items)
     items["eval_id"] = [a, b]
     columns = list(dict.fromkeys(_POINT_COLUMNS + [group_by]))

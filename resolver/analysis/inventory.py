@@ -2,8 +2,12 @@
 point counts, base tasks with their config views and point counts."""
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
+from resolver.analysis.common import eval_labels, to_json
+from resolver.catalog import distinct_labels
 from resolver.core import UserError, compile_search, markdown_table, plain_table
 
 
@@ -25,8 +29,6 @@ def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals=(), sear
     `evals` is the PointsDB evals table; `counts` has eval_id, points, samples;
     `dataset_evals` (EvalSpec) adds evals the dataset names that have no points yet.
     """
-    from resolver.catalog import distinct_labels
-
     rows = {}
     records = evals.to_dict("records")
     labels = distinct_labels((r["eval_id"], r.get("label"), r.get("model")) for r in records)
@@ -77,8 +79,6 @@ def _int_or_none(value):
 
 
 def _json_dict(text) -> dict:
-    import json
-
     return json.loads(text) if isinstance(text, str) and text else {}
 
 
@@ -137,12 +137,9 @@ def list_tasks(counts: pd.DataFrame, config=None, search: str | None = None) -> 
 
 def evals_text(rows: list, fmt: str) -> str:
     """evals as a terminal table, markdown table or JSON."""
-    from resolver.analysis.common import to_json
-
     if fmt == "json":
         return to_json(rows)
     headers = ["eval_id", "label", "model", "template", "sampler", "groups", "hf_id", "points", "samples", "versions"]
-    from resolver.analysis.common import eval_labels
 
     labels = eval_labels(rows)
     cells = [[r["eval_id"], labels[r["eval_id"]], *(r[k] or "—" for k in ("model", "template", "sampler")),

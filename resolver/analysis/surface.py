@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from resolver.config import load_config
 from resolver.core import UserError, choices_text
 from resolver.stats import add_statistics
 
@@ -36,7 +37,6 @@ def config_views(config_path, dims: int | None = None) -> list[TaskView]:
     """Every view of every task in the experiment config, optionally only those of `dims` dimensions."""
     if config_path is None:
         raise UserError("the dataset names no config, so it has no views; add \"config\" to the dataset file")
-    from resolver.config import load_config
 
     config = load_config(config_path)
     views = []

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
+from resolver.config import expected_points, load_config
 from resolver.core import UserError, display_path
 from resolver.records import iter_records, safe_name
 
@@ -68,8 +69,6 @@ class CohortCheck:
 
 def _config_for(cohort_dir: Path, config_names, notes: list):
     """(ExperimentConfig, density) from a dataset naming the cohort or configs/<name>.yaml."""
-    from resolver.config import load_config
-
     for dataset in datasets_naming(cohort_dir):
         if dataset.config_path is not None and dataset.config_path.is_file():
             return load_config(dataset.config_path), dataset.density
@@ -147,8 +146,6 @@ def _note_point(record: dict, line: int, report: _FileReport, points: dict) -> N
 # ---------------------------------------------------------------- completeness
 
 def _check_points(points: dict, config, density: str, check: EvalCheck, warnings: list) -> None:
-    from resolver.config import expected_points
-
     check.points = len(points)
     short = [(p, e) for p, e in points.items() if isinstance(e["count"], int) and len(e["samples"]) < e["count"]]
     for (task, _, params), entry in short[:MAX_PER_FILE]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from resolver.catalog.datasets import eval_files, load_dataset, load_evals
 from resolver.catalog.manifest import load_manifest
 from resolver.core import UserError, compile_search
+from resolver.records import read_run_metadata
 
 EVALS_FILE = "evals.json"
 
@@ -206,8 +207,6 @@ class CohortSummary:
 
 
 def summarize_folder(folder: Path) -> FolderSummary:
-    from resolver.records import read_run_metadata
-
     files = sorted(folder.rglob("*.ndjson"))
     summary = FolderSummary(folder, len(files), sum(count_lines(f) for f in files),
                             sum(f.stat().st_size for f in files))

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from resolver.config.hf_tokenizers import load_hf_tokenizer
 from resolver.config.point_identity import canonical_params, step_seed
+from resolver.config.prompts import render_messages
 from resolver.core import write_text_atomic
 from resolver.records import safe_name
 from resolver.tasks import get_task, skipped_guess_rates
@@ -65,7 +66,6 @@ def _messages(task, params: dict, case, template) -> list[dict]:
     if template is None:
         text = f"{task.description_for(params)} Respond with {task.answer_format_for(params)}\n{case.input}"
         return [{"role": "user", "content": text}]
-    from resolver.config.prompts import render_messages
 
     return render_messages(template, task, params, case)
 

@@ -45,6 +45,7 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 
 from resolver.core import UserError, choices_text, file_not_found, read_json_file
 from resolver.core.typed import FileModel, at, first_problem, validate_file
+from resolver.grading import LoopRule
 
 PLACEHOLDERS = ("task_description", "answer_format", "input", "examples")
 EXAMPLES_ROLE = "examples"
@@ -197,8 +198,6 @@ class SamplerFile(FileModel):
 def loop_rule(value: Any) -> dict | None:
     """The normalised rule of a sampler's "stop_loops" value: every LoopRule field (defaults
     filled in), or None when it is off; a validation error naming a bad threshold."""
-    from resolver.grading import LoopRule
-
     if value is None or value is False:
         return None
     if value is True:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from resolver.client import api_key_from_env
 from resolver.config import (
     ExperimentConfig,
     Precision,
@@ -38,6 +39,7 @@ from resolver.core.typed import first_problem
 from resolver.grading import GRADER_VERSION, grade
 from resolver.records import RECORD_VERSION, new_record
 from resolver.records.text_size import text_size
+from resolver.tasks import get_task
 
 MODES = ("api", "write-batch", "read-batch")
 DEFAULT_SEED = 42
@@ -125,8 +127,6 @@ class RunOptions(BaseModel):
         if self.batch and self.mode != "read-batch":
             raise UserError("--batch is only used with --mode read-batch")
         if self.apikey is None:
-            from resolver.client import api_key_from_env
-
             self.apikey = api_key_from_env(self.apibase)
         return self
 
@@ -179,8 +179,6 @@ def build_experiment(opts: RunOptions, progress=None) -> Experiment:
 
 
 def _task(step: Step):
-    from resolver.tasks import get_task
-
     return get_task(step.generator)
 
 
@@ -305,8 +303,6 @@ def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage:
     ``max_tokens``) gets ``timings.termination_reason: "loop"`` and ``timings.loop``, and
     is graded as the truncated answer its finish_reason "length" says it is (docs/runner.md).
     """
-    from resolver.tasks import get_task
-
     name = generator or blank["base_task"]
     record = dict(blank)
     record["answer"] = answer

@@ -21,6 +21,7 @@ import random
 from collections import Counter
 
 from resolver.core import UserError
+from resolver.grading import canonical_target
 from resolver.tasks import Param, Task, TestCase, register
 from resolver.tasks.vocab import load_lines, pick
 
@@ -94,8 +95,6 @@ class Sort(Task):
 
     def matches(self, extracted: str, target: str) -> bool:
         """Same words in the same order, compared without regard to case."""
-        from resolver.grading import canonical_target
-
         return extracted.lower() == canonical_target(self.answer_kind, target).lower()
 
 

@@ -21,6 +21,7 @@ from resolver.stats import MODE_DESCRIPTIONS, MODES, SUMMED_COLUMNS, add_statist
 from resolver.web import explorer_figures as figs, layout, urlstate
 from resolver.web.explorer_data import ALL_MANIFOLDS, MODE, Landscape
 from resolver.web.samples import render_sample
+from resolver.web.server import make_app
 
 DEFAULT_EVALS = 2
 # plotly draws 3-D scenes at twice the screen resolution by default; at 1x a redraw costs a quarter
@@ -34,8 +35,6 @@ _from_position, _fft_panel = figs.from_position, figs.fft_panel
 
 def build_app(dataset, db, tokenizer=None, url_base_pathname: str = "/", tokenizers: dict | None = None,
               links: dict | None = None):
-    from resolver.web.server import make_app
-
     land = Landscape(dataset, db, tokenizer, tokenizers)
     if not land.tasks:
         raise UserError("no task of the dataset has points in any view; nothing to draw")

@@ -18,6 +18,7 @@ from resolver.analysis.leaderboard_scores import Board, best_values, rows_for
 from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import grid, theme, urlstate
 from resolver.web.data import eval_matches_facets
+from resolver.web.server import DEFAULT_LINK_PORTS
 
 PAGE_SIZE = 10
 SCORE_MODE = "E_I"                   # the mode the ReasonScore's cells use (resolver.analysis.scores)
@@ -114,8 +115,6 @@ def _md(text: str) -> str:
 
 
 def model_cell(row: dict, links: dict) -> str:
-    from resolver.web.server import DEFAULT_LINK_PORTS
-
     base = {a: links.get(a) or f"http://localhost:{p}/" for a, p in DEFAULT_LINK_PORTS.items()}
     surfaces = urlstate.link(base["explorer"], evals=[row["eval_id"]])
     radar = urlstate.link(base["spiderweb"], evals=[row["eval_id"]])

@@ -16,8 +16,11 @@ Every app takes the same serving flags (README.md): --port, --url-base-pathname,
 """
 from __future__ import annotations
 
+import errno
 import ipaddress
+import logging
 import re
+import socket
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
@@ -68,7 +71,7 @@ def make_app(title: str, url_base_pathname: str = "/") -> dash.Dash:
     """
     import dash
 
-    from resolver.web import theme
+    from resolver.web import theme  # plotly: not before an app is built
 
     app = dash.Dash(
         __name__,
@@ -163,8 +166,6 @@ def bind(app: dash.Dash, host: str, port: int | None, default_port: int):
 
 
 def _listening_socket(host: str, port: int):
-    import socket
-
     from werkzeug.serving import select_address_family
 
     family = select_address_family(host, port)     # the family werkzeug will use for this socket
@@ -181,8 +182,6 @@ def _listening_socket(host: str, port: int):
 
 
 def _port_busy(exc: OSError) -> bool:
-    import errno
-
     return getattr(exc, "errno", None) in (errno.EADDRINUSE, errno.EACCES)
 
 
@@ -212,7 +211,5 @@ def serve(app: dash.Dash, args, announce: Callable[[str], None]) -> None:
 
 def _quiet_server_banners(app: dash.Dash) -> None:
     """Our own line says where to go; werkzeug's per-request log would only add noise."""
-    import logging
-
     app.logger.setLevel(logging.WARNING)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

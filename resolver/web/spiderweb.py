@@ -20,6 +20,7 @@ from resolver.analysis.archetypes import classify, dataset_medians
 from resolver.stats import MODE_DESCRIPTIONS, MODES, add_statistics
 from resolver.web import layout, urlstate
 from resolver.web.data import ranked_eval_ids
+from resolver.web.server import make_app
 from resolver.web.spider_figures import OVERLAYS, bar_figure, radar_figure
 
 OVERLAY_LABELS = {"ci": "95% CI band", "tokens": "token use", "truncation": "truncation"}
@@ -98,8 +99,6 @@ class Profiles:
 
 
 def build_app(dataset, db, group_by: str = "base_task", url_base_pathname: str = "/", links: dict | None = None):
-    from resolver.web.server import make_app
-
     profiles = Profiles(db, group_by)
     app = make_app(f"ReasonScape spiderweb — {dataset.name}", url_base_pathname)
     options = [{"label": profiles.labels[e], "value": e} for e in profiles.eval_ids]
