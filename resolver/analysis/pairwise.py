@@ -25,8 +25,6 @@ from resolver import stats
 from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
 from resolver.core import markdown_table
 
-PAIRWISE_MODES = ("C_P", "C_I")
-SORTS = ("expected-wins", "bradley-terry")
 # When some series never wins (or the win graph is not strongly connected) the
 # Bradley-Terry maximum-likelihood estimate does not exist; a small symmetric pseudo
 # count per pair (half a win each way, times this weight) keeps it finite.
