@@ -14,7 +14,7 @@ from typing import Callable
 
 from resolver.catalog import distinct_labels, is_duckdb_file, load_dataset
 from resolver.catalog.manifest import pull_hint
-from resolver.core import UserError, choices_text, markdown_table
+from resolver.core import UserError, markdown_table
 
 MODES = ("E_I", "E_P", "E_O", "C_I", "C_P", "C_O")
 DEFAULT_MODE = "C_P"
@@ -150,13 +150,6 @@ def frame_to_markdown(frame, columns=None, floats: int = 4) -> str:
 
     rows = [[cell(v, c) for v, c in zip(rec, columns)] for rec in frame[columns].itertuples(index=False, name=None)]
     return markdown_table(rows, columns, ["r" if c in numeric else "l" for c in columns])
-
-
-def check_choice(value, valid, what: str):
-    """UserError naming the valid choices when value is not one of them."""
-    if value not in valid:
-        raise UserError(f"unknown {what} {value!r}; valid: {choices_text(valid)}")
-    return value
 
 
 # -------------------------------------------------------------------- selections
