@@ -253,7 +253,6 @@ def plan_batch(experiment, cache, rounds: int | None = None) -> BatchPlan:
 
 def batch_file_path(opts, experiment) -> Path:
     """results/<timestamp>_<config>_<model>_<template>_<sampler>-offline.ndjson (README.md)."""
-
     when = datetime.now()
     while True:
         # two write-batch calls within one second must not overwrite each other's file:
@@ -331,7 +330,6 @@ def replay_batch(batch: ReadBatch, opts, cache, reporter=None):
     """Write a run folder from the cache alone; returns the RunSummary (its `incomplete`
     steps still need rounds) and sets `batch.left_out`: the batch's answers the adaptive
     rule did not take stay in the cache only, so the folder equals an API run's."""
-
     experiment = batch.experiment
     folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                             experiment.template.name, experiment.sampler.name)
