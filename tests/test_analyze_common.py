@@ -62,11 +62,6 @@ def test_plain_table_columns_line_up():
     assert rows[0].index("n", 4) == rows[2].index("1")
 
 
-def test_check_choice_lists_valid():
-    with pytest.raises(UserError, match="valid: a, b"):
-        common.check_choice("z", ["b", "a"], "thing")
-
-
 def test_open_dataset_missing_file_is_user_error(tmp_path):
     with pytest.raises(UserError, match="dataset file not found"):
         common.open_dataset(tmp_path / "nope.json")

@@ -161,7 +161,7 @@ def test_every_dataset_field_is_checked():
 
 @pytest.mark.slow
 def test_dataset_fields_take_effect(tmp_path):
-    from test_forensics_fixture import CONFIG as FORENSICS, MIDPOINT, SAMPLER, TEMPLATE, write_cohort
+    from test_analyze_forensics_fixture import CONFIG as FORENSICS, MIDPOINT, SAMPLER, TEMPLATE, write_cohort
 
     kept, dropped = list(MIDPOINT)
     for model in MIDPOINT:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import run_script
 from PIL import Image
-from test_forensics_fixture import LOOP_KINDS, ROW_CHARS, SAMPLES, correct_count, forensics_dataset, point_id_of  # noqa: F401
+from test_analyze_forensics_fixture import LOOP_KINDS, ROW_CHARS, SAMPLES, correct_count, forensics_dataset, point_id_of  # noqa: F401
 
 import probe as probe_script
 from resolver.core.errors import UserError
@@ -17,7 +17,7 @@ from resolver.probe.fft import FREQUENCIES
 
 @pytest.fixture
 def probe(capsys):
-    """probe.py's main() in this process (see test_forensics_cli for why)."""
+    """probe.py's main() in this process (see test_analyze_forensics for why)."""
     def call(*args):
         code = probe_script.main([str(a) for a in args])
         return SimpleNamespace(returncode=code or 0, stdout=capsys.readouterr().out)

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import evaluate_hand_dataset, run_script
 from PIL import Image
-from test_forensics_fixture import CONFIG, MIDPOINT, SAMPLES, model_eval_id, write_cohort
+from test_analyze_forensics_fixture import CONFIG, MIDPOINT, SAMPLES, model_eval_id, write_cohort
 
 from resolver.analysis.surface import TaskView
 from resolver.plots.fft import TITLE_PX, fft_figure

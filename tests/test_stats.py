@@ -28,7 +28,7 @@ def counts(c, x, v, t, g, g_all=None):
     return frame
 
 
-def scipy_cc(successes: int, trials: int, z_exact: bool = True):
+def scipy_cc(successes: int, trials: int):
     """scipy's continuity-corrected Wilson interval (low, high)."""
     ci = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilsoncc")
     return ci.low, ci.high

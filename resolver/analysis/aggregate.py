@@ -8,10 +8,6 @@ import pandas as pd
 from resolver import stats
 from resolver.analysis.token_usage import token_means
 
-RAW_COUNTER_COLUMNS = {"n_u": "untruncated samples", "n_t": "truncated samples",
-                       "n_e": "correct samples", "g": "expected lucky guesses (guess_sum)",
-                       "g_all": "the same over all samples, truncated included (guess_sum_all, as used)"}
-
 
 def compute_aggregate(agg: pd.DataFrame, dims: list, mode: str = stats.DEFAULT_MODE, compare_modes: bool = False,
                       raw_counters: bool = False, tokens: bool = False) -> pd.DataFrame:

@@ -21,6 +21,7 @@ import pandas as pd
 
 from resolver import stats
 from resolver.analysis.common import plain
+from resolver.core import markdown_table
 
 BELOW_CHANCE_MARK = "≤ chance"
 
@@ -124,8 +125,6 @@ def _fmt(value: float) -> str:
 
 def cluster_markdown(sections: list, series: str, facet, title: str, labels: dict) -> str:
     """Per facet: clusters best first, then each series with its clusters."""
-    from resolver.core import markdown_table
-
     name = namer(series, labels)
     parts = [f"# {title}", "",
              "Series whose 95% intervals overlap are indistinguishable; clusters are the maximal groups of mutually "

@@ -11,7 +11,9 @@ import json
 import math
 from pathlib import Path
 
-from resolver.core import UserError, choices_text, markdown_table
+from resolver.catalog import distinct_labels, is_duckdb_file, load_dataset
+from resolver.catalog.manifest import pull_hint
+from resolver.core import UserError, markdown_table
 
 # analyze.py compare's defaults live here, not in analysis/compare.py, so that building
 # analyze.py's parser (--help) loads no scipy (docs/performance.md).
@@ -24,8 +26,6 @@ NONE_DIMENSION = "none"
 
 def evaluate_command(dataset_path) -> str:
     """The command that builds the PointsDB of a dataset (named in error messages)."""
-    from resolver.catalog import is_duckdb_file
-
     if dataset_path is not None and is_duckdb_file(dataset_path):
         return f"python evaluate.py --interview <NDJSON files> --db {dataset_path}"
     return f"python evaluate.py --dataset {dataset_path}"
@@ -61,7 +61,6 @@ def open_dataset(path):
     dataset_file = Path(path)
     if not dataset_file.is_file():
         raise UserError(f"dataset file not found: {path}; {existing_datasets_text(dataset_file)}")
-    from resolver.catalog import load_dataset
     from resolver.pointsdb import open_pointsdb
 
     dataset = load_dataset(dataset_file, allow_pointsdb=True)
@@ -73,8 +72,6 @@ def open_dataset(path):
 def default_missing_hint(path) -> str:
     """What builds a missing PointsDB: the published results (where a manifest lists them)
     or your own runs (docs/data.md)."""
-    from resolver.catalog.manifest import pull_hint
-
     return f"{pull_hint(path)}; or build it from your own runs with: python evaluate.py --dataset {path}"
 
 
@@ -166,13 +163,6 @@ def frame_to_markdown(frame, columns=None, floats: int = 4) -> str:
     return markdown_table(rows, columns, ["r" if c in numeric else "l" for c in columns])
 
 
-def check_choice(value, valid, what: str):
-    """UserError naming the valid choices when value is not one of them."""
-    if value not in valid:
-        raise UserError(f"unknown {what} {value!r}; valid: {choices_text(valid)}")
-    return value
-
-
 # -------------------------------------------------------------------- selections
 
 MAX_LISTED_VALUES = 40
@@ -221,8 +211,6 @@ def eval_labels(evals) -> dict:
     for every view (analyze.py tables, the web apps; resolver.catalog.distinct_labels),
     so equal labels never look like one eval.
     """
-    from resolver.catalog import distinct_labels
-
     rows = evals.to_dict("records") if hasattr(evals, "to_dict") else list(evals)
     return distinct_labels((row["eval_id"], row.get("label"), row.get("model")) for row in rows)
 

@@ -20,9 +20,10 @@ import numpy as np
 import pandas as pd
 
 from resolver import stats
-from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP, plain
+from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP, label_missing, plain
 from resolver.analysis.scores import DEGREE_COLUMN, group_order, tier_name
 from resolver.core import UserError
+from resolver.pointsdb import parse_filters
 from resolver.stats import paired
 
 __all__ = ["ALPHA", "DEFAULT_DELTA", "DEFAULT_TOP", "compare_evals", "pair_samples", "point_frame"]
@@ -36,12 +37,9 @@ _POINT_COLUMNS = ["id", "eval_id", "base_task", "params", "task_version", DEGREE
 
 def point_frame(db, a: str, b: str, filters=None, group_by: str = "base_task") -> pd.DataFrame:
     """The two evals' points (per-sample arrays included) under the other filters."""
-    from resolver.pointsdb import parse_filters
-
     items = dict(parse_filters(filters or {}).items)
     items["eval_id"] = [a, b]
     columns = list(dict.fromkeys(_POINT_COLUMNS + [group_by]))
-    from resolver.analysis.common import label_missing
 
     # points without the group dimension form a "(none)" group; a dimension no point has is an error
     return label_missing(db.points(items, columns=columns, decode_json=False), [group_by])

@@ -2,6 +2,8 @@
 out as table columns, one per tag key, so a ranking shows who is compared with whom."""
 from __future__ import annotations
 
+from resolver.core import markdown_table
+
 MISSING = "—"
 # The keys evals.json usually carries come first, in this order; any other key follows alphabetically.
 KEY_ORDER = ("family", "size", "arch", "runtime", "quant")
@@ -34,8 +36,6 @@ def group_cells(groups, keys: list) -> list:
 def models_markdown(results: list) -> str:
     """The '## Models' section of the scores markdown: rank, model, eval_id, template,
     sampler and one column per group key, in the ranking's order (same data as the JSON)."""
-    from resolver.core import markdown_table
-
     keys = group_keys(entry.get("groups") for entry in results)
     rows = [[entry.get("rank", ""), entry["label"], entry["eval_id"], entry.get("template") or MISSING,
              entry.get("sampler") or MISSING] + group_cells(entry.get("groups"), keys) for entry in results]

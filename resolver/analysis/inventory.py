@@ -2,12 +2,14 @@
 point counts, base tasks with their config views and point counts."""
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
-from resolver.core import UserError, compile_search
-
-EVAL_FIELDS = ("eval_id", "label", "model", "template", "sampler", "groups", "hf_id", "points", "samples",
-               "grader_version", "task_versions")
+from resolver.analysis.common import eval_labels
+from resolver.analysis.outputs import EvalsOutput, output_json
+from resolver.catalog import distinct_labels
+from resolver.core import UserError, compile_search, markdown_table, plain_table
 
 
 def parse_tag_list(text: str | None) -> list:
@@ -23,13 +25,11 @@ def parse_tag_list(text: str | None) -> list:
 
 def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals=(), search: str | None = None,
                tags=()) -> list:
-    """Evals as dicts (EVAL_FIELDS), filtered by --search (model or label) and tags (AND).
+    """Evals as dicts (_eval_row's keys), filtered by --search (model or label) and tags (AND).
 
     `evals` is the PointsDB evals table; `counts` has eval_id, points, samples;
     `dataset_evals` (EvalSpec) adds evals the dataset names that have no points yet.
     """
-    from resolver.catalog import distinct_labels
-
     rows = {}
     records = evals.to_dict("records")
     labels = distinct_labels((r["eval_id"], r.get("label"), r.get("model")) for r in records)
@@ -80,8 +80,6 @@ def _int_or_none(value):
 
 
 def _json_dict(text) -> dict:
-    import json
-
     return json.loads(text) if isinstance(text, str) and text else {}
 
 
@@ -140,14 +138,9 @@ def list_tasks(counts: pd.DataFrame, config=None, search: str | None = None) -> 
 
 def evals_text(rows: list, fmt: str) -> str:
     """evals as a terminal table, markdown table or JSON."""
-    from resolver.core import markdown_table, plain_table
-
     if fmt == "json":
-        from resolver.analysis.outputs import EvalsOutput, output_json
-
         return output_json(EvalsOutput, rows)
     headers = ["eval_id", "label", "model", "template", "sampler", "groups", "hf_id", "points", "samples", "versions"]
-    from resolver.analysis.common import eval_labels
 
     labels = eval_labels(rows)
     cells = [[r["eval_id"], labels[r["eval_id"]], *(r[k] or "—" for k in ("model", "template", "sampler")),
@@ -176,8 +169,6 @@ def _label_text(row: dict) -> str:
 
 def tasks_markdown(rows: list, description: str = "") -> str:
     """The tasks table; `description`: the experiment config's own, shown above it."""
-    from resolver.core import markdown_table
-
     cells = [[r["base_task"], _label_text(r), r["points"], r["evals"],
               "<br>".join(_view_text(v) for v in r["views"]) or "—"] for r in rows]
     head = "# Tasks\n\n" + (f"{description}\n\n" if description else "")

@@ -16,6 +16,9 @@ import re
 from pathlib import Path
 from typing import TypeGuard
 
+import yaml
+
+from resolver.config import hub_unreachable
 from resolver.core import markdown_table
 
 PATTERNS = ["README.md", "*config.json", "recipe.yaml"]
@@ -30,8 +33,6 @@ def model_folder(output_dir, hf_id: str) -> Path:
 def fetch_model_files(hf_id: str, output_dir) -> tuple:
     """(folder, None) after download or from a filled local folder; (None, reason) on failure."""
     from huggingface_hub import snapshot_download
-
-    from resolver.config import hub_unreachable
 
     folder = model_folder(output_dir, hf_id)
     unreachable = hub_unreachable(hf_id)     # one short request instead of the client's retries
@@ -61,8 +62,6 @@ def _read_json(path: Path) -> dict:
 
 def _front_matter(readme: Path) -> dict:
     """The YAML front matter of a model card (license, base_model, ...)."""
-    import yaml
-
     if not readme.is_file():
         return {}
     text = readme.read_text(encoding="utf-8", errors="replace")

@@ -28,6 +28,7 @@ from resolver.analysis.output_tables import (
 )
 from resolver.analysis.probe_outputs import FailureOutput, FftOutput, ShortcutsOutput, TruncationOutput
 from resolver.catalog import json_schemas
+from resolver.run import RunSummary
 
 __all__ = [
     "OUTPUT_MODELS", "AggregateOutput", "CapacityOutput", "ClusterOutput", "CompareOutput", "CompressionOutput",
@@ -393,8 +394,6 @@ OUTPUT_MODELS: dict[str, tuple[type[BaseModel], str]] = {
 def output_schema_texts() -> dict[str, str]:
     """{file name: JSON Schema text} of every output model, as docs/schemas/ holds them, and of
     the runner's summary (resolver.run.RunSummary, what run_api returns and runner.py prints)."""
-    from resolver.run import RunSummary
-
     texts = {name: json_schemas.schema_text(model, title) for name, (model, title) in OUTPUT_MODELS.items()}
     texts["run-summary.json"] = json_schemas.schema_text(
         TypeAdapter(RunSummary), "What a runner.py run did (resolver.run.RunSummary; docs/runner.md)")

@@ -23,9 +23,8 @@ from scipy.special import ndtr
 
 from resolver import stats
 from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
+from resolver.core import markdown_table
 
-PAIRWISE_MODES = ("C_P", "C_I")
-SORTS = ("expected-wins", "bradley-terry")
 # When some series never wins (or the win graph is not strongly connected) the
 # Bradley-Terry maximum-likelihood estimate does not exist; a small symmetric pseudo
 # count per pair (half a win each way, times this weight) keeps it finite.
@@ -130,8 +129,6 @@ def compute_pairwise(agg: pd.DataFrame, series: str = "eval_id", group: str | No
 
 def pairwise_markdown(result: dict, labels: dict, group) -> str:
     """Ranking (expected wins, Bradley-Terry) and the win-probability matrix."""
-    from resolver.core import markdown_table
-
     names = result["names"]
     below = result.get("below_chance_cells", [0] * len(names))
     skilled = result.get("skill_evidence", [True] * len(names))

@@ -11,11 +11,11 @@ from typing import Any
 import pandas as pd
 
 from resolver import stats
+from resolver.analysis.common import frame_to_markdown, label_missing
 from resolver.core import UserError, choices_text
 
 POINT_FIELDS = ["id", "eval_id", "model", "template", "sampler", "base_task", "task", "params", "manifold",
                 "correct", "incorrect", "invalid", "truncated", "guess_sum", "completion_tokens_sum"]
-RESULT_COLUMNS = ["adjusted_center", "adjusted_margin", "correct", "incorrect", "invalid", "truncated"]
 
 
 def param_frame(points: pd.DataFrame) -> pd.DataFrame:
@@ -43,8 +43,6 @@ def sort_points(frame: pd.DataFrame, params: pd.DataFrame, sort_keys) -> pd.Data
 def _split_parts(frame: pd.DataFrame, split: str) -> list:
     """(value, rows) per split value in sorted order; numbers before text, and points
     without the dimension grouped under "(none)" rather than dropped."""
-    from resolver.analysis.common import label_missing
-
     frame = label_missing(frame, [split])
     values = sorted(set(frame[split]), key=lambda v: (isinstance(v, str), v if not isinstance(v, str) else 0, str(v)))
     return [(value, frame[frame[split] == value]) for value in values]
@@ -78,8 +76,6 @@ def compute_points(points: pd.DataFrame, split: str | None = None, sort_keys=())
 
 def points_markdown(table: pd.DataFrame, split: str | None, value) -> str:
     """One split's points as markdown; ids feed probe.py --point-id."""
-    from resolver.analysis.common import frame_to_markdown
-
     title = "# Points" + (f" — {split} = {value}" if split else "")
     note = f"{len(table)} points. Use an id with: python probe.py failure <dataset> --point-id <id>"
     return f"{title}\n\n{note}\n\n" + frame_to_markdown(table, floats=4)

@@ -13,6 +13,7 @@ import pandas as pd
 from resolver import stats
 from resolver.analysis.cluster import best_positions, compute_clusters
 from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
+from resolver.core import markdown_table
 
 
 def compute_rank(agg: pd.DataFrame, series: str, facet: str | None, mode: str = stats.DEFAULT_MODE) -> dict:
@@ -57,8 +58,6 @@ def _display(series: str, labels: dict, name) -> str:
 
 def rank_markdown(result: dict, series: str, facet, mode: str, labels: dict) -> str:
     """Leaderboard: rank, series, best cluster position per facet, total penalty."""
-    from resolver.core import markdown_table
-
     facets = result["facets"]
     headers = ["Rank", series] + [str(f) if f is not None else "all" for f in facets] + ["Total"]
     rows = []

@@ -22,8 +22,11 @@ import numpy as np
 import pandas as pd
 
 from resolver import stats
+from resolver.analysis.common import eval_labels, label_missing
+from resolver.analysis.eval_groups import models_markdown
+from resolver.analysis.invalid_reasons import add_to_scores
 from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
-from resolver.core import UserError
+from resolver.core import UserError, markdown_table
 
 DEGREE_COLUMN = "manifold.degree"
 TIER_NAMES = {0: "easy", 1: "medium", 2: "hard"}
@@ -284,15 +287,12 @@ def _filters_within_tasks(filters) -> bool:
 
 def compute_scores(db, filters=None, group_by: str = "base_task", sort: str = "score", top: int | None = None):
     """ReasonScore results (docs/analyze.md JSON structure) for the evals of a PointsDB."""
-    from resolver.analysis.common import label_missing
-
     agg = db.aggregate(filters, by=("eval_id", DEGREE_COLUMN, group_by))
     if agg.empty:
         return []
     agg = label_missing(agg, [group_by])
     expected = db.expected() if group_by == "base_task" and not _filters_within_tasks(filters) else None
     results = summarize_scores(score_cells(agg, group_by, expected), db.evals(), sort=sort, top=top)
-    from resolver.analysis.invalid_reasons import add_to_scores
 
     return add_to_scores(results, db, filters)      # each eval's invalid answers by reason
 
@@ -372,8 +372,6 @@ CELL_LEGEND = ("Cells: `.XX - .YY [-.ZZ] (N/M)` = the ReasonScore's inputs: exce
 def _score_rows(results: list, columns: list, multi_tier: bool, cell, tier_groups: dict | None = None) -> list:
     """Table rows; a column that is not a group of a tier at all stays blank in that
     tier's rows (only a group the tier has elsewhere but this eval lacks shows —)."""
-    from resolver.analysis.common import eval_labels
-
     rows, names = [], eval_labels(results)
     for entry in results:
         name = marked(names[entry["eval_id"]], entry.get("skill_evidence", True))
@@ -394,9 +392,6 @@ def _score_rows(results: list, columns: list, multi_tier: bool, cell, tier_group
 def scores_markdown(results: list, title: str = "ReasonScore", show_token_counts: bool = False) -> str:
     """The docs/analyze.md markdown table, the evals' group/family metadata (## Models), and a
     token table with show_token_counts."""
-    from resolver.analysis.eval_groups import models_markdown
-    from resolver.core import markdown_table
-
     tiers = score_table_columns(results)
     columns = sorted(dict.fromkeys(g for groups in tiers.values() for g in groups), key=group_order)
     multi_tier = len(tiers) > 1

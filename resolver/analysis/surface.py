@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from resolver.config import load_config
 from resolver.core import UserError, choices_text
 from resolver.stats import add_statistics
 
@@ -36,7 +37,6 @@ def config_views(config_path, dims: int | None = None) -> list[TaskView]:
     """Every view of every task in the experiment config, optionally only those of `dims` dimensions."""
     if config_path is None:
         raise UserError("the dataset names no config, so it has no views; add \"config\" to the dataset file")
-    from resolver.config import load_config
 
     config = load_config(config_path)
     views = []
@@ -89,10 +89,3 @@ def surface_table(points: pd.DataFrame, view: TaskView, mode: str = "C_P") -> pd
     agg = part.groupby(["eval_id", x, y], sort=True)[COUNTERS].sum().reset_index()
     agg["points"] = part.groupby(["eval_id", x, y], sort=True).size().to_numpy()
     return add_statistics(agg, mode)
-
-
-def surface_data(db, views: list[TaskView], filters=None, mode: str = "C_P") -> dict[str, pd.DataFrame]:
-    """{view ident: surface_table} for every given 2-D view, from one query."""
-    columns = ["id", "eval_id", "base_task", *COUNTERS, *view_columns(views)]
-    points = db.points(filters, columns=list(dict.fromkeys(columns)))
-    return {view.ident: surface_table(points, view, mode) for view in views}

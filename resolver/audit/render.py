@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from resolver.audit.film_reader import READINGS
+
 
 def _pct(x: float) -> str:
     return f"{x:.3f}"
@@ -65,8 +67,6 @@ def reader_table(report) -> str:
     """Per (task, tier) of the reader's check: cases, how many each reading determines
     (and of those, how many as the target), and the unfair cases; then every point with
     an unfair case."""
-    from resolver.audit.film_reader import READINGS
-
     by_tier = defaultdict(list)
     for r in report.readings:
         by_tier[(r.task, r.tier)].append(r)

@@ -34,6 +34,7 @@ from resolver.audit.film_reader import READERS
 from resolver.audit.players import PLAYERS
 from resolver.config import ExperimentConfig, expand_steps
 from resolver.grading import grade
+from resolver.tasks import get_task
 
 POINT_ALLOWANCE = 0.05
 POOLED_ALLOWANCE = 0.03
@@ -207,8 +208,6 @@ def run_audit(config: ExperimentConfig, *, samples: int = 256, density: str = "n
               progress=None, calibration_progress=None) -> AuditReport:
     """Audit every point of `config`; `progress` is called with (done, total) if given, and
     `calibration_progress` (a tqdm-like factory) shows calibration's bar."""
-    from resolver.tasks import get_task
-
     steps = expand_steps(config, density=density, degree=degree, tasks=tasks, seed=seed,
                          tokenizer=tokenizer, template=template, cache_dir=cache_dir, progress=calibration_progress)
     report = AuditReport(config.path, density, samples, seed)

@@ -19,10 +19,6 @@ from collections import Counter
 from resolver.audit.film_reader import read_catalogue
 
 
-def _raw_themes(films: dict) -> dict:
-    return {title: sorted(facts["themes"]) for title, facts in films.items()}
-
-
 def sample(n: int = 150, seed: int = 3) -> list[tuple[str, str]]:
     """n (film, theme) pairs, about half tagged, in random order (deterministic per seed)."""
     films = read_catalogue()

@@ -27,7 +27,7 @@ import os
 import re
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -37,8 +37,10 @@ from resolver.catalog.datasets import eval_files, eval_id as make_eval_id
 from resolver.config import load_hf_tokenizer
 from resolver.core import UserError, choices_text, display_path, write_text_atomic
 from resolver.core.progress import NullBar
+from resolver.grading import grade_record
 from resolver.records import iter_records, run_folder_name, safe_name
 from resolver.records.text_size import text_size
+from resolver.tasks import task_of_record
 
 USAGE = "usage"     # --tokenizer value that forces the records' own counts
 
@@ -164,9 +166,6 @@ def clip_record(record: dict, limit: int, counter, sampler: str) -> tuple:
 
 def _grade_truncated(record: dict) -> dict:
     """Grade as the runner would grade a completion that hit the length limit."""
-    from resolver.grading import grade_record
-    from resolver.tasks import task_of_record
-
     try:
         graded = grade_record(record, task_of_record(record))
     except UserError:                  # a base_task whose generator is not registered here
@@ -289,8 +288,6 @@ def _as_list(value) -> list:
 
 def _variant_glob(spec, sampler: str, folder: Path, cohort_dir: Path) -> str:
     """Same style as the source glob (same directory prefix), checked to match the new folder."""
-    from dataclasses import replace
-
     pattern = f"*_{safe_name(spec.model)}_{safe_name(spec.template)}_{safe_name(sampler)}/*"
     prefix = spec.glob.rsplit("/", 2)[0] + "/" if spec.glob.count("/") >= 2 else ""
     for candidate in (prefix + pattern, pattern, f"{folder.name}/*"):

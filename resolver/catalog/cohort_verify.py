@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
+from resolver.config import expected_points, load_config
 from resolver.core import UserError, display_path
-from resolver.records import iter_records
+from resolver.records import iter_records, safe_name
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}_")
 MAX_PER_FILE = 5      # identical complaints per file before summarising the rest
@@ -68,8 +69,6 @@ class CohortCheck:
 
 def _config_for(cohort_dir: Path, config_names, notes: list):
     """(ExperimentConfig, density) from a dataset naming the cohort or configs/<name>.yaml."""
-    from resolver.config import load_config
-
     for dataset in datasets_naming(cohort_dir):
         if dataset.config_path is not None and dataset.config_path.is_file():
             return load_config(dataset.config_path), dataset.density
@@ -85,8 +84,6 @@ def _config_for(cohort_dir: Path, config_names, notes: list):
 
 def config_name(folder_name: str, spec) -> str | None:
     """The <config> of a run folder <YYYY-MM-DD_HH-MM-SS>_<config>_<model>_<template>_<sampler>[-N]."""
-    from resolver.records import safe_name
-
     suffix = "_" + "_".join(safe_name(x) for x in (spec.model, spec.template, spec.sampler))
     name = re.sub(r"-\d+$", "", folder_name) if not folder_name.endswith(suffix) else folder_name
     if not (TIMESTAMP.match(name) and name.endswith(suffix)):
@@ -149,8 +146,6 @@ def _note_point(record: dict, line: int, report: _FileReport, points: dict) -> N
 # ---------------------------------------------------------------- completeness
 
 def _check_points(points: dict, config, density: str, check: EvalCheck, warnings: list) -> None:
-    from resolver.config import expected_points
-
     check.points = len(points)
     short = [(p, e) for p, e in points.items() if isinstance(e["count"], int) and len(e["samples"]) < e["count"]]
     for (task, _, params), entry in short[:MAX_PER_FILE]:

@@ -14,9 +14,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from resolver.catalog.datasets import eval_files, load_evals
+from resolver.catalog.datasets import eval_files, load_dataset, load_evals
 from resolver.catalog.manifest import load_manifest
 from resolver.core import UserError, compile_search
+from resolver.records import read_run_metadata
 
 EVALS_FILE = "evals.json"
 
@@ -131,8 +132,6 @@ def datasets_naming(cohort_dir) -> list:
     Looks in the cohort's parent directories (up to three levels), which is where
     docs/cohort.md keeps them (data/r12.json next to data/r12/<Model>/).
     """
-    from resolver.catalog.datasets import load_dataset
-
     evals = (Path(cohort_dir) / EVALS_FILE).resolve()
     found = []
     for folder in _ancestors(cohort_dir):
@@ -208,8 +207,6 @@ class CohortSummary:
 
 
 def summarize_folder(folder: Path) -> FolderSummary:
-    from resolver.records import read_run_metadata
-
     files = sorted(folder.rglob("*.ndjson"))
     summary = FolderSummary(folder, len(files), sum(count_lines(f) for f in files),
                             sum(f.stat().st_size for f in files))

@@ -13,16 +13,16 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
+from resolver.catalog.datasets import DatasetFile, EvalEntry
+from resolver.config import ExperimentConfig, SamplerFile, TemplateFile
+from resolver.records import Record, RunMetadata
+
 __all__ = ["SCHEMA_DIR", "schema_text", "schema_texts", "write_schemas"]
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "docs" / "schemas"
 
 
 def _models() -> dict:
-    from resolver.catalog.datasets import DatasetFile, EvalEntry
-    from resolver.config import ExperimentConfig, SamplerFile, TemplateFile
-    from resolver.records import Record, RunMetadata
-
     return {
         "experiment-config.json": (ExperimentConfig, "An experiment config (configs/*.yaml, docs/configs.md)"),
         "template.json": (TemplateFile, "A prompt template (templates/*.json, docs/configs.md)"),

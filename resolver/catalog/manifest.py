@@ -28,6 +28,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from resolver.catalog.datasets import load_dataset
 from resolver.core import UserError, did_you_mean, read_json_file
 
 FORMAT = 1
@@ -179,8 +180,6 @@ def pull_hint(dataset_file) -> str:
     data.py reads by default) names that database; otherwise the words say what has to be
     configured first (docs/data.md, "Remotes").
     """
-    from resolver.catalog.datasets import load_dataset
-
     data_dir = Path(dataset_file).parent
     path = data_dir / DEFAULT_PATH.name
     db_path = Path(load_dataset(dataset_file).db_path)

@@ -29,11 +29,11 @@ from pathlib import Path
 
 from resolver.config.hf_tokenizers import load_hf_tokenizer
 from resolver.config.point_identity import canonical_params, step_seed
+from resolver.config.prompts import render_messages
 from resolver.core import write_text_atomic
 from resolver.records import safe_name
-from resolver.tasks import skipped_guess_rates
+from resolver.tasks import get_task, skipped_guess_rates
 
-SAMPLES = 8             # cases averaged per mean measurement
 CEILING_SAMPLES = 16    # cases per ceiling measurement (what calibration searches on)
 TAIL_SDS = 3.5          # the longest of ~500 cases sits about 3 standard deviations above the mean
 CACHE_VERSION = 2       # bump when the measurement changes meaning (2: ceiling, not mean)
@@ -66,7 +66,6 @@ def _messages(task, params: dict, case, template) -> list[dict]:
     if template is None:
         text = f"{task.description_for(params)} Respond with {task.answer_format_for(params)}\n{case.input}"
         return [{"role": "user", "content": text}]
-    from resolver.config.prompts import render_messages
 
     return render_messages(template, task, params, case)
 
@@ -78,11 +77,6 @@ def prompt_tokens(task, params: dict, tokenizer, template, samples: int) -> list
     with skipped_guess_rates():  # lengths only: guess_chance does not change the prompt
         cases = task.generate_cases(valid, random.Random(step_seed(params)), samples)
     return [count_prompt_tokens(tokenizer, _messages(task, valid, c, template)) for c in cases]
-
-
-def mean_prompt_tokens(task, params: dict, tokenizer, template, samples: int = SAMPLES) -> float:
-    """Mean prompt length of the first `samples` cases of the step with these params."""
-    return statistics.fmean(prompt_tokens(task, params, tokenizer, template, samples))
 
 
 def ceiling_prompt_tokens(task, params: dict, tokenizer, template, samples: int = CEILING_SAMPLES) -> float:
@@ -189,8 +183,6 @@ def resolve_calibration(task_config, manifold_entry, tokenizer, template, cache_
     already loaded tokenizer object. `progress`: a tqdm-like factory the command hands
     in for a bar over the points (none: no bar).
     """
-    from resolver.tasks import get_task
-
     task = get_task(task_config.generator)
     spec = manifold_entry.calibrate
     param = next(p for p in task.params if p.name == spec.param)

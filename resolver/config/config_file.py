@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from resolver.core import UserError, choices_text
 from resolver.core.typed import FileModel, at
+from resolver.tasks import get_task
 
 __all__ = ["Calibration", "ExperimentConfig", "ManifoldEntry", "Precision", "TaskConfig", "View",
            "MANIFOLD_KEYS", "MAX_CONFIG_POINTS", "MAX_GRID_POINTS", "MODES", "VIEW_PREFIXES"]
@@ -113,16 +115,12 @@ class TaskConfig(FileModel):
     @field_validator("name")
     @classmethod
     def _safe_name(cls, name: str) -> str:
-        import re
-
         if not re.fullmatch(SAFE_NAME, name):
             raise ValueError(f"{name!r} is not valid; use letters, digits, '_', '-' and '.'")
         return name
 
     @model_validator(mode="after")
     def _check_against_generator(self, info: ValidationInfo) -> "TaskConfig":
-        from resolver.tasks import get_task
-
         generator = self.generator or self.name
         try:
             task = get_task(generator)

@@ -3,8 +3,11 @@ probe.py, the explorer and `cohort.py context`."""
 from __future__ import annotations
 
 import os
+import random
+from pathlib import Path
 
 from resolver.core import UserError
+from resolver.tasks import get_task
 
 
 def quiet_transformers() -> None:
@@ -65,13 +68,8 @@ def train_table_tokenizer(path, num_rows: int = 20, repeats: int = 6, vocab_size
     """Train a small, deterministic byte-level BPE on tables prompts and save it at `path`
     as a transformers tokenizer: a stand-in for a model's tokenizer where none can be
     downloaded (the simulated r12 study, calibration tests)."""
-    import random
-    from pathlib import Path
-
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
-
-    from resolver.tasks import get_task
 
     task = get_task("tables")
     formats = ["markdown", "csv", "json", "html", "tsv", "jsonl"] * repeats

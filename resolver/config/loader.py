@@ -30,6 +30,7 @@ from resolver.config.config_file import MAX_CONFIG_POINTS, MAX_GRID_POINTS, Expe
 from resolver.config.point_identity import canonical_params, identity_text, step_seed
 from resolver.core import UserError, choices_text, file_not_found, read_yaml_file
 from resolver.core.typed import validate_file
+from resolver.tasks import get_task
 
 __all__ = ["DENSITIES", "Density", "ExperimentConfig", "ManifoldEntry", "MAX_CONFIG_POINTS", "MAX_GRID_POINTS", "Precision",
            "Step", "TaskConfig", "config_degrees", "expand_steps", "expected_points", "load_config", "step_name",
@@ -40,7 +41,6 @@ __all__ = ["DENSITIES", "Density", "ExperimentConfig", "ManifoldEntry", "MAX_CON
 # tied by tests/test_one_definition.py).
 Density = Literal["normal", "lowdef", "corner"]
 DENSITIES: tuple[str, ...] = get_args(Density)
-DEFAULT_PRECISION = {"default": {"count": 32, "maxrounds": 1, "target_margin": 0.05}}
 
 
 @dataclass(frozen=True)
@@ -152,8 +152,6 @@ def expand_steps(config: ExperimentConfig, *, density: str = "normal", degree: i
                  cache_dir="cache", progress=None) -> list[Step]:
     """The steps of a run, indexed in config order (tasks, entries, grid order); `progress`:
     a tqdm-like factory for calibration's bar (none: no bar)."""
-    from resolver.tasks import get_task
-
     _check_choice(density, DENSITIES, "--density", config.path)
     selected = _selected_tasks(config, tasks)
     if degree is not None and (isinstance(degree, bool) or not isinstance(degree, int) or degree < 0):

@@ -45,9 +45,9 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 
 from resolver.core import UserError, choices_text, file_not_found, read_json_file
 from resolver.core.typed import FileModel, at, first_problem, validate_file
+from resolver.grading import LoopRule
 
 PLACEHOLDERS = ("task_description", "answer_format", "input", "examples")
-ROLES = ("system", "user", "assistant")
 EXAMPLES_ROLE = "examples"
 DEFAULT_SHOTS = 3
 DEFAULT_EXAMPLE_ANSWER = "Final Answer: {target}"
@@ -198,8 +198,6 @@ class SamplerFile(FileModel):
 def loop_rule(value: Any) -> dict | None:
     """The normalised rule of a sampler's "stop_loops" value: every LoopRule field (defaults
     filled in), or None when it is off; a validation error naming a bad threshold."""
-    from resolver.grading import LoopRule
-
     if value is None or value is False:
         return None
     if value is True:
@@ -219,7 +217,6 @@ STANDARD_PARAMS = {"temperature", "top_p", "max_tokens", "max_completion_tokens"
                    "frequency_penalty", "seed", "stop", "n", "logprobs", "top_logprobs", "logit_bias",
                    "reasoning_effort", "response_format"}
 RUNNER_PARAMS = {"stop_loops"}     # read by the runner, never sent
-EXTRA_PARAMS = set(SamplerFile.model_fields) - STANDARD_PARAMS - RUNNER_PARAMS - {"extra_body"}
 _RANGE_CHECKED = {"temperature", "top_p", "min_p", "presence_penalty", "frequency_penalty", "repetition_penalty",
                   "max_tokens", "max_completion_tokens", "n", "min_tokens", "top_k"}
 SamplerFile.field_messages = {
@@ -318,11 +315,9 @@ def example_params(task, params: dict) -> dict:
     """Parameters of the worked examples: the step's own (same format, same kind of
     problem) with the task's `example_overrides()` applied (usually smaller sizes).
     If the overrides clash with the step's other values, the step's params are used."""
-    from resolver.core import UserError as _Invalid
-
     try:
         return task.validate({**params, **task.example_overrides()})
-    except _Invalid:
+    except UserError:
         return task.validate(params)
 
 

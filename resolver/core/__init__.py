@@ -10,13 +10,13 @@ import importlib
 # virtualenv exists: docs/architecture.md), so these are plain imports.
 from resolver.core.atomic import write_text_atomic
 from resolver.core.errors import UserError, choices_text, file_not_found
-from resolver.core.inputs import compile_search, did_you_mean, display_path, read_json_file, read_yaml_file, refuse_unknown_keys
+from resolver.core.inputs import compile_search, did_you_mean, display_path, read_json_file, read_yaml_file
 from resolver.core.lifeline import ENV_PARENT, child_options, die_with_parent, watch_parent_from_env
 from resolver.core.text_tables import markdown_table, plain_table
 
 __all__ = ["ENV_PARENT", "UserError", "bootstrap", "child_options", "choices_text", "compile_search",
            "did_you_mean", "die_with_parent", "display_path", "file_not_found", "markdown_table", "plain_table",
-           "progress", "read_json_file", "read_yaml_file", "refuse_unknown_keys", "typed",
+           "progress", "read_json_file", "read_yaml_file", "typed",
            "watch_parent_from_env", "write_text_atomic"]
 
 

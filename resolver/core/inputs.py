@@ -12,7 +12,7 @@ import re
 
 # json, pathlib and difflib are imported in the functions that use them: every script's --help
 # imports resolver.core (docs/performance.md)
-from resolver.core.errors import UserError, choices_text
+from resolver.core.errors import UserError
 
 MAX_INPUT_BYTES = 256 << 20     # a config, dataset or manifest larger than this is not one
 
@@ -43,17 +43,6 @@ def did_you_mean(key, valid) -> str:
 
     close = difflib.get_close_matches(str(key), [str(v) for v in valid], n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
-
-
-def refuse_unknown_keys(obj: dict, valid, where: str) -> None:
-    """UserError naming the first key of `obj` not in `valid`, the closest valid key and the list."""
-    import json
-
-    for key in obj:
-        if key not in valid:
-            shown = json.dumps(str(key), ensure_ascii=False)[1:-1][:80]
-            raise UserError(f"{where}: unknown key '{shown}'{did_you_mean(key, valid)}; "
-                            f"valid: {choices_text(valid)}")
 
 
 def read_text_file(path, what: str) -> str:

@@ -183,11 +183,6 @@ class LoopWatch:
     def found(self) -> FoundLoop | None:
         return self._found
 
-    @property
-    def seen_chars(self) -> int:
-        """Characters fed so far."""
-        return self._seen
-
     def feed(self, text: str) -> FoundLoop | None:
         """Append streamed text (content and reasoning deltas, in arrival order); check each
         time the stream passes a multiple of rule.check_every_chars; return the loop once

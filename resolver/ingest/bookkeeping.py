@@ -15,6 +15,7 @@ from pathlib import Path
 
 from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_file_paths
+from resolver.config import expected_points, load_config
 from resolver.core import UserError
 from resolver.ingest.input_files import relative_names
 from resolver.records import TEXT_SIZE_METHOD
@@ -148,11 +149,6 @@ def expected_rows(dataset, warn) -> list:
         return []
     if not config.is_file():
         warn(f"config {config} named by {dataset.path} not found; completeness (N/M) will be unknown")
-        return []
-    try:
-        from resolver.config import expected_points, load_config
-    except ImportError as exc:
-        warn(f"cannot compute expected points ({exc}); completeness (N/M) will be unknown")
         return []
     counts = expected_points(load_config(config, check_points=False), density=dataset.density)
     return sorted(((task, degree, int(n)) for (task, degree), n in counts.items()),

@@ -24,6 +24,7 @@ from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_id, load_dataset
 from resolver.core import UserError, die_with_parent
 from resolver.core.progress import NullBar
+from resolver.grading import GRADER_VERSION
 from resolver.ingest import bookkeeping
 from resolver.ingest.input_files import expand_interview, file_size, plan_batches
 from resolver.ingest.points import EvalStats, eval_points, source_names
@@ -175,7 +176,7 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offl
     report = Report(db_path=dataset.db_path)
     existing, old_meta = bookkeeping.existing_state(dataset.db_path)
     reuse = bool(old_meta)          # copy and update a current-schema DB; otherwise start empty
-    regrade_version = _grader_version() if offline else None
+    regrade_version = GRADER_VERSION if offline else None
     plan = bookkeeping.plan_dataset(dataset, existing, old_meta, regrade_version)
     for spec, kept in plan.no_files:
         what = "kept its existing points" if kept else "skipped"
@@ -216,12 +217,6 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offl
                 writer.set_meta(plan.meta)
     report.dropped, report.relabelled, report.written = len(plan.drop), len(plan.relabel), True
     return report
-
-
-def _grader_version() -> int:
-    from resolver.grading import GRADER_VERSION
-
-    return GRADER_VERSION
 
 
 # ============================================================ interview mode

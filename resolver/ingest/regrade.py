@@ -11,17 +11,16 @@ from __future__ import annotations
 import json
 import os
 
+from resolver.grading import GRADER_VERSION, grade_record
 from resolver.pointsdb import outcome_of
 from resolver.records import CUT_LIMIT, LongLine, bounded_lines, raw_line_problem
+from resolver.tasks import task_of_record
 
 GRADED_FIELDS = ("normalized_answer", "extracted_answer", "is_valid", "is_correct", "is_truncated", "invalid_reason")
 
 
 def regrade_record(record: dict) -> dict:
     """The record with the current grader's verdict fields and grader_version (in place)."""
-    from resolver.grading import GRADER_VERSION, grade_record
-    from resolver.tasks import task_of_record
-
     graded = grade_record(record, task_of_record(record))
     for name in GRADED_FIELDS:
         if name in graded:

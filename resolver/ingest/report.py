@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from resolver.grading import GRADER_VERSION
+
 MAX_REPORTED_PROBLEMS = 20  # per eval on the console; the summary counts them all
 
 
@@ -65,7 +67,6 @@ def regrade_lines(report: Report) -> list:
     """--offline: per task, how many records the current grader judged differently."""
     if not report.regraded:
         return []
-    from resolver.grading import GRADER_VERSION
 
     total = sum(v[0] for v in report.regraded.values())
     changed = sum(v[1] for v in report.regraded.values())
@@ -87,8 +88,6 @@ def problem_lines(report: Report) -> list:
 
 def stale_grader_warnings(report: Report) -> list:
     """Evals whose samples were graded by an older grader than the current one."""
-    from resolver.grading import GRADER_VERSION
-
     out = []
     for e in report.evals:
         old = [v for v in e.grader_versions if v < GRADER_VERSION]

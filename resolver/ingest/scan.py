@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -23,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from resolver.core import UserError
+from resolver.grading import GRADER_VERSION, grade_record
 from resolver.ingest.record_checks import (
     FIELDS,
     NO_PROBLEM,
@@ -38,6 +40,7 @@ from resolver.ingest.record_checks import (
 from resolver.ingest.report import add_regraded
 from resolver.pointsdb import outcome_of
 from resolver.records import CUT_LIMIT, GZIP_FRAMING, GZIP_LEVEL, RECORD_LIMIT, cut_into_pieces, long_line_problem, piece_groups, raw_line_problem
+from resolver.tasks import task_of_record
 
 MAX_OBJECT_SIZE = RECORD_LIMIT    # DuckDB's maximum_object_size for the scan (its default, 16 MB)
 ROWS_PER_BATCH = 2048            # Arrow rows held at once while scanning
@@ -183,8 +186,6 @@ _SIGNS_OF_LONG_LINES = ('"maximum_object_size"', "Out of Memory Error")
 def _scan_in_pieces(job: ScanJob) -> ScanResult:
     """scan_batch over the files cut into pieces of whole lines without lines over CUT_LIMIT
     (longlines.py; temporary copies, deleted after), with the numbers of the original files."""
-    import tempfile
-
     with tempfile.TemporaryDirectory(prefix="evaluate-pieces-") as folder:
         pieces = [piece for source, path in enumerate(job.files) for piece in cut_into_pieces(path, source, folder)]
         # one query per ~16 MB of pieces: DuckDB's Arrow batches gather rows across files
@@ -337,9 +338,6 @@ def _regrade(job: ScanJob, samples: pa.Table, problems: list):
 
     A record Python's json cannot load cannot be re-graded: it is refused like a bad record.
     """
-    from resolver.grading import GRADER_VERSION, grade_record
-    from resolver.tasks import task_of_record
-
     wanted: dict[int, dict[int, int]] = {}
     file_no = samples.column("file_no").to_numpy() - job.first_file_no
     ordinal = samples.column("ordinal").to_numpy()

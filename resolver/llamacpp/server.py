@@ -7,6 +7,7 @@ the CPU").
 """
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import json
 import os
@@ -68,8 +69,6 @@ def _die_with_parent() -> None:
     A demo or test killed with SIGKILL cannot stop its server; without this the
     server would keep its port and a core busy until someone finds it.
     """
-    import ctypes
-
     pr_set_pdeathsig, sigterm = 1, 15
     try:
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, sigterm)

@@ -31,7 +31,6 @@ from resolver.analysis import (
 
 DPI = 100
 ROW_INCHES = 0.34
-HEADER_INCHES = 0.45
 CMAP = "RdYlGn"
 HATCH_COLOR = "0.45"
 BELOW_CHANCE_COLOR = "#8b0000"

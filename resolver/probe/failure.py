@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from resolver.analysis import reasons_by_point
+from resolver.grading import INVALID_REASONS, UNKNOWN
 from resolver.ingest.raw_records import full_text, load_points, outcome_name, point_records, sample_index
 
 #: genresult values longer than this are summarised (whole problems are not facets).
@@ -45,8 +47,6 @@ def _failure_row(point, record: dict) -> dict:
 
 
 def _reason(value) -> str:
-    from resolver.grading import INVALID_REASONS, UNKNOWN
-
     return value if value in INVALID_REASONS else UNKNOWN
 
 
@@ -88,8 +88,6 @@ def genresult_breakdown(observations: Iterable[tuple[object, bool]]) -> pd.DataF
 
 def failure_report(db, point_ids, limit: int | None = None) -> FailureReport:
     """Failed samples of the points (at most `limit` listed) and the genresult breakdown."""
-    from resolver.analysis import reasons_by_point
-
     points = load_points(db, point_ids)
     by_point = reasons_by_point(db, points["id"].tolist())
     points["invalid_reasons"] = [by_point.get(int(p), {}) for p in points["id"]]

@@ -1,7 +1,7 @@
 """Markdown renderings of the probe.py reports (JSON goes through common.to_json)."""
 from __future__ import annotations
 
-from resolver.analysis import frame_to_markdown
+from resolver.analysis import describe, frame_to_markdown
 from resolver.core import markdown_table
 from resolver.probe.loops import SEVERE_COVERAGE
 
@@ -20,8 +20,6 @@ def clip_answer(text: str, full: bool) -> str:
 
 
 def _point_heading(point, labels) -> str:
-    from resolver.analysis import describe
-
     label = labels.get(point["eval_id"], point["eval_id"])
     reasons = describe(point.get("invalid_reasons") or {})
     return (f"## Point {point['id']} — {point['task']} — {label} ({point['eval_id']})\n\n"

@@ -13,6 +13,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterator
 
+from resolver.records.longlines import RECORD_LIMIT, LongLine, bounded_lines, long_line_problem
+
 # The record's fields and version are defined once, in resolver/records/schema.py.
 
 _UNSAFE = re.compile(r'[/\\:*?"<>|\s]+')
@@ -110,8 +112,6 @@ def iter_records(path) -> Iterator[tuple[int, dict | None, str | None]]:
     over the record limit (docs/evaluate.md, *Lines over 16 MB*) is a problem, as it is
     for evaluate.py, and is streamed past, never held whole.
     """
-    from resolver.records.longlines import RECORD_LIMIT, LongLine, bounded_lines, long_line_problem
-
     with open(path, "rb") as fh:
         for line_no, raw in enumerate(bounded_lines(fh, RECORD_LIMIT), 1):
             if isinstance(raw, LongLine):

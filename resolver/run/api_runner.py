@@ -57,6 +57,8 @@ from resolver.client import (
     cached_completion,
     canonical_request,
     fast_event_loop,
+    parse_endpoint,
+    ssl_context_for,
 )
 from resolver.config import Step
 from resolver.core import UserError
@@ -473,8 +475,6 @@ async def _interruptible(coro, reporter: Reporter) -> RunSummary:
 
 def run_api(opts: RunOptions, reporter: Reporter | None = None) -> RunSummary:
     """runner.py --mode api: run the experiment, return its summary (the command says what it means)."""
-    from resolver.client import parse_endpoint, ssl_context_for
-
     endpoint = parse_endpoint(opts.apibase)         # bad URL: one-line error before any work
     ssl_context = ssl_context_for(opts.ca_bundle, https=endpoint.base.startswith("https:"))
     reporter = reporter or Reporter()

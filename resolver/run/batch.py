@@ -22,8 +22,10 @@ lets read-batch fill the cache and the normal pipeline run from it.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
@@ -31,6 +33,7 @@ from resolver.client import (
     TRANSPORT_ONLY_FIELDS,
     Completion,
     PromptTooLong,
+    ResponseCache,
     cached_completion,
     classify_error,
     completion_from_payload,
@@ -38,6 +41,11 @@ from resolver.client import (
     request_key,
 )
 from resolver.core import UserError
+from resolver.records import new_run_folder, run_folder_name
+from resolver.run.api_runner import RunLoop, ordered_steps, prompt_too_long_record
+from resolver.run.experiment import blank_record, build_experiment, graded_record, messages_for, request_for
+from resolver.run.folder_metadata import recorded_run, run_metadata
+from resolver.run.rounds import Tally, needs_another_round
 
 if TYPE_CHECKING:
     from resolver.run.experiment import Experiment
@@ -174,8 +182,6 @@ class BatchPlan:
 
 def _round_requests(experiment, step, start: int, stop: int) -> list:
     """(index, case, messages, body, cache key) of samples start..stop-1 of a step."""
-    from resolver.run.experiment import messages_for, request_for
-
     keyed = []
     for index, case in experiment.cases(step, start, stop):
         messages = messages_for(experiment, step, case)
@@ -189,9 +195,6 @@ def _round_records(experiment, step, start: int, stop: int, cache):
 
     A request run-batch refused as too long (the cache's too_long table) is a
     finished prompt-too-long sample, as in the read-batch run folder."""
-    from resolver.run.api_runner import prompt_too_long_record
-    from resolver.run.experiment import blank_record, graded_record
-
     records, missing = [], []
     keyed = _round_requests(experiment, step, start, stop)
     cached = cache.get_many(k[-1] for k in keyed)
@@ -226,8 +229,6 @@ def plan_batch(experiment, cache, rounds: int | None = None) -> BatchPlan:
 
     Writing every round a step may need lets one run-batch (one model load) finish the
     run; read-batch then takes only what the adaptive rule takes (docs/runner.md)."""
-    from resolver.run.rounds import Tally, needs_another_round
-
     plan = BatchPlan()
     count, maxrounds = experiment.precision.count, experiment.precision.maxrounds
     for step in experiment.steps:
@@ -252,10 +253,6 @@ def plan_batch(experiment, cache, rounds: int | None = None) -> BatchPlan:
 
 def batch_file_path(opts, experiment) -> Path:
     """results/<timestamp>_<config>_<model>_<template>_<sampler>-offline.ndjson (README.md)."""
-    from datetime import datetime, timedelta
-
-    from resolver.records import run_folder_name
-
     when = datetime.now()
     while True:
         # two write-batch calls within one second must not overwrite each other's file:
@@ -283,9 +280,6 @@ class WrittenBatch:
 def run_write_batch(opts, reporter=None) -> WrittenBatch:
     """runner.py --mode write-batch: write the rounds every unfinished step may still need
     (`opts.rounds` of them at most; `reporter`: shows calibration's bar)."""
-    from resolver.client import ResponseCache
-    from resolver.run.experiment import build_experiment
-
     experiment = build_experiment(opts, reporter.bar if reporter is not None else None)
     with ResponseCache(opts.cache) as cache:
         plan = plan_batch(experiment, cache, opts.rounds)
@@ -312,8 +306,6 @@ class ReadBatch:
 
 def read_batch(opts, reporter=None) -> ReadBatch:
     """runner.py --mode read-batch, first part: build the experiment and read --batch."""
-    from resolver.run.experiment import build_experiment
-
     experiment = build_experiment(opts, reporter.bar if reporter is not None else None)
     output = read_batch_output(opts.batch)
     known = experiment_keys(experiment)
@@ -338,12 +330,6 @@ def replay_batch(batch: ReadBatch, opts, cache, reporter=None):
     """Write a run folder from the cache alone; returns the RunSummary (its `incomplete`
     steps still need rounds) and sets `batch.left_out`: the batch's answers the adaptive
     rule did not take stay in the cache only, so the folder equals an API run's."""
-    import asyncio
-
-    from resolver.records import new_run_folder
-    from resolver.run.api_runner import RunLoop, ordered_steps
-    from resolver.run.folder_metadata import recorded_run, run_metadata
-
     experiment = batch.experiment
     folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                             experiment.template.name, experiment.sampler.name)
@@ -357,8 +343,6 @@ def replay_batch(batch: ReadBatch, opts, cache, reporter=None):
 
 def experiment_keys(experiment) -> set[str]:
     """Cache keys of every request the experiment can make (all rounds of all steps at its precision)."""
-    from resolver.run.experiment import messages_for, request_for
-
     depth = experiment.precision.count * experiment.precision.maxrounds
     keys = set()
     for step in experiment.steps:

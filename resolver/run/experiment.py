@@ -20,7 +20,7 @@ from typing import Any, Iterator, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from resolver.client import DEFAULT_LOAD_TIMEOUT, DEFAULT_TIMEOUT
+from resolver.client import DEFAULT_LOAD_TIMEOUT, DEFAULT_TIMEOUT, api_key_from_env
 from resolver.config import (
     Density,
     ExperimentConfig,
@@ -40,6 +40,7 @@ from resolver.core.typed import first_problem
 from resolver.grading import GRADER_VERSION, grade
 from resolver.records import RECORD_VERSION, new_record
 from resolver.records.text_size import text_size
+from resolver.tasks import get_task
 
 # runner.py's --mode values: the one definition (the parser's choices are read from it).
 RunMode = Literal["api", "write-batch", "read-batch"]
@@ -126,8 +127,6 @@ class RunOptions(BaseModel):
         if self.batch and self.mode != "read-batch":
             raise UserError("--batch is only used with --mode read-batch")
         if self.apikey is None:
-            from resolver.client import api_key_from_env
-
             self.apikey = api_key_from_env(self.apibase)
         return self
 
@@ -229,8 +228,6 @@ def build_experiment(opts: RunOptions, progress=None) -> Experiment:
 
 
 def _task(step: Step):
-    from resolver.tasks import get_task
-
     return get_task(step.generator)
 
 
@@ -316,8 +313,6 @@ def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage:
     ``max_tokens``) gets ``timings.termination_reason: "loop"`` and ``timings.loop``, and
     is graded as the truncated answer its finish_reason "length" says it is (docs/runner.md).
     """
-    from resolver.tasks import get_task
-
     name = generator or blank["base_task"]
     record = dict(blank)
     record["answer"] = answer

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator, Literal
 
+from resolver.grading import GRADER_VERSION
 from resolver.records import (
     METADATA_NAME,
     RECORD_VERSION,
@@ -20,6 +21,7 @@ from resolver.records import (
     RunVersions,
     write_run_metadata,
 )
+from resolver.tasks import get_task
 
 __all__ = ["recorded_run", "redacted_command", "run_metadata"]
 
@@ -49,9 +51,6 @@ def _now() -> str:
 
 def run_metadata(opts, experiment, mode: Literal["api", "read-batch", "offline"]) -> RunMetadata:
     """The metadata of a run starting now (`opts`: RunOptions, `experiment`: its Experiment)."""
-    from resolver.grading import GRADER_VERSION
-    from resolver.tasks import get_task
-
     level = experiment.precision
     tasks = {step.base_task: get_task(step.generator).version for step in experiment.steps}
     return RunMetadata(

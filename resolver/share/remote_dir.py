@@ -55,6 +55,3 @@ class DirectoryRemote(Remote):
             os.replace(tmp, target)
         finally:
             Path(tmp).unlink(missing_ok=True)
-
-    def list_blobs(self) -> set:
-        return {p.name[:64] for p in self.root.glob("??/*.tar.zst")} if self.root.is_dir() else set()

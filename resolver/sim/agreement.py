@@ -19,6 +19,12 @@ from __future__ import annotations
 import math
 from itertools import combinations
 
+from resolver.pointsdb import OUTCOME_CORRECT, open_pointsdb
+from resolver.run import RunOptions, build_experiment, messages_for, request_for
+from resolver.sim.app import SimulatorApp
+from resolver.sim.problems import ExperimentProblems
+from resolver.sim.profiles import PROFILES
+
 __all__ = ["agreement_table", "collected_correctness", "phi", "simulated_correctness", "within_point_phi"]
 
 
@@ -47,11 +53,6 @@ def within_point_phi(groups: dict) -> float:
 def simulated_correctness(config: str, template: str, sampler: str, profiles, samples: int,
                           seed: int = 42) -> dict:
     """{profile: {(point, sample_index): correct}} for samples 0..samples-1 of every point."""
-    from resolver.run import RunOptions, build_experiment, messages_for, request_for
-    from resolver.sim.app import SimulatorApp
-    from resolver.sim.problems import ExperimentProblems
-    from resolver.sim.profiles import PROFILES
-
     experiment = build_experiment(RunOptions(config=config, template=template, sampler=sampler,
                                              model="sim", apibase="http://127.0.0.1:1", seed=seed).checked())
     problems = ExperimentProblems(config, seed=seed)
@@ -71,8 +72,6 @@ def simulated_correctness(config: str, template: str, sampler: str, profiles, sa
 
 def collected_correctness(path) -> dict:
     """{"model (eval_id)": {(point, sample_index): correct}} from a PointsDB's outcome[] arrays."""
-    from resolver.pointsdb import OUTCOME_CORRECT, open_pointsdb
-
     with open_pointsdb(path) as db:
         rows = db.query("SELECT model, eval_id, task, task_version, CAST(params AS VARCHAR) AS params, "
                         "outcome, sample_index FROM points")

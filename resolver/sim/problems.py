@@ -9,7 +9,11 @@ import threading
 from pathlib import Path
 from typing import Callable
 
+from resolver.config import expand_steps, load_config
+from resolver.grading import grade
+from resolver.run import CaseStreams
 from resolver.sim.profiles import Problem, problem_latent
+from resolver.tasks import get_task
 
 _TAIL = 64          # characters of problem text used as the lookup key
 
@@ -75,8 +79,6 @@ def _problem_words(text: str) -> list[str]:
 
 def _grader(task, case) -> Callable[[str], str]:
     """A function grading an answer ending against this case (correct/wrong/invalid)."""
-    from resolver.grading import grade
-
     fields = {"target": case.target, "response_enum": case.response_enum}
 
     def check(ending: str) -> str:
@@ -105,8 +107,6 @@ def simulator_steps(config_path: str, *, seed: int = 42, precision: str | None =
     Calibrated tasks are indexed only when a tokenizer (and template) is given; `warn`
     gets one line for each task left out; `progress` (a tqdm-like factory) shows calibration's bar.
     """
-    from resolver.config import expand_steps, load_config
-
     config = load_config(config_path)
     steps = []
     for task in config.tasks:
@@ -134,8 +134,6 @@ class ExperimentProblems:
     def __init__(self, config_path: str, *, seed: int = 42, precision: str | None = None,
                  tokenizer: str | None = None, template=None, cache_dir: str = "cache", warn=None,
                  progress=None):
-        from resolver.run import CaseStreams
-
         self.index = ProblemIndex()
         self.streams = CaseStreams()     # the same cases the runner draws (deterministic per step)
         self.steps, self.round_size, self.max_depth = simulator_steps(
@@ -149,8 +147,6 @@ class ExperimentProblems:
 
     def deepen(self) -> bool:
         """Index one more round of every step; False when already at full depth."""
-        from resolver.tasks import get_task
-
         with self._lock:
             if self.depth >= self.max_depth:
                 return False
@@ -184,8 +180,6 @@ class ExperimentProblems:
 
     def _looks_like_ours(self, prompt: str) -> bool:
         if self._task_texts is None:
-            from resolver.tasks import get_task
-
             texts = set()
             for step in self.steps:
                 task = get_task(step.generator)

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 from aiohttp import web
 
@@ -147,8 +148,6 @@ class SimulatorProcess:
         return self.proc.pid
 
     def stats(self, keys: bool = False) -> dict:
-        import urllib.request
-
         with urllib.request.urlopen(f"{self.url}/stats{'?keys=1' if keys else ''}", timeout=30) as resp:
             return json.loads(resp.read())
 

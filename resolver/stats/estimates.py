@@ -151,12 +151,6 @@ def mode_map(counts: pd.DataFrame, mode: str):
     return c + t, n, g * n, n * (1.0 - g)
 
 
-def mode_trials_successes(counts: pd.DataFrame, mode: str):
-    """(successes, trials) of a mode's raw Wilson interval, before the guess mapping."""
-    successes, trials, _, _ = mode_map(counts, mode)
-    return successes, trials
-
-
 def mapped_interval(successes, trials, offset, scale, z: float = Z95):
     """(low, high, below_chance): the continuity-corrected Wilson interval of the raw
     counts mapped through h(q) = (q * trials - offset) / scale.

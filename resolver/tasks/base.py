@@ -35,9 +35,6 @@ from resolver.grading import canonical_target, extract_by_kind
 
 _REQUIRED = object()
 
-# The answer kinds resolver.grading.answer_kinds knows how to canonicalise.
-ANSWER_KINDS = ("choice", "integer", "literal", "text", "list", "number", "numbers", "brackets")
-
 
 @dataclass(frozen=True)
 class Param:

@@ -39,7 +39,6 @@ from resolver.tasks.base import shuffled_rounds
 
 # bracket_types bitmask [fact]: 1 (), 2 [], 4 {}, 8 <>
 PAIRS = {1: ("(", ")"), 2: ("[", "]"), 4: ("{", "}"), 8: ("<", ">")}
-CLOSERS = {close: open_ for open_, close in PAIRS.values()}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from resolver.core import UserError
+from resolver.grading import canonical_target
 from resolver.tasks import Task, TestCase, param, register
 from resolver.tasks.vocab import load_lines, pick
 
@@ -98,8 +99,6 @@ class Sort(Task[SortParams]):
 
     def matches(self, extracted: str, target: str) -> bool:
         """Same words in the same order, compared without regard to case."""
-        from resolver.grading import canonical_target
-
         return extracted.lower() == canonical_target(self.answer_kind, target).lower()
 
 

@@ -11,14 +11,14 @@ import threading
 
 import pandas as pd
 
+from resolver.analysis import compute_scores, dimension_not_carried, evaluate_command, open_dataset
 from resolver.core import UserError
+from resolver.pointsdb import validate_dimension
 
 
 def open_app_dataset(path):
     """(Dataset, PointsDB) for a dataset file or a PointsDB file (resolver.analysis.open_dataset:
     a one-line UserError for a bad path, PointsDBMissing for a missing DB), refusing an empty one."""
-    from resolver.analysis import evaluate_command, open_dataset
-
     dataset, db = open_dataset(path)
     if db.query("SELECT count(*) AS n FROM points")["n"].iloc[0] == 0:
         db.close()
@@ -28,9 +28,6 @@ def open_app_dataset(path):
 
 def check_group_by(db, group_by: str) -> str:
     """Validate a --group-by dimension and make sure the points actually carry it."""
-    from resolver.analysis import dimension_not_carried
-    from resolver.pointsdb import validate_dimension
-
     name = validate_dimension(group_by)
     if not db.dimension_values(name):
         raise dimension_not_carried(name)
@@ -56,8 +53,6 @@ def eval_matches_facets(facets: dict, selected: dict) -> bool:
 
 def ranked_eval_ids(db, present) -> list:
     """Eval ids by overall ReasonScore (analyze.py scores' ranking), the rest after them in the given order."""
-    from resolver.analysis import compute_scores
-
     wanted = set(present)
     ranked = [r["eval_id"] for r in compute_scores(db) if r["eval_id"] in wanted]
     return ranked + [e for e in present if e not in set(ranked)]

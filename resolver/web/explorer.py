@@ -14,13 +14,14 @@ from typing import Any
 
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html, no_update
 
-from resolver.analysis import format_value
+from resolver.analysis import format_value, tier_name
 from resolver.core import UserError
 from resolver.pointsdb import OUTCOME_NAMES
-from resolver.stats import MODE_DESCRIPTIONS, MODES, SUMMED_COLUMNS
+from resolver.stats import MODE_DESCRIPTIONS, MODES, SUMMED_COLUMNS, add_statistics
 from resolver.web import explorer_figures as figs, layout, urlstate
 from resolver.web.explorer_data import ALL_MANIFOLDS, MODE, Landscape
 from resolver.web.samples import render_sample
+from resolver.web.server import make_app
 
 DEFAULT_EVALS = 2
 # plotly draws 3-D scenes at twice the screen resolution by default; at 1x a redraw costs a quarter
@@ -34,8 +35,6 @@ _from_position, _fft_panel = figs.from_position, figs.fft_panel
 
 def build_app(dataset, db, tokenizer=None, url_base_pathname: str = "/", tokenizers: dict | None = None,
               links: dict | None = None):
-    from resolver.web.server import make_app
-
     land = Landscape(dataset, db, tokenizer, tokenizers)
     if not land.tasks:
         raise UserError("no task of the dataset has points in any view; nothing to draw")
@@ -154,15 +153,9 @@ def view_options(land: Landscape, task: str):
 def manifold_options(land: Landscape, task: str) -> list:
     options = [{"label": "all entries (union of their grids)", "value": ALL_MANIFOLDS}]
     for mid, degree, points in land.manifolds(task):
-        tier = f", {_tier(degree)}" if degree is not None else ""
+        tier = f", {tier_name(degree)}" if degree is not None else ""
         options.append({"label": f"{mid} ({points} points{tier})", "value": mid})
     return options
-
-
-def _tier(degree) -> str:
-    from resolver.analysis import tier_name
-
-    return tier_name(degree)
 
 
 def _valid_evals(land: Landscape, values) -> list:
@@ -288,8 +281,6 @@ def _no_data(land: Landscape, ident: str, eval_id: str, manifold: str):
 
 def point_details(land: Landscape, ident: str, eval_id: str, coords: dict, manifold: str = ALL_MANIFOLDS,
                   mode: str = MODE, position: int = 0, failed_only: bool = False):
-    from resolver.stats import add_statistics
-
     rows = land.points_at(ident, eval_id, coords, manifold)
     view = land.view(ident)
     where = ", ".join(f"{figs.short(k)} = {v}" for k, v in coords.items())

@@ -14,8 +14,10 @@ import pandas as pd
 
 from resolver.analysis import COUNTERS, TaskView, config_views, eval_labels, surface_table, view_columns, view_points
 from resolver.core import UserError
+from resolver.probe import fft_table, fft_tokenizers
 from resolver.stats import add_statistics
 from resolver.web.data import LockedDB, ranked_eval_ids
+from resolver.web.samples import point_samples
 
 MODE = "C_P"                # the default mode (analyze.py surface's); the app lets the user switch
 ALL_MANIFOLDS = "*"         # the manifold choice meaning "every manifold entry of the task"
@@ -43,8 +45,6 @@ class Landscape:
         self.tokenizers = {e: tokenizer for e in self.eval_ids} if tokenizer else dict(tokenizers or {})
         missing = evals[evals["eval_id"].isin(set(self.eval_ids) - set(self.tokenizers))]
         if len(missing):
-            from resolver.probe import fft_tokenizers
-
             self.tokenizers.update(fft_tokenizers(missing, None))
 
     def task_views(self, task: str) -> list[TaskView]:
@@ -164,15 +164,11 @@ class Landscape:
     @lru_cache(maxsize=32)
     def samples(self, point_ids: tuple) -> list:
         """Every answered sample of the points (prompt, reasoning, answer, grading), in sample order."""
-        from resolver.web.samples import point_samples
-
         return self.db.run(point_samples, list(point_ids))
 
     @lru_cache(maxsize=64)
     def spectra(self, ident: str, dim: str, eval_id: str) -> pd.DataFrame:
         """Mean prompt FFT per value of `dim` for one eval (probe.py fft's computation)."""
-        from resolver.probe import fft_table
-
         view = self.view(ident)
         one_d = TaskView(view.base_task, f"{view.view}:{dim}", (dim,), view.filters)
         columns = ["id", "eval_id", "model", "template", "sampler", "base_task", "task_version", "params", "sources",

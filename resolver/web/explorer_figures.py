@@ -10,6 +10,8 @@ from typing import Any
 
 from dash import dcc, html
 
+from resolver.core import UserError
+from resolver.probe import FREQUENCIES
 from resolver.web import theme
 from resolver.web.explorer_data import ALL_MANIFOLDS, MODE, Landscape, pivot
 
@@ -203,9 +205,6 @@ def fft_panel(land: Landscape, ident: str, eval_ids):
 
 
 def _fft_eval(land: Landscape, ident: str, eval_id: str) -> list:
-    from resolver.core import UserError
-    from resolver.probe import FREQUENCIES
-
     label = land.labels.get(eval_id, eval_id)
     tokenizer = land.tokenizers[eval_id]
     shown: list = []

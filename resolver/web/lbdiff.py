@@ -14,10 +14,13 @@ from typing import Any
 
 from dash import html
 
+from resolver.analysis import compare_evals, config_views
 from resolver.core import UserError
 from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import grid as grids, theme, urlstate
 from resolver.web.data import LockedDB
+from resolver.web.explorer_data import inferred_views
+from resolver.web.server import DEFAULT_LINK_PORTS
 
 TOP_POINTS = 5                  # largest differences listed under the grid, each linked to the explorer
 DECIDED_BORDER = "3px solid #111111"
@@ -45,8 +48,6 @@ class Differences:
     @lru_cache(maxsize=64)
     def result(self, a: str, b: str, mode: str, manifolds: tuple = (), groups: tuple = ()) -> dict:
         """compare_evals' dict for B - A, or {"error": text} when the two cannot be compared."""
-        from resolver.analysis import compare_evals
-
         filters = {}
         if manifolds:
             filters["manifold.id"] = list(manifolds)
@@ -60,9 +61,6 @@ class Differences:
     @lru_cache(maxsize=1)
     def views(self) -> tuple:
         """The explorer's views (the config's, else inferred from the params), 2-D first per task."""
-        from resolver.analysis import config_views
-        from resolver.web.explorer_data import inferred_views
-
         config = self.dataset.config_path
         views = (config_views(config) if config is not None and config.is_file() else []) \
             or self.db.run(inferred_views)
@@ -229,7 +227,6 @@ def panel(differ: Differences, state: dict, group_order: list, links: dict):
         f" · mode {result['mode']} ({MODE_DESCRIPTIONS[result['mode']]}) · {overall['pairs']} paired samples on "
         f"{overall['points']} points · the numbers of analyze.py compare",
     ], id="lb-diff-overall", className="rs-note", **{"data-verdict": overall["verdict"]})
-    from resolver.web.server import DEFAULT_LINK_PORTS
 
     base = links.get("explorer") or f"http://localhost:{DEFAULT_LINK_PORTS['explorer']}/"
     points = [_point_line(differ, base, result, p, i == 0) for i, p in enumerate(result["points"])]

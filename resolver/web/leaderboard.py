@@ -19,6 +19,7 @@ from resolver.analysis.leaderboard_scores import OVERALL, Board
 from resolver.stats import MODE_DESCRIPTIONS, MODES
 from resolver.web import grid, layout, lbdiff, leaderboard_table, theme, urlstate
 from resolver.web.data import eval_facets
+from resolver.web.server import make_app
 
 PAGE_SIZE = leaderboard_table.PAGE_SIZE
 SCORE_MODE = leaderboard_table.SCORE_MODE
@@ -27,8 +28,6 @@ DEFAULTS = {"tier": OVERALL, "sort": "score", "mode": SCORE_MODE, "page": "1"}
 
 def build_app(dataset, db, group_by: str = "base_task", url_base_pathname: str = "/", links: dict | None = None):
     """Precompute the board and return the Dash app."""
-    from resolver.web.server import make_app
-
     board = Board(db, group_by)
     board.view((), ())  # warm the cache for the default selection at start-up (same key as the callback)
     facets = eval_facets(board.evals)

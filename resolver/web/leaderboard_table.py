@@ -26,13 +26,13 @@ from resolver.analysis.leaderboard_scores import Board, best_values, rows_for
 from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import grid, theme, urlstate
 from resolver.web.data import eval_matches_facets
+from resolver.web.server import DEFAULT_LINK_PORTS
 
 PAGE_SIZE = 10
 SCORE_MODE = "E_I"                   # the mode the ReasonScore's cells use (resolver.analysis.scores)
 TRUNCATION_MARK_ABOVE = scores.TRUNCATION_SHOWN_ABOVE
 HATCH = "repeating-linear-gradient(45deg, rgba(60,60,60,.30) 0 2px, transparent 2px 7px)"
 BEST_BORDER = "3px solid #1f4e9c"
-FIXED = ("_rank", "_model", "_score", "_tokens", "_ratio", "_grader")
 HELP = {
     "score": "ReasonScore: 1000 × the geometric mean over every (tier, group) cell of the cell's adjusted score "
              "(E_I center + margin − truncated share, floored at 0.01). * = some cell incomplete or missing.",
@@ -123,8 +123,6 @@ def _md(text: str) -> str:
 
 
 def model_cell(row: dict, links: dict) -> str:
-    from resolver.web.server import DEFAULT_LINK_PORTS
-
     base = {a: links.get(a) or f"http://localhost:{p}/" for a, p in DEFAULT_LINK_PORTS.items()}
     surfaces = urlstate.link(base["explorer"], evals=[row["eval_id"]])
     radar = urlstate.link(base["spiderweb"], evals=[row["eval_id"]])

@@ -16,8 +16,11 @@ Every app takes the same serving flags (README.md): --port, --url-base-pathname,
 """
 from __future__ import annotations
 
+import errno
 import ipaddress
+import logging
 import re
+import socket
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
@@ -26,7 +29,6 @@ if TYPE_CHECKING:
 from resolver.core import UserError
 
 DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORTS = {"leaderboard": 8050, "explorer": 8051, "spiderweb": 8051}
 # Where the other apps are linked to by default: explorer first on 8051, then spiderweb on the next free port.
 DEFAULT_LINK_PORTS = {"leaderboard": 8050, "explorer": 8051, "spiderweb": 8052}
 PORT_SEARCH = 50            # how many ports above the default are tried when it is busy
@@ -69,7 +71,7 @@ def make_app(title: str, url_base_pathname: str = "/") -> dash.Dash:
     """
     import dash
 
-    from resolver.web import theme
+    from resolver.web import theme  # plotly: not before an app is built
 
     app = dash.Dash(
         __name__,
@@ -164,8 +166,6 @@ def bind(app: dash.Dash, host: str, port: int | None, default_port: int):
 
 
 def _listening_socket(host: str, port: int):
-    import socket
-
     from werkzeug.serving import select_address_family
 
     family = select_address_family(host, port)     # the family werkzeug will use for this socket
@@ -182,8 +182,6 @@ def _listening_socket(host: str, port: int):
 
 
 def _port_busy(exc: OSError) -> bool:
-    import errno
-
     return getattr(exc, "errno", None) in (errno.EADDRINUSE, errno.EACCES)
 
 
@@ -213,7 +211,5 @@ def serve(app: dash.Dash, args, announce: Callable[[str], None]) -> None:
 
 def _quiet_server_banners(app: dash.Dash) -> None:
     """Our own line says where to go; werkzeug's per-request log would only add noise."""
-    import logging
-
     app.logger.setLevel(logging.WARNING)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

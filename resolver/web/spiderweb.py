@@ -15,11 +15,12 @@ from functools import lru_cache
 import pandas as pd
 from dash import Input, Output, State, ctx, dcc, html, no_update
 
-from resolver.analysis import eval_labels, format_value, spiderweb_from_aggregate
+from resolver.analysis import DEGREE_COLUMN, eval_labels, format_value, spiderweb_from_aggregate, tier_name
 from resolver.analysis.archetypes import classify, dataset_medians
 from resolver.stats import MODE_DESCRIPTIONS, MODES, add_statistics
 from resolver.web import layout, urlstate
 from resolver.web.data import ranked_eval_ids
+from resolver.web.server import make_app
 from resolver.web.spider_figures import OVERLAYS, bar_figure, radar_figure
 
 OVERLAY_LABELS = {"ci": "95% CI band", "tokens": "token use", "truncation": "truncation"}
@@ -46,8 +47,6 @@ class Profiles:
     """Per-eval radar numbers, tier accuracies and archetypes, per statistics mode."""
 
     def __init__(self, db, group_by: str = "base_task"):
-        from resolver.analysis import DEGREE_COLUMN
-
         self.group_by = group_by
         self.evals = db.evals()
         agg = db.aggregate(None, by=["eval_id", group_by])
@@ -78,8 +77,6 @@ class Profiles:
     @lru_cache(maxsize=8)
     def tiers_for(self, mode: str):
         """Accuracy per (eval, difficulty tier) for the collapse rule; None without degrees."""
-        from resolver.analysis import DEGREE_COLUMN, tier_name
-
         if self._tier_agg is None:
             return None
         agg = add_statistics(self._tier_agg, mode)
@@ -102,8 +99,6 @@ class Profiles:
 
 
 def build_app(dataset, db, group_by: str = "base_task", url_base_pathname: str = "/", links: dict | None = None):
-    from resolver.web.server import make_app
-
     profiles = Profiles(db, group_by)
     app = make_app(f"ReasonScape spiderweb — {dataset.name}", url_base_pathname)
     options = [{"label": profiles.labels[e], "value": e} for e in profiles.eval_ids]

@@ -17,7 +17,6 @@ SCORE_SCALE = "RdYlGn"          # plotly's ColorBrewer diverging scale: 0 red, 0
 SCORE_COLORSCALE = [list(stop) for stop in get_colorscale(SCORE_SCALE)]
 MISSING_COLOUR = "#e6e6e6"
 TRUNCATION_COLOUR = "#6b6b6b"
-TOKEN_COLOUR = "#7b52ab"
 EVAL_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                 "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f")
 

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 from conftest import run_script
 from PIL import Image
-from test_forensics_fixture import MIDPOINT, SAMPLES, TABLE_SIZES, correct_count, forensics_dataset, model_eval_id  # noqa: F401
+from test_analyze_forensics_fixture import MIDPOINT, SAMPLES, TABLE_SIZES, correct_count, forensics_dataset, model_eval_id  # noqa: F401
 
 import analyze as analyze_script
 from resolver.core.errors import UserError
