@@ -3,7 +3,8 @@
 Every eval row stores a fingerprint of its input files (path, size, mtime) and of
 the pipeline (ingest version, compressor and level, re-grading). A run compares the
 dataset with the live DB's evals rows and plans: build (new or changed files),
-relabel (metadata only), drop (no longer in the dataset), unchanged.
+relabel (metadata only), drop (no longer in the dataset), unchanged. The plan is
+data (``Plan``, one dataclass per item) that the pipeline runs once.
 """
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from pathlib import Path
 
 from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_file_paths
-from resolver.config import expected_points, load_config
 from resolver.core import UserError
 from resolver.ingest.input_files import relative_names
 from resolver.records import TEXT_SIZE_METHOD
@@ -24,7 +24,7 @@ from resolver.records import TEXT_SIZE_METHOD
 INGEST_VERSION = 2
 
 
-def files_fingerprint(spec: EvalSpec, files, base: Path, regrade_version: int | None = None,
+def files_fingerprint(spec: EvalSpec, files, base: Path | None, regrade_version: int | None = None,
                       sizes: list | None = None) -> str:
     """What an eval's points depend on: its triple, its files (path, size, mtime), the pipeline.
 
@@ -40,18 +40,6 @@ def files_fingerprint(spec: EvalSpec, files, base: Path, regrade_version: int | 
         if sizes is not None:
             sizes.append(st.st_size)
     return h.hexdigest()[:20]
-
-
-def eval_row(spec: EvalSpec, fingerprint: str, stats, old: dict | None = None) -> dict:
-    row = spec.as_row()
-    row["fingerprint"] = fingerprint
-    if stats is not None:
-        row.update(files=stats.files, samples=stats.samples, points=stats.points,
-                   grader_version=min(stats.grader_versions) if stats.grader_versions else None,
-                   task_versions=pointsdb.canonical_json(stats.task_versions))
-    elif old is not None:
-        row.update({k: old.get(k) for k in ("files", "samples", "points", "grader_version", "task_versions")})
-    return row
 
 
 def existing_state(db_path: Path):
@@ -95,44 +83,118 @@ def _norm(value):
     return value
 
 
+
+# ------------------------------------------------------------------ the plan
+# plan_dataset / plan_interview return everything a run writes except what only the scan
+# can tell (an eval's counts, EvalStats.counts_row): the pipeline runs the plan without
+# coming back here (docs/decisions.md, *evaluate's build plan*).
+
+@dataclass(frozen=True)
+class Build:
+    """An eval to (re)build: its files in merge order, their sizes, and its evals row
+    without the counts the scan produces."""
+
+    spec: EvalSpec
+    files: list[str]
+    sizes: list[int]
+    row: dict                   # EvalSpec.as_row() and the fingerprint
+
+
+@dataclass(frozen=True)
+class Relabel:
+    """An eval whose files did not change but whose metadata did: its new evals row (old
+    fingerprint and counts) and the groups / facets copied onto each of its points."""
+
+    spec: EvalSpec
+    row: dict
+    groups: tuple
+    facets_json: str
+
+
+@dataclass(frozen=True)
+class NoFiles:
+    """An eval whose glob matched no NDJSON file; ``kept``: the DB still holds its points."""
+
+    spec: EvalSpec
+    kept: bool
+
+
+@dataclass(frozen=True)
+class MetaUpdate:
+    """The dataset-level rows to rewrite: the meta table and the config's expected points."""
+
+    meta: dict
+    config_path: Path | None
+    dataset_path: Path
+    density: str
+
+
 @dataclass
 class Plan:
-    build: list = field(default_factory=list)        # (spec, files (text), fingerprint, sizes)
-    relabel: list = field(default_factory=list)      # (spec, old row)
-    drop: list = field(default_factory=list)         # eval ids
-    unchanged: list = field(default_factory=list)    # specs
-    no_files: list = field(default_factory=list)     # (spec, kept: bool)
-    meta: dict = field(default_factory=dict)
-    meta_changed: bool = False
+    """What a dataset run does, item by item (see the module docstring)."""
+
+    db_path: Path
+    reuse: bool = False                     # the live DB is a current-schema PointsDB: copy and update it
+    build: list[Build] = field(default_factory=list)
+    relabel: list[Relabel] = field(default_factory=list)
+    drop: list[str] = field(default_factory=list)          # eval ids no longer in the dataset
+    unchanged: list[EvalSpec] = field(default_factory=list)
+    no_files: list[NoFiles] = field(default_factory=list)
+    meta: MetaUpdate | None = None          # None: the meta and expected tables stay
 
     def touches_db(self) -> bool:
-        return bool(self.build or self.relabel or self.drop or self.meta_changed)
+        return bool(self.build or self.relabel or self.drop or self.meta)
 
 
-def plan_dataset(dataset, existing: dict, old_meta: dict, regrade_version: int | None = None) -> Plan:
-    plan = Plan()
+def _build(spec: EvalSpec, files: list[str], sizes: list[int], fingerprint: str) -> Build:
+    return Build(spec, files, sizes, {**spec.as_row(), "fingerprint": fingerprint})
+
+
+def _relabel(spec: EvalSpec, old: dict) -> Relabel:
+    row = {**spec.as_row(), "fingerprint": old.get("fingerprint")}
+    row.update({k: old.get(k) for k in ("files", "samples", "points", "grader_version", "task_versions")})
+    return Relabel(spec, row, tuple(spec.groups), pointsdb.canonical_json(spec.facets))
+
+
+def plan_dataset(dataset, regrade_version: int | None = None) -> Plan:
+    """Compare the dataset with its live PointsDB: what to build, relabel, drop and keep.
+
+    ``regrade_version``: the grader version of an --offline run (part of each fingerprint).
+    """
+    existing, old_meta = existing_state(dataset.db_path)
+    plan = Plan(dataset.db_path, reuse=bool(old_meta))
     base = dataset.db_path.parent
     for spec in dataset.evals:
         files = eval_file_paths(spec)
         old = existing.get(spec.eval_id)
         if not files:
-            plan.no_files.append((spec, old is not None))
+            plan.no_files.append(NoFiles(spec, old is not None))
             if old is not None and _metadata_differs(spec, old):
-                plan.relabel.append((spec, old))
+                plan.relabel.append(_relabel(spec, old))
             continue
         sizes: list[int] = []
         fingerprint = files_fingerprint(spec, files, base, regrade_version, sizes)
         if old is None or old.get("fingerprint") != fingerprint:
-            plan.build.append((spec, files, fingerprint, sizes))
+            plan.build.append(_build(spec, files, sizes, fingerprint))
         elif _metadata_differs(spec, old):
-            plan.relabel.append((spec, old))
+            plan.relabel.append(_relabel(spec, old))
         else:
             plan.unchanged.append(spec)
     wanted = {s.eval_id for s in dataset.evals}
     plan.drop = sorted(e for e in existing if e not in wanted)
-    plan.meta = dataset_meta(dataset)
-    plan.meta_changed = {k: v for k, v in old_meta.items() if k != "schema_version"} != plan.meta
+    meta = dataset_meta(dataset)
+    if {k: v for k, v in old_meta.items() if k != "schema_version"} != meta:
+        plan.meta = MetaUpdate(meta, dataset.config_path, dataset.path, dataset.density)
     return plan
+
+
+def plan_interview(evals: list[tuple[EvalSpec, list[str]]], base: Path | None) -> list[Build]:
+    """Interview mode (rebuilt every time): one Build per eval found in the records, with its files."""
+    out = []
+    for spec, files in evals:
+        sizes: list[int] = []
+        out.append(_build(spec, files, sizes, files_fingerprint(spec, files, base, sizes=sizes)))
+    return out
 
 
 def dataset_meta(dataset) -> dict:
@@ -140,16 +202,3 @@ def dataset_meta(dataset) -> dict:
     config = dataset.config_path
     digest = hashlib.sha256(config.read_bytes()).hexdigest()[:20] if config and config.is_file() else ""
     return {"dataset": dataset.name, "config": str(config or ""), "config_sha": digest, "density": dataset.density}
-
-
-def expected_rows(dataset, warn) -> list:
-    """(base_task, degree, points) from the dataset's config, or [] (with a warning) when unavailable."""
-    config = dataset.config_path
-    if config is None:
-        return []
-    if not config.is_file():
-        warn(f"config {config} named by {dataset.path} not found; completeness (N/M) will be unknown")
-        return []
-    counts = expected_points(load_config(config, check_points=False), density=dataset.density)
-    return sorted(((task, degree, int(n)) for (task, degree), n in counts.items()),
-                  key=lambda r: (r[0], -1 if r[1] is None else r[1]))

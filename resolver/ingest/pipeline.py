@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_id, load_dataset
+from resolver.config import expected_points, load_config
 from resolver.core import UserError, die_with_parent
 from resolver.core.progress import NullBar
 from resolver.grading import GRADER_VERSION
@@ -173,50 +174,64 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offl
     grader version changes, and by a later run without --offline.
     """
     dataset = load_dataset(dataset_path)
-    report = Report(db_path=dataset.db_path)
-    existing, old_meta = bookkeeping.existing_state(dataset.db_path)
-    reuse = bool(old_meta)          # copy and update a current-schema DB; otherwise start empty
-    regrade_version = GRADER_VERSION if offline else None
-    plan = bookkeeping.plan_dataset(dataset, existing, old_meta, regrade_version)
-    for spec, kept in plan.no_files:
-        what = "kept its existing points" if kept else "skipped"
-        report.warnings.append(
-            f"eval {spec.eval_id} ({spec.label}): glob {spec.glob!r} matched no NDJSON files; {what}")
-    report.unchanged = len(plan.unchanged) + sum(1 for _, kept in plan.no_files if kept)
-    if not plan.touches_db():
-        return report
-    file_lists = [files for _, files, _, _ in plan.build]
-    expects = [(spec.model, spec.template, spec.sampler) for spec, _, _, _ in plan.build]
+    plan = bookkeeping.plan_dataset(dataset, GRADER_VERSION if offline else None)
+    report = Report(db_path=plan.db_path)
+    for item in plan.no_files:
+        what = "kept its existing points" if item.kept else "skipped"
+        report.warnings.append(f"eval {item.spec.eval_id} ({item.spec.label}): glob {item.spec.glob!r} "
+                               f"matched no NDJSON files; {what}")
+    report.unchanged = len(plan.unchanged) + sum(1 for item in plan.no_files if item.kept)
+    if plan.touches_db():
+        _run_plan(plan, parallel, offline, quiet, progress, report)
+    return report
+
+
+def _run_plan(plan: bookkeeping.Plan, parallel: int, offline: bool, quiet: bool, progress, report: Report) -> None:
+    """Write what the plan says: drops, relabels, the scanned evals, the dataset's meta."""
+    file_lists = [item.files for item in plan.build]
+    expects = [(item.spec.model, item.spec.template, item.spec.sampler) for item in plan.build]
     jobs, owners, sizes, job_bytes = plan_jobs(file_lists, expects, parallel, offline,
-                                               [sizes for _, _, _, sizes in plan.build])
-    base = dataset.db_path.parent
+                                               [item.sizes for item in plan.build])
+    base = plan.db_path.parent
     with Workers(parallel, len(jobs)) as pool:
         getters = pool.map(scan_batch_safe, jobs)            # forks the workers before any DuckDB opens
         # computed while the workers scan (it generates the config's points)
-        expected = bookkeeping.expected_rows(dataset, report.warnings.append) if plan.meta_changed else None
-        with pointsdb.PointsWriter(dataset.db_path, keep_existing=reuse) as writer, \
+        expected = expected_rows(plan.meta, report.warnings.append) if plan.meta else None
+        with pointsdb.PointsWriter(plan.db_path, keep_existing=plan.reuse) as writer, \
                 _progress(sum(map(sum, sizes)), quiet, progress) as bar:
             for eid in plan.drop:
                 writer.drop_eval(eid)
-            for spec, old in plan.relabel:
-                writer.put_eval(bookkeeping.eval_row(spec, old.get("fingerprint"), None, old))
-                writer.set_eval_metadata(spec.eval_id, spec.groups, pointsdb.canonical_json(spec.facets))
+            for relabel in plan.relabel:
+                writer.put_eval(relabel.row)
+                writer.set_eval_metadata(relabel.spec.eval_id, relabel.groups, relabel.facets_json)
             for owner, results in _gather(getters, job_bytes, owners, len(plan.build), bar):
-                spec, files, fingerprint, _ = plan.build[owner]
-                stats = EvalStats(spec.eval_id, spec.label, files=len(files))
+                build = plan.build[owner]
+                stats = EvalStats(build.spec.eval_id, build.spec.label, files=len(build.files))
                 for result in results:
-                    stats.add_scan(result, file_lists[owner])
-                batch = eval_points(spec, _samples(results), source_names(file_lists[owner], base), stats)
-                writer.drop_eval(spec.eval_id)
+                    stats.add_scan(result, build.files)
+                batch = eval_points(build.spec, _samples(results), source_names(build.files, base), stats)
+                writer.drop_eval(build.spec.eval_id)
                 writer.write_points(batch)
-                writer.put_eval(bookkeeping.eval_row(spec, fingerprint, stats))
+                writer.put_eval(build.row | stats.counts_row())
                 report.evals.append(stats)
                 add_regraded(report.regraded, stats.regraded)
-            if plan.meta_changed:
+            if plan.meta:
                 writer.set_expected(expected)
-                writer.set_meta(plan.meta)
+                writer.set_meta(plan.meta.meta)
     report.dropped, report.relabelled, report.written = len(plan.drop), len(plan.relabel), True
-    return report
+
+
+def expected_rows(meta: bookkeeping.MetaUpdate, warn) -> list:
+    """(base_task, degree, points) from the dataset's config, or [] (with a warning) when unavailable."""
+    config = meta.config_path
+    if config is None:
+        return []
+    if not config.is_file():
+        warn(f"config {config} named by {meta.dataset_path} not found; completeness (N/M) will be unknown")
+        return []
+    counts = expected_points(load_config(config, check_points=False), density=meta.density)
+    return sorted(((task, degree, int(n)) for (task, degree), n in counts.items()),
+                  key=lambda r: (r[0], -1 if r[1] is None else r[1]))
 
 
 # ============================================================ interview mode
@@ -272,18 +287,19 @@ def _interview_evals(report: Report, files: list, results: list, source_base, sp
             target.mismatched += msg.startswith("record is ")
         offset += len(result.records)
         add_regraded(report.regraded, result.regraded)
+    specs = [_interview_spec(t) for t in triples]
+    builds = bookkeeping.plan_interview(
+        [(spec, [files[f] for f in sorted(f for f, ts in per_file.items() if t in ts)]) for spec, t in zip(specs, triples)],
+        source_base) if report.db_path else []
     writer = pointsdb.PointsWriter(report.db_path, keep_existing=False) if report.db_path else None
     try:
         names = source_names(files, source_base)
-        for triple in triples:
-            spec = _interview_spec(triple)
+        for number, (spec, triple) in enumerate(zip(specs, triples)):
             eval_stats = stats[triple]
             batch = eval_points(spec, samples, names, eval_stats, triple_filter=True)
-            mine = sorted(f for f, ts in per_file.items() if triple in ts)
             if writer is not None:
-                fingerprint = bookkeeping.files_fingerprint(spec, [files[f] for f in mine], source_base)
                 writer.write_points(batch)
-                writer.put_eval(bookkeeping.eval_row(spec, fingerprint, eval_stats))
+                writer.put_eval(builds[number].row | eval_stats.counts_row())
             report.evals.append(eval_stats)
         if writer is not None:
             writer.set_meta({"interview": spec_text})

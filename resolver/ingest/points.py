@@ -51,6 +51,12 @@ class EvalStats:
         self.problems.extend(f"{files[f]}:{line}: {msg}" for f, line, msg in result.problems)
         add_regraded(self.regraded, result.regraded)
 
+    def counts_row(self) -> dict:
+        """The built eval's counts, as columns of its PointsDB ``evals`` row."""
+        return {"files": self.files, "samples": self.samples, "points": self.points,
+                "grader_version": min(self.grader_versions) if self.grader_versions else None,
+                "task_versions": pointsdb.canonical_json(self.task_versions)}
+
 
 def source_names(files, source_base: Path | None) -> list:
     """How `sources` names each file: relative to the DB's directory (absolute without a DB)."""
