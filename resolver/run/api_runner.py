@@ -490,5 +490,5 @@ def run_api(opts: RunOptions, reporter: Reporter | None = None) -> RunSummary:
     reporter = reporter or Reporter()
     experiment = build_experiment(opts, reporter.bar)
     fast_event_loop()
-    with ResponseCache(opts.cache) as cache:
+    with ResponseCache(opts.cache, background_checkpoints=True) as cache:
         return asyncio.run(_run_with_client(opts, experiment, cache, ssl_context, reporter))
