@@ -13,4 +13,4 @@ from resolver.cli import run_main
 from resolver.cli.runner import main
 
 if __name__ == "__main__":
-    run_main(main)
+    run_main(main, fast_exit=True)

@@ -13,6 +13,13 @@ The runner calls `put` for every answer and `flush` often (a batch at a time);
 it writes an answer's record to the run folder only after the batch holding it
 has been committed, so anything visible in a run folder is also in the cache.
 
+With ``background_checkpoints`` (the API runner) the connection does not checkpoint:
+SQLite's automatic checkpoint copies the WAL into the database file and fsyncs both
+inside whichever commit crosses 1,000 pages, tens of milliseconds during which the
+runner's event loop would stand still (docs/performance.md). A thread with its own
+connection runs a passive checkpoint instead, after every few megabytes committed; what
+is stored, and when it is durable, stays the same.
+
 A second table, ``too_long``, holds the keys of requests that `vllm run-batch`
 refused because the prompt does not fit the model's context (read-batch only;
 docs/decisions.md). It is kept apart from ``responses`` so that nothing but real
@@ -27,6 +34,7 @@ import hashlib
 import json
 import random
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Iterable
@@ -38,6 +46,9 @@ CACHE_FILE_NAME = "responses.sqlite"
 # from the key so a streamed and a plain request share one cache entry.
 TRANSPORT_ONLY_FIELDS = ("stream", "stream_options")
 _SELECT_CHUNK = 500  # stays well under SQLite's bound-parameter limit
+# Committed bytes between background checkpoints: about SQLite's own 1,000 pages of WAL,
+# counting the index pages each insert also writes.
+CHECKPOINT_EVERY_BYTES = 2_000_000
 
 
 def canonical_request(body: dict, stop_loops: dict | None = None) -> bytes:
@@ -68,20 +79,58 @@ def resolve_cache_path(arg: str | Path) -> Path:
     return path
 
 
+class _Checkpointer:
+    """A thread with its own connection that checkpoints the WAL when `poke`d."""
+
+    def __init__(self, path: Path, busy_timeout_s: float):
+        self._db = sqlite3.connect(str(path), timeout=busy_timeout_s, isolation_level=None,
+                                   check_same_thread=False)
+        self._wake = threading.Event()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="cache-checkpoint", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._stopping:
+                break
+            try:
+                # PASSIVE: copies what it can without waiting for, or blocking, the writer.
+                self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            except sqlite3.Error:
+                pass        # busy or failing: the next checkpoint, or closing, catches up
+        self._db.close()
+
+    def poke(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        self._thread.join()
+
+
 class ResponseCache:
     """A SQLite (WAL) map from request key to the normalised answer (a dict)."""
 
-    def __init__(self, path: str | Path, *, busy_timeout_s: float = 60.0):
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = 60.0, background_checkpoints: bool = False):
         self.path = resolve_cache_path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = self._open(busy_timeout_s)
+            self._checkpointer = None
+            if background_checkpoints:
+                self._db.execute("PRAGMA wal_autocheckpoint=0")
+                self._checkpointer = _Checkpointer(self.path, busy_timeout_s)
         except (OSError, sqlite3.Error) as exc:
             raise UserError(f"--cache {str(path)!r}: cannot open the response cache ({exc}); "
                             "give a writable directory or .sqlite file") from None
         self._pending: dict[str, str] = {}
         self._pending_too_long: dict[str, str] = {}
         self._replacing: set[str] = set()     # keys whose stored value is malformed (see put)
+        self._unchecked_bytes = 0             # committed since the last background checkpoint
 
     def _open(self, busy_timeout_s: float) -> sqlite3.Connection:
         """Connect and set up, retrying while another process is doing the same.
@@ -207,13 +256,20 @@ class ResponseCache:
         self._pending.clear()
         self._pending_too_long.clear()
         self._replacing.clear()
+        if self._checkpointer is not None:
+            self._unchecked_bytes += sum(len(v) for _, v, _ in rows) + sum(len(v) for _, v, _ in marks)
+            if self._unchecked_bytes >= CHECKPOINT_EVERY_BYTES:
+                self._unchecked_bytes = 0
+                self._checkpointer.poke()
         return len(rows) + len(marks)
 
     def close(self) -> None:
         try:
             self.flush()
         finally:
-            self._db.close()
+            if self._checkpointer is not None:
+                self._checkpointer.stop()
+            self._db.close()      # the last connection checkpoints what is left
 
     def __enter__(self) -> "ResponseCache":
         return self

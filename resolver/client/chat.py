@@ -33,8 +33,10 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit
 
 import aiohttp
+from aiohttp.helpers import basicauth_from_netrc, netrc_from_env
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result, stop_after_delay
 
 from resolver.client.completions import Completion, _text_or_none, check_usage, completion_from_payload, parse_json_reply, reply_excerpt
@@ -88,6 +90,15 @@ def normalize_apibase(url: str | None) -> str:
     gives its deployment base (its query is kept by resolver.client.endpoints.parse_endpoint).
     """
     return parse_endpoint(url).base
+
+
+def _netrc_login(base: str) -> aiohttp.BasicAuth | None:
+    """The $NETRC / ~/.netrc login for the server's host, as aiohttp's trust_env reads it; or None."""
+    host = urlsplit(base).hostname
+    try:
+        return basicauth_from_netrc(netrc_from_env(), host) if host else None
+    except LookupError:
+        return None
 
 
 class _StreamState:
@@ -164,6 +175,7 @@ class ChatClient:
         self.stats = ClientStats()
         self.proxy = proxy_for(self.base)
         self._session: aiohttp.ClientSession | None = None
+        self._netrc_headers: dict[str, str] | None = None
 
     @property
     def base(self) -> str:
@@ -190,10 +202,12 @@ class ChatClient:
         else:
             connector = aiohttp.TCPConnector(**options)
         # Proxies come from resolver.client.http_policy.proxy_for (http(s)_proxy, then all_proxy,
-        # no_proxy respected); trust_env stays on for .netrc and the like.
+        # no_proxy respected) and the .netrc login is read here once: aiohttp's trust_env would
+        # look both up again in a worker thread for every request (docs/performance.md).
+        login = None if is_socks(self.proxy) else _netrc_login(self.base)
+        self._netrc_headers = None if login is None else {"Authorization": login.encode()}
         self._session = aiohttp.ClientSession(
-            connector=connector, headers=headers, trust_env=not is_socks(self.proxy),
-            timeout=aiohttp.ClientTimeout(total=self.timeout))
+            connector=connector, headers=headers, timeout=aiohttp.ClientTimeout(total=self.timeout))
         return self
 
     async def __aexit__(self, *exc) -> None:
@@ -204,6 +218,8 @@ class ChatClient:
     def _request(self, method: str, url: str, **kwargs):
         if self.proxy and not is_socks(self.proxy):
             kwargs["proxy"] = self.proxy
+        if self._netrc_headers is not None:
+            kwargs["headers"] = self._netrc_headers   # per request: aiohttp drops it on a redirect to another host
         assert self._session is not None, "ChatClient requests run inside `async with`"
         return self._session.request(method, url, **kwargs)
 

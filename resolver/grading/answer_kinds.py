@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 from resolver.grading.answer_text import TRAILING_PUNCT, WRAPPERS, Hedge, clean_line, first_line, later_boxed_lines, unbox_spread
@@ -454,10 +455,15 @@ def extract_by_kind(kind: str, text: str | None, response_enum: Sequence[str] | 
 
 def canonical_target(kind: str, target: str) -> str:
     """The target in the same canonical form `extract_by_kind` produces."""
+    return _canonical_target(kind, str(target))
+
+
+@lru_cache(maxsize=4096)        # pure, and a run grades the same few targets over and over
+def _canonical_target(kind: str, target: str) -> str:
     if kind == "literal":
-        return str(target).strip()
-    canonical = extract_by_kind(kind, str(target), None)
-    return canonical if canonical is not None else str(target).strip()
+        return target.strip()
+    canonical = extract_by_kind(kind, target, None)
+    return canonical if canonical is not None else target.strip()
 
 
 __all__ = ["extract_by_kind", "canonical_target", "choice_options"]

@@ -56,6 +56,55 @@ def strip_reasoning(text: str | None) -> str | None:
     return rest
 
 
+# Characters no marker match can contain: none is matched, even case-insensitively, by a
+# marker's letters (f i n a l s w e r o u d b; under re.IGNORECASE only "i" and "s" also
+# match non-ASCII letters) nor by its classes (whitespace, [*_`>#], the colon and dashes).
+_BARRIERS = frozenset("0123456789.,;!?()[]{}=+-/\\'\"$%&@^|~<cghjkmpqtvxyzCGHJKMPQTVXYZ")
+_MARKER_REACH = 96      # the tail search starts this far before the last "answer" (or earlier)
+
+
+def _all_marker_ends(text: str, pos: int = 0) -> list[int]:
+    """Ends of the markers' matches, each pattern scanned left to right from `pos`."""
+    return [m.end() for pattern in _MARKERS for m in pattern.finditer(text, pos)]
+
+
+def last_marker_end(text: str) -> int | None:
+    """Where the text after the last final-answer marker starts (the largest end of any
+    marker's matches, each pattern scanned from the start); None without a marker.
+
+    The same as ``max(_all_marker_ends(text))``, found without scanning the whole text in
+    the usual case of a marker near the end:
+
+    * every marker's match contains "answer" (its six letters matched case-insensitively:
+      "s" also matches U+017F); a text whose lower case has no "answer" has no marker;
+    * the scan can start at a position q just after a barrier character (`_BARRIERS`),
+      before the last "answer". No match contains a barrier, so none spans q: a pattern
+      scanned from the start reaches q without being inside a match, and from there finds
+      what a scan started at q finds (``^`` and ``\\b`` look at the real text before q, as
+      re's `pos` promises). Every match starting at or after q ends after q and every
+      earlier one ends before q, so if the scan from q finds any match, its largest end
+      is the largest of all. If it finds none (or no barrier is near), the whole text is
+      scanned as before.
+    """
+    low = text.lower()
+    if "\u017f" in low:
+        low = low.replace("\u017f", "s")
+    last = low.rfind("answer")
+    if last < 0:
+        return None
+    # `low` may be longer than `text` (a few letters lower-case to two); `last` only places
+    # the window, the result does not depend on it.
+    start = min(last, len(text)) - _MARKER_REACH
+    for q in range(start, max(start - _MARKER_REACH, 0), -1):
+        if text[q - 1] in _BARRIERS:
+            ends = _all_marker_ends(text, q)
+            if ends:
+                return max(ends)
+            break
+    ends = _all_marker_ends(text)
+    return max(ends) if ends else None
+
+
 def final_answer_text(text: str | None) -> str | None:
     """Text after the last final-answer marker, trimmed; None when there is none.
 
@@ -64,9 +113,9 @@ def final_answer_text(text: str | None) -> str | None:
     """
     if text is None:
         return None
-    ends = [m.end() for pattern in _MARKERS for m in pattern.finditer(text)]
-    if ends:
-        rest = text[max(ends):]
+    end = last_marker_end(text)
+    if end is not None:
+        rest = text[end:]
     else:
         boxes = list(_BOXED_OPEN.finditer(text))
         if not boxes:

@@ -1,7 +1,7 @@
 """Run folders and the NDJSON runner records (docs/runner.md): naming, writing, reading.
 
-Writing appends one JSON object per line and flushes after every record, so a
-crash loses nothing already written; a file whose last line was cut off by a
+Writing appends one JSON object per line and flushes after every record or batch
+of records, so a crash loses nothing already written; a file whose last line was cut off by a
 crash gets a fresh line before the next record instead of a glued one. Reading
 yields line numbers and reports malformed lines instead of raising.
 """
@@ -72,7 +72,7 @@ def step_file(folder, step) -> Path:
 
 
 class RecordWriter:
-    """Append records to one NDJSON file, flushing after each one."""
+    """Append records to one NDJSON file, flushing after each record or batch."""
 
     def __init__(self, path):
         self.path = Path(path)
@@ -84,9 +84,14 @@ class RecordWriter:
         self.written = 0
 
     def write(self, record: dict) -> None:
-        self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.write_many((record,))
+
+    def write_many(self, records) -> None:
+        """Append records and flush once (the runner writes a batch of committed answers at a time)."""
+        lines = [json.dumps(record, ensure_ascii=False) + "\n" for record in records]
+        self._fh.write("".join(lines))
         self._fh.flush()
-        self.written += 1
+        self.written += len(lines)
 
     def close(self) -> None:
         if not self._fh.closed:

@@ -388,15 +388,21 @@ class RunLoop:
         """Commit the cache, then write the records whose answers are now durable."""
         self.cache.flush()
         outbox, self._outbox = self._outbox, []
+        batches: dict[int, tuple[_StepState, list[dict]]] = {}     # one write and flush per file
+        closing = []                     # a step's close marker follows all its records
         for state, record, cached in outbox:
             if record is None:
-                if state.writer:
-                    state.writer.close()
+                closing.append(state)
                 continue
+            batches.setdefault(id(state), (state, []))[1].append(record)
+            self.summary.count(record, cached)
+        for state, records in batches.values():
             if state.writer is None:
                 state.writer = RecordWriter(step_file(self.folder, state.step))
-            state.writer.write(record)
-            self.summary.count(record, cached)
+            state.writer.write_many(records)
+        for state in closing:
+            if state.writer:
+                state.writer.close()
 
     def _close_writers(self) -> None:
         for state in self._states:       # steps cut short by Ctrl-C have no close marker
@@ -480,5 +486,5 @@ def run_api(opts: RunOptions, reporter: Reporter | None = None) -> RunSummary:
     reporter = reporter or Reporter()
     experiment = build_experiment(opts, reporter.bar)
     fast_event_loop()
-    with ResponseCache(opts.cache) as cache:
+    with ResponseCache(opts.cache, background_checkpoints=True) as cache:
         return asyncio.run(_run_with_client(opts, experiment, cache, ssl_context, reporter))

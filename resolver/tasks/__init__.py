@@ -45,8 +45,25 @@ def _discover() -> None:
     _DISCOVERED = True
 
 
+def _load_own_module(name: str) -> None:
+    """Import the module named like the task (each task lives in one): a run of three tasks
+    need not import all of them (docs/performance.md). Any trouble is left to _discover."""
+    if name.isidentifier() and name not in _NOT_TASKS and not name.startswith("_"):
+        try:
+            importlib.import_module(f"{__name__}.{name}")
+        except Exception:
+            pass
+
+
 def get_task(name: str) -> Task[Any]:
     """The registered task called `name`, or a UserError listing the valid names."""
+    task = _REGISTRY.get(name)
+    if task is not None:
+        return task
+    if not _DISCOVERED:
+        _load_own_module(name)
+        if name in _REGISTRY:
+            return _REGISTRY[name]
     _discover()
     try:
         return _REGISTRY[name]

@@ -1,0 +1,62 @@
+"""The chat client's .netrc login (docs/runner.md): read once per client, sent on every
+request to the server's host, as aiohttp's trust_env sent it when it looked it up per request.
+"""
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+
+from resolver.client.chat import ChatClient
+from tests.support.runner import LoopbackServer
+
+BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 10}
+# base64 of "alice:s3cret", written out: the Basic scheme of RFC 7617.
+ALICE = "Basic YWxpY2U6czNjcmV0"
+
+
+class HeaderServer(LoopbackServer):
+    """Records the Authorization header of every request."""
+
+    def __init__(self):
+        self.seen: list[tuple[str, str | None]] = []
+        super().__init__()
+
+    async def chat(self, request):
+        self.seen.append(("chat", request.headers.get("Authorization")))
+        return web.json_response({"choices": [{"index": 0, "message": {"role": "assistant", "content": "4"},
+                                               "finish_reason": "stop"}],
+                                  "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+
+    async def list_models(self, request):
+        self.seen.append(("models", request.headers.get("Authorization")))
+        return web.json_response({"object": "list", "data": [{"id": "m"}]})
+
+
+def talk(url: str) -> None:
+    async def go():
+        async with ChatClient(url) as client:
+            await client.list_models()
+            for _ in range(3):
+                await client.complete(BODY)
+    asyncio.run(go())
+
+
+def test_the_netrc_login_of_the_host_goes_with_every_request(tmp_path, monkeypatch):
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login alice password s3cret\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    with HeaderServer() as server:
+        talk(server.url)
+    assert server.seen == [("models", ALICE)] + [("chat", ALICE)] * 3
+
+
+def test_no_login_for_other_hosts(tmp_path, monkeypatch):
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine gpu.example login alice password s3cret\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    with HeaderServer() as server:
+        talk(server.url)
+    assert server.seen == [("models", None)] + [("chat", None)] * 3
