@@ -89,7 +89,8 @@ def pair_samples(points: pd.DataFrame, a: str, b: str, group_by: str = "base_tas
 def _version_mismatch(points: pd.DataFrame, a: str, b: str) -> list:
     """Base tasks whose same (base_task, params) ran at different generator versions in A and B."""
     frame = points.assign(task_version=points["task_version"].fillna(1).astype(int))
-    versions = frame.groupby(["base_task", "params", "eval_id"])["task_version"].agg(lambda v: tuple(sorted(set(v))))
+    # a Series of tuples: pandas-stubs' Series dtypes leave tuple out
+    versions = frame.groupby(["base_task", "params", "eval_id"])["task_version"].agg(lambda v: tuple(sorted(set(v))))  # type: ignore[type-var]
     table = versions.unstack("eval_id")
     if a not in table.columns or b not in table.columns:
         return []
@@ -190,7 +191,7 @@ def _points(pairs: pd.DataFrame, mode: str, top: int) -> list:
     table = _table(pairs, codes.astype(np.int64), len(keys), mode, with_p=False)
     first = pairs.groupby(codes).first()
     distance = np.maximum(table["paired_low"], -table["paired_high"])      # > 0 where the interval excludes 0
-    order = np.lexsort((-distance.to_numpy(), -table["diff"].abs().to_numpy()))[:top]
+    order = np.lexsort((-np.asarray(distance), -table["diff"].abs().to_numpy()))[:top]
     rows = []
     for i in order:
         f, t = first.iloc[i], table.iloc[i]

@@ -19,6 +19,8 @@ lower end is floored at 0 and the upper end capped at the raw Wilson upper end
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
@@ -288,7 +290,9 @@ def reasonscore(scores) -> float:
 def grouped_reasonscore(frame: pd.DataFrame, by, score_column: str = "adjusted_score") -> pd.Series:
     """ReasonScore per group of rows (e.g. per eval and tier), vectorised."""
     logs = np.log(np.maximum(frame[score_column].to_numpy(dtype=float), SCORE_FLOOR))
-    return SCORE_SCALE * np.exp(pd.Series(logs, index=frame.index).groupby([frame[b] for b in by], sort=False).mean())
+    means = pd.Series(logs, index=frame.index).groupby([frame[b] for b in by], sort=False).mean()
+    # numpy's ufuncs return a Series for a Series; pandas-stubs types them as ndarray
+    return cast(pd.Series, SCORE_SCALE * np.exp(means))
 
 
 def score_per_token(score, mean_tokens):

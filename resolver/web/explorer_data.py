@@ -187,7 +187,7 @@ def _in_manifold(frame: pd.DataFrame, manifold: str) -> pd.DataFrame:
     return frame[frame[MANIFOLD_ID].astype(str) == manifold]
 
 
-def _same(series: pd.Series, value) -> pd.Series:
+def _same(series: pd.Series, value) -> np.ndarray | pd.Series:
     """Equality that treats 4, 4.0 and "4" alike (click data comes back through JSON)."""
     try:
         return np.isclose(pd.to_numeric(series, errors="raise").astype(float), float(value))
