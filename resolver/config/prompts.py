@@ -268,7 +268,8 @@ def load_template(path) -> Template:
     data = validate_file(TemplateFile, _read_json_object(path, "template"), str(path))
     messages = tuple({"role": m.role} if m.role == EXAMPLES_ROLE else {"role": m.role, "content": m.content}
                      for m in data.messages)
-    uses_examples = any(m["role"] == EXAMPLES_ROLE or "examples" in _fields(m["content"]) for m in messages)
+    # every message but the examples one has content (Message._content)
+    uses_examples = any(m["role"] == EXAMPLES_ROLE or "examples" in _fields(m["content"] or "") for m in messages)
     return Template(Path(path).stem, str(path), messages, data.shots, data.example_answer, uses_examples)
 
 
