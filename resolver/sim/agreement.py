@@ -77,10 +77,10 @@ def collected_correctness(path) -> dict:
         rows = db.query("SELECT model, eval_id, task, task_version, CAST(params AS VARCHAR) AS params, "
                         "outcome, sample_index FROM points")
     result: dict = {}
-    for row in rows.itertuples(index=False):
-        point = (row.task, row.task_version, row.params)
-        outcomes = result.setdefault(f"{row.model} ({row.eval_id})", {})
-        for outcome, index in zip(row.outcome, row.sample_index):
+    for model, eval_id, task, task_version, params, outcome_list, sample_index in rows.itertuples(index=False, name=None):
+        point = (task, task_version, params)
+        outcomes = result.setdefault(f"{model} ({eval_id})", {})
+        for outcome, index in zip(outcome_list, sample_index):
             outcomes[(point, int(index))] = int(outcome) == OUTCOME_CORRECT
     return result
 
