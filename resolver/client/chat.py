@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import aiohttp
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result, stop_after_delay
@@ -43,6 +44,9 @@ from resolver.client.http_policy import classify_error, error_text, is_socks, pa
 from resolver.client.retries import RequestFailed, RequestRetries, Transient
 from resolver.core import UserError
 from resolver.grading import FoundLoop, LoopRule, LoopWatch, MalformedReply, split_message
+
+if TYPE_CHECKING:
+    import ssl
 
 DEFAULT_LOAD_TIMEOUT = 600.0   # seconds a server may spend loading its model (--load-timeout)
 
@@ -151,7 +155,7 @@ class ChatClient:
     def __init__(self, apibase: str, apikey: str | None = None, *, parallel: int = 16,
                  timeout: float = 3600.0, max_retries: int = 8, backoff_base: float = 0.5,
                  backoff_cap: float = 30.0, on_retry: Callable[[str], None] | None = None,
-                 load_timeout: float = DEFAULT_LOAD_TIMEOUT, ssl_context=None):
+                 load_timeout: float = DEFAULT_LOAD_TIMEOUT, ssl_context: ssl.SSLContext | None = None):
         self.endpoint: Endpoint = parse_endpoint(apibase)
         self.chat_url = self.endpoint.url("chat/completions")
         self.ssl_context = ssl_context       # None: aiohttp's default (the system's CAs); see resolver.client.tls
@@ -198,12 +202,12 @@ class ChatClient:
             timeout=aiohttp.ClientTimeout(total=self.timeout))
         return self
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         if self._session is not None:
             await self._session.close()
             self._session = None
 
-    def _request(self, method: str, url: str, **kwargs):
+    def _request(self, method: str, url: str, **kwargs: Any) -> AbstractAsyncContextManager[aiohttp.ClientResponse]:
         if self.proxy and not is_socks(self.proxy):
             kwargs["proxy"] = self.proxy
         assert self._session is not None, "ChatClient requests run inside `async with`"
@@ -279,7 +283,7 @@ class ChatClient:
             except (aiohttp.ClientError, asyncio.TimeoutError):
                 return None          # the run's own retries deal with a flaky connection
 
-        def kind_of(reply) -> str:
+        def kind_of(reply: tuple[int, bytes, Mapping[str, str]]) -> str:
             status, raw, _ = reply
             return classify_error(status, raw.decode("utf-8", "replace")) if status != 200 else "ok"
 
