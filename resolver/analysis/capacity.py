@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,9 @@ from scipy.optimize import OptimizeWarning, curve_fit
 
 from resolver.core import UserError
 from resolver.stats import SUMMED_COLUMNS, Z95, add_statistics
+
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
 
 DEFAULT_SIZE_PARAM = "params.num_rows"
 DEFAULT_THRESHOLD = 0.5
@@ -92,7 +95,7 @@ def _series_key(group_by: str | None, facet_by: str | None) -> list[str]:
     return [d for d in ("eval_id", facet_by, group_by) if d]
 
 
-def frontier(db, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
+def frontier(db: PointsDB, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
              facet_by: str | None = None, mode: str = "C_P") -> tuple[pd.DataFrame, pd.DataFrame]:
     """(accuracy per size, one fit per series). A series = eval x facet x group value."""
     keys = list(dict.fromkeys(_series_key(group_by, facet_by)))
@@ -114,7 +117,7 @@ def frontier(db, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: s
     return curve, pd.DataFrame(fits)
 
 
-def peak(db, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
+def peak(db: PointsDB, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
          facet_by: str | None = None, mode: str = "C_P",
          threshold: float = DEFAULT_THRESHOLD) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per-budget table, per-series summary with capacity and peak budget).

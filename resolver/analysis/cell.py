@@ -21,6 +21,8 @@ from resolver.core import UserError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from resolver.pointsdb import PointsDB
+
 BELOW_CHANCE_MARK = "≤ chance"
 TIER_DEGREES = {"easy": 0, "medium": 1, "hard": 2}
 DEGREE_COLUMN = "manifold.degree"
@@ -40,7 +42,7 @@ def tier_degree(tier):
     raise UserError(f"unknown tier {tier!r}; valid: easy, medium, hard, 'degree N' or all")
 
 
-def cell_value(db, eval_id: str, group, tier=None, mode: str = stats.DEFAULT_MODE, group_by: str = "base_task",
+def cell_value(db: PointsDB, eval_id: str, group, tier=None, mode: str = stats.DEFAULT_MODE, group_by: str = "base_task",
                filters: dict | None = None) -> dict:
     """The interval of `mode` for one cell: {mode, center, margin, low, high,
     below_chance, samples, truncated_ratio}. tier None / "all" pools every tier;

@@ -16,6 +16,8 @@ method 10 on the mode intervals; Holm across the cells and the overall row).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -24,6 +26,9 @@ from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP
 from resolver.analysis.scores import DEGREE_COLUMN, group_order, tier_name
 from resolver.core import UserError
 from resolver.stats import paired
+
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
 
 __all__ = ["ALPHA", "DEFAULT_DELTA", "DEFAULT_TOP", "compare_evals", "pair_samples", "point_frame"]
 
@@ -34,7 +39,7 @@ _POINT_COLUMNS = ["id", "eval_id", "base_task", "params", "task_version", DEGREE
                   "correct", "incorrect", "invalid", "truncated", "guess_sum", "guess_sum_all"]
 
 
-def point_frame(db, a: str, b: str, filters=None, group_by: str = "base_task") -> pd.DataFrame:
+def point_frame(db: PointsDB, a: str, b: str, filters=None, group_by: str = "base_task") -> pd.DataFrame:
     """The two evals' points (per-sample arrays included) under the other filters."""
     from resolver.pointsdb import parse_filters
 
@@ -204,7 +209,7 @@ def _points(pairs: pd.DataFrame, mode: str, top: int) -> list:
     return rows
 
 
-def compare_evals(db, a: str, b: str, mode: str = stats.DEFAULT_MODE, filters=None, group_by: str = "base_task",
+def compare_evals(db: PointsDB, a: str, b: str, mode: str = stats.DEFAULT_MODE, filters=None, group_by: str = "base_task",
                   delta: float = DEFAULT_DELTA, top: int = DEFAULT_TOP, alpha: float = ALPHA) -> dict:
     """The docs/analyze.md compare contract for B - A on a PointsDB (``db``: an open PointsDB).
 
