@@ -8,10 +8,14 @@ at once.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from resolver.core import UserError
+
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
 
 
 def open_app_dataset(path, missing_hint=None):
@@ -26,7 +30,7 @@ def open_app_dataset(path, missing_hint=None):
     return dataset, db
 
 
-def check_group_by(db, group_by: str) -> str:
+def check_group_by(db: PointsDB, group_by: str) -> str:
     """Validate a --group-by dimension and make sure the points actually carry it."""
     from resolver.analysis import dimension_not_carried
     from resolver.pointsdb import validate_dimension
@@ -54,7 +58,7 @@ def eval_matches_facets(facets: dict, selected: dict) -> bool:
     return True
 
 
-def ranked_eval_ids(db, present) -> list:
+def ranked_eval_ids(db: PointsDB, present) -> list:
     """Eval ids by overall ReasonScore (analyze.py scores' ranking), the rest after them in the given order."""
     from resolver.analysis import compute_scores
 
@@ -66,7 +70,7 @@ def ranked_eval_ids(db, present) -> list:
 class LockedDB:
     """Serialises access to one read-only DuckDB connection across Flask's request threads."""
 
-    def __init__(self, db):
+    def __init__(self, db: PointsDB):
         self.db = db
         self._lock = threading.Lock()
 

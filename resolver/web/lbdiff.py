@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dash import html
 
@@ -18,6 +18,10 @@ from resolver.core import UserError
 from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import grid as grids, theme, urlstate
 from resolver.web.data import LockedDB
+
+if TYPE_CHECKING:
+    from resolver.catalog import Dataset
+    from resolver.pointsdb import PointsDB
 
 TOP_POINTS = 5                  # largest differences listed under the grid, each linked to the explorer
 DECIDED_BORDER = "3px solid #111111"
@@ -29,7 +33,7 @@ ALL_MANIFOLDS = "*"             # the explorer's "every manifold entry" (resolve
 class Differences:
     """compare_evals on the leaderboard's selections, cached, plus the explorer link of a point."""
 
-    def __init__(self, dataset, db, group_by: str, groups: list, labels: dict):
+    def __init__(self, dataset: Dataset, db: PointsDB, group_by: str, groups: list, labels: dict):
         self.dataset = dataset
         self.db = LockedDB(db)          # Flask answers callbacks on several threads; one connection
         self.group_by = group_by
