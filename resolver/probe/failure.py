@@ -13,10 +13,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from resolver.ingest.raw_records import full_text, load_points, outcome_name, point_records, sample_index
+
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
 
 #: genresult values longer than this are summarised (whole problems are not facets).
 MAX_VALUE_CHARS = 80
@@ -86,7 +90,7 @@ def genresult_breakdown(observations: Iterable[tuple[object, bool]]) -> pd.DataF
                              ascending=[True, False, False, True]).reset_index(drop=True)
 
 
-def failure_report(db, point_ids, limit: int | None = None) -> FailureReport:
+def failure_report(db: PointsDB, point_ids, limit: int | None = None) -> FailureReport:
     """Failed samples of the points (at most `limit` listed) and the genresult breakdown."""
     from resolver.analysis import reasons_by_point
 

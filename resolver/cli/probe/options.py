@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
 
 __all__ = ["add_point_ids", "add_tokenizer", "eval_names", "warn"]
 
 
-def eval_names(db) -> dict:
+def eval_names(db: PointsDB) -> dict:
     """{eval_id: label, else model} for the probe reports."""
     evals = db.evals()
     return {e: (lab or m) for e, lab, m in zip(evals["eval_id"], evals["label"], evals["model"])}
