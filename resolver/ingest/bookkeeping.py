@@ -12,12 +12,16 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_file_paths
 from resolver.core import UserError
 from resolver.ingest.input_files import relative_names
 from resolver.records import TEXT_SIZE_METHOD
+
+if TYPE_CHECKING:
+    from resolver.catalog import Dataset
 
 # Bump when the meaning of stored numbers changes, so every eval is rebuilt once.
 INGEST_VERSION = 2
@@ -108,7 +112,7 @@ class Plan:
         return bool(self.build or self.relabel or self.drop or self.meta_changed)
 
 
-def plan_dataset(dataset, existing: dict, old_meta: dict, regrade_version: int | None = None) -> Plan:
+def plan_dataset(dataset: Dataset, existing: dict, old_meta: dict, regrade_version: int | None = None) -> Plan:
     plan = Plan()
     base = dataset.db_path.parent
     for spec in dataset.evals:
@@ -134,14 +138,14 @@ def plan_dataset(dataset, existing: dict, old_meta: dict, regrade_version: int |
     return plan
 
 
-def dataset_meta(dataset) -> dict:
+def dataset_meta(dataset: Dataset) -> dict:
     """What the expected table depends on: the config's content and the density."""
     config = dataset.config_path
     digest = hashlib.sha256(config.read_bytes()).hexdigest()[:20] if config and config.is_file() else ""
     return {"dataset": dataset.name, "config": str(config or ""), "config_sha": digest, "density": dataset.density}
 
 
-def expected_rows(dataset, warn) -> list:
+def expected_rows(dataset: Dataset, warn) -> list:
     """(base_task, degree, points) from the dataset's config, or [] (with a warning) when unavailable."""
     config = dataset.config_path
     if config is None:
