@@ -4,6 +4,7 @@
 from .api_runner import run_api as run_api
 from .batch import import_batch as import_batch, read_batch as read_batch, replay_batch as replay_batch, run_write_batch as run_write_batch
 from .experiment import (
+    Experiment as Experiment,
     RunOptions as RunOptions,
     build_experiment as build_experiment,
     cases_for as cases_for,

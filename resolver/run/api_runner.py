@@ -46,6 +46,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from resolver.client import (
     DEFAULT_LOAD_TIMEOUT,
@@ -64,6 +65,7 @@ from resolver.core import UserError
 from resolver.grading import LoopRule
 from resolver.records import RecordWriter, new_run_folder, step_file
 from resolver.run.experiment import (
+    Experiment,
     RunOptions,
     blank_record,
     build_experiment,
@@ -78,6 +80,10 @@ from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.report import Reporter
 from resolver.run.rounds import Tally, needs_another_round
 from resolver.run.summary import RunSummary
+
+if TYPE_CHECKING:
+    from resolver.tasks import TestCase
+
 
 FLUSH_INTERVAL_S = 0.025     # cache commit + record write cadence
 
@@ -108,7 +114,7 @@ class _Sample:
     """One sample's request, prepared before its round is looked up in the cache."""
 
     index: int
-    case: object
+    case: TestCase
     messages: list
     body: dict
     key: str
@@ -129,7 +135,7 @@ class _StepState:
 class RunLoop:
     """Runs steps against a server (or the cache alone) and writes one run folder."""
 
-    def __init__(self, experiment, opts: RunOptions, cache: ResponseCache, client: ChatClient | None,
+    def __init__(self, experiment: Experiment, opts: RunOptions, cache: ResponseCache, client: ChatClient | None,
                  folder: Path, *, progress: bool = True, reporter: Reporter | None = None):
         self.exp = experiment
         self.reporter = reporter or Reporter()
@@ -246,7 +252,7 @@ class RunLoop:
                                f"{state.tally.untruncated + state.tally.truncated} samples, "
                                f"excess accuracy {state.tally.excess():.2f} ({interval})")
 
-    def _prepare(self, step, index: int, case) -> _Sample:
+    def _prepare(self, step, index: int, case: TestCase) -> _Sample:
         messages = messages_for(self.exp, step, case)
         body = request_for(self.exp, messages)
         stop_loops = self.exp.sampler.stop_loops
@@ -417,7 +423,7 @@ class RunLoop:
 
 
 # ================================================================ entry points
-def ordered_steps(experiment, opts: RunOptions) -> list:
+def ordered_steps(experiment: Experiment, opts: RunOptions) -> list:
     """Config order, or shuffled by --seed (the default: spreads easy and hard work)."""
     steps = list(experiment.steps)
     if opts.shuffle:
@@ -425,7 +431,7 @@ def ordered_steps(experiment, opts: RunOptions) -> list:
     return steps
 
 
-async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache, ssl_context,
+async def _run_with_client(opts: RunOptions, experiment: Experiment, cache: ResponseCache, ssl_context,
                            reporter: Reporter) -> RunSummary:
     load_timeout = opts.load_timeout
     assert opts.apibase is not None, "RunOptions.checked() requires --apibase in api mode"

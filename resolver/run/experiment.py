@@ -16,7 +16,7 @@ import random
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -38,6 +38,9 @@ from resolver.core.typed import first_problem
 from resolver.grading import GRADER_VERSION, grade
 from resolver.records import RECORD_VERSION, new_record
 from resolver.records.text_size import text_size
+
+if TYPE_CHECKING:
+    from resolver.tasks import TestCase
 
 MODES = ("api", "write-batch", "read-batch")
 DEFAULT_SEED = 42
@@ -227,7 +230,7 @@ def clear_case_cache() -> None:
         _STREAMS.clear()
 
 
-def messages_for(experiment: Experiment, step: Step, case) -> list[dict]:
+def messages_for(experiment: Experiment, step: Step, case: TestCase) -> list[dict]:
     """The chat messages of one case under the experiment's template."""
     return render_messages(experiment.template, _task(step), step.gen_params, case)
 
@@ -252,7 +255,7 @@ def request_for(experiment: Experiment, messages: list[dict]) -> dict:
     return build_request(experiment.model, messages, experiment.sampler)
 
 
-def blank_record(experiment: Experiment, step: Step, sample_index: int, case, messages, count: int) -> dict:
+def blank_record(experiment: Experiment, step: Step, sample_index: int, case: TestCase, messages, count: int) -> dict:
     """The docs/runner.md record of a sample before any answer: answer fields null / false.
 
     ``task_version`` is the generator's ``Task.version``; ``grader_version`` and
