@@ -29,11 +29,15 @@ import math
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from resolver.audit.film_reader import READERS
 from resolver.audit.players import PLAYERS
 from resolver.config import ExperimentConfig, expand_steps
 from resolver.grading import grade
+
+if TYPE_CHECKING:
+    from resolver.tasks import Task, TestCase
 
 POINT_ALLOWANCE = 0.05
 POOLED_ALLOWANCE = 0.03
@@ -156,10 +160,11 @@ def _se(p: float, n: int) -> float:
 class _Grader:
     """The real grader, memoised on (answer, options, target)."""
 
-    def __init__(self, task):
-        self.task, self.memo = task, {}
+    def __init__(self, task: Task):
+        self.task = task
+        self.memo: dict[tuple, bool] = {}
 
-    def __call__(self, answer: str | None, case) -> bool:
+    def __call__(self, answer: str | None, case: TestCase) -> bool:
         if answer is None:
             return False
         text = answer if answer.lstrip().lower().startswith("final answer") else f"Final Answer: {answer}"
@@ -182,7 +187,7 @@ def _two_fold_mode(cases) -> list[str | None]:
     return [modes[1]] * half + [modes[0]] * (len(cases) - half)
 
 
-def audit_point(task, params: dict, cases, answer_format: str) -> dict:
+def audit_point(task: Task, params: dict, cases, answer_format: str) -> dict:
     """{player: correct answers} over the cases of one point."""
     graded = _Grader(task)
     ctx = {"answer_format": answer_format, "params": params}

@@ -7,9 +7,12 @@ import math
 import re
 import threading
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from resolver.sim.profiles import Problem, problem_latent
+
+if TYPE_CHECKING:
+    from resolver.tasks import Task, TestCase
 
 _TAIL = 64          # characters of problem text used as the lookup key
 
@@ -73,7 +76,7 @@ def _problem_words(text: str) -> list[str]:
     return words[:60]
 
 
-def _grader(task, case) -> Callable[[str], str]:
+def _grader(task: Task, case: TestCase) -> Callable[[str], str]:
     """A function grading an answer ending against this case (correct/wrong/invalid)."""
     from resolver.grading import grade
 
