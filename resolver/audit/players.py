@@ -67,7 +67,7 @@ def _components(text: str) -> list[str]:
 def component_vote(case: TestCase, ctx: dict) -> str | None:
     """The option whose components (words / numbers, by position) most often equal
     the same component of the other options: the "consensus" of the distractors."""
-    def best(opts):
+    def best(opts: list[tuple[str, str]]) -> int | None:
         parts = [_components(t) for _, t in opts]
         scores = [sum(a == b for j, other in enumerate(parts) if j != i for a, b in zip(mine, other))
                   for i, mine in enumerate(parts)]
@@ -77,7 +77,7 @@ def component_vote(case: TestCase, ctx: dict) -> str | None:
 
 def token_vote(case: TestCase, ctx: dict) -> str | None:
     """The option sharing the most words (anywhere) with the other options."""
-    def best(opts):
+    def best(opts: list[tuple[str, str]]) -> int | None:
         sets = [set(_components(t)) for _, t in opts]
         scores = [sum(len(s & o) for j, o in enumerate(sets) if j != i) for i, s in enumerate(sets)]
         return max(range(len(opts)), key=lambda i: scores[i])
@@ -106,7 +106,7 @@ def parse_date(text: str) -> dt.date | None:
 
 def date_centroid(case: TestCase, ctx: dict) -> str | None:
     """The option date nearest the median of all option dates."""
-    def best(opts):
+    def best(opts: list[tuple[str, str]]) -> int | None:
         parsed = [parse_date(t) for _, t in opts]
         days = [d for d in parsed if d is not None]
         if len(days) < len(parsed):
@@ -127,7 +127,7 @@ def date_nearest_mentioned(case: TestCase, ctx: dict) -> str | None:
     if not mentioned:
         return None
 
-    def best(opts):
+    def best(opts: list[tuple[str, str]]) -> int | None:
         parsed = [parse_date(t) for _, t in opts]
         days = [d for d in parsed if d is not None]
         if len(days) < len(parsed):
@@ -138,7 +138,7 @@ def date_nearest_mentioned(case: TestCase, ctx: dict) -> str | None:
 
 def date_component_vote(case: TestCase, ctx: dict) -> str | None:
     """The option whose year, month and day agree with the most other options."""
-    def best(opts):
+    def best(opts: list[tuple[str, str]]) -> int | None:
         days = [parse_date(t) for _, t in opts]
         if any(d is None for d in days):
             return None

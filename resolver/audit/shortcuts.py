@@ -28,12 +28,14 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from resolver.audit.film_reader import READERS
 from resolver.audit.players import PLAYERS
-from resolver.config import ExperimentConfig, expand_steps
+from resolver.config import ExperimentConfig, Template, expand_steps
 from resolver.grading import grade
 
 if TYPE_CHECKING:
@@ -63,7 +65,7 @@ class PointAudit:
 
     def finish(self) -> "PointAudit":
         """Pick the player closest to (or furthest over) the bar; flag the point if it is over."""
-        def margin(player):
+        def margin(player: str) -> float:
             p = self.correct[player] / self.samples
             return p - SIGMAS * _se(p, self.samples)
         self.best_player = max(sorted(self.correct), key=margin) if self.correct else ""
@@ -176,7 +178,7 @@ class _Grader:
         return self.memo[key]
 
 
-def _two_fold_mode(cases) -> list[str | None]:
+def _two_fold_mode(cases: list[TestCase]) -> list[str | None]:
     """For each case, the most frequent target of the other half of the samples."""
     half = len(cases) // 2
     folds = (cases[:half], cases[half:])
@@ -187,7 +189,7 @@ def _two_fold_mode(cases) -> list[str | None]:
     return [modes[1]] * half + [modes[0]] * (len(cases) - half)
 
 
-def audit_point(task: Task, params: dict, cases, answer_format: str) -> dict:
+def audit_point(task: Task, params: dict, cases: list[TestCase], answer_format: str) -> dict:
     """{player: correct answers} over the cases of one point."""
     graded = _Grader(task)
     ctx = {"answer_format": answer_format, "params": params}
@@ -207,9 +209,11 @@ def _tier(manifold: dict) -> str:
     return str(manifold.get("degree", manifold.get("id", "")))
 
 
-def run_audit(config: ExperimentConfig, *, samples: int = 256, density: str = "normal", degree=None,
-              tasks=None, seed: int = 42, tokenizer=None, template=None, cache_dir="cache",
-              progress=None, calibration_progress=None) -> AuditReport:
+def run_audit(config: ExperimentConfig, *, samples: int = 256, density: str = "normal", degree: int | None = None,
+              tasks: Sequence[str] | None = None, seed: int = 42, tokenizer: str | None = None,
+              template: Template | None = None, cache_dir: str | Path = "cache",
+              progress: Callable[[int, int], object] | None = None,
+              calibration_progress: Callable[..., Any] | None = None) -> AuditReport:
     """Audit every point of `config`; `progress` is called with (done, total) if given, and
     `calibration_progress` (a tqdm-like factory) shows calibration's bar."""
     from resolver.tasks import get_task
