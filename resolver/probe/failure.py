@@ -34,7 +34,7 @@ class FailureReport:
     breakdown: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
-def _failure_row(point, record: dict) -> dict:
+def _failure_row(point: pd.Series, record: dict) -> dict:
     usage = record.get("usage") or {}
     return {
         "point_id": int(point["id"]), "eval_id": point["eval_id"], "task": point["task"],
@@ -48,13 +48,13 @@ def _failure_row(point, record: dict) -> dict:
     }
 
 
-def _reason(value) -> str:
+def _reason(value: object) -> str:
     from resolver.grading import INVALID_REASONS, UNKNOWN
 
     return value if value in INVALID_REASONS else UNKNOWN
 
 
-def _facet_values(value) -> list[str]:
+def _facet_values(value: object) -> list[str]:
     """A genresult value as facet values: list items one by one, everything as short text."""
     items = value if isinstance(value, list) else [value]
     out = []
@@ -90,7 +90,7 @@ def genresult_breakdown(observations: Iterable[tuple[object, bool]]) -> pd.DataF
                              ascending=[True, False, False, True]).reset_index(drop=True)
 
 
-def failure_report(db: PointsDB, point_ids, limit: int | None = None) -> FailureReport:
+def failure_report(db: PointsDB, point_ids: Iterable[int], limit: int | None = None) -> FailureReport:
     """Failed samples of the points (at most `limit` listed) and the genresult breakdown."""
     from resolver.analysis import reasons_by_point
 

@@ -6,7 +6,8 @@ distribution.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -20,7 +21,7 @@ COLUMNS = ["point_id", "key", "sample_index", "completion_tokens", "classificati
            "repeats", "delta_tokens", "coverage", "start_token", "start_fraction", "severe", "unit_text"]
 
 
-def truncation_report(db: PointsDB, point_ids, tokenizer=None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def truncation_report(db: PointsDB, point_ids: Iterable[int], tokenizer: Any = None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """(points, per-sample loop table, class distribution) for the truncated samples."""
     points = load_points(db, point_ids)
     rows, reports = [], []
