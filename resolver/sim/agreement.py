@@ -17,7 +17,9 @@ mean removed, which is the part a paired comparison gains from).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from itertools import combinations
+from os import PathLike
 
 __all__ = ["agreement_table", "collected_correctness", "phi", "simulated_correctness", "within_point_phi"]
 
@@ -44,7 +46,7 @@ def within_point_phi(groups: dict) -> float:
     return cov / math.sqrt(var_a * var_b) if var_a > 0 and var_b > 0 else math.nan
 
 
-def simulated_correctness(config: str, template: str, sampler: str, profiles, samples: int,
+def simulated_correctness(config: str, template: str, sampler: str, profiles: Sequence[str], samples: int,
                           seed: int = 42) -> dict:
     """{profile: {(point, sample_index): correct}} for samples 0..samples-1 of every point."""
     from resolver.run import RunOptions, build_experiment, cases_for, messages_for, request_for
@@ -69,7 +71,7 @@ def simulated_correctness(config: str, template: str, sampler: str, profiles, sa
     return result
 
 
-def collected_correctness(path) -> dict:
+def collected_correctness(path: str | PathLike[str]) -> dict:
     """{"model (eval_id)": {(point, sample_index): correct}} from a PointsDB's outcome[] arrays."""
     from resolver.pointsdb import OUTCOME_CORRECT, open_pointsdb
 
