@@ -30,6 +30,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any, Callable
 
 from resolver.catalog.cohort_verify import config_name
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
@@ -190,7 +191,7 @@ def find_eval(cohort_dir: Path, wanted: str):
 
 def make_context_variant(cohort_dir, wanted_id: str, limit: int, tokenizer: str | None = None,
                          now: datetime | None = None, quiet: bool = True, warn=_ignore,
-                         progress=None) -> ContextResult:
+                         progress: Callable[..., Any] | None = None) -> ContextResult:
     """Write the context-limited copy of an eval and register it in evals.json (`warn`: as
     for load_counter; `progress`: a tqdm-like factory for a bar over the bytes copied)."""
     cohort_dir = Path(cohort_dir)
@@ -231,7 +232,7 @@ def _overlap_notes(specs, cohort_dir: Path, folder: Path) -> list:
     return notes
 
 
-def _write_variant(folders: dict, folder: Path, limit: int, counter, sampler: str, result, progress) -> None:
+def _write_variant(folders: dict, folder: Path, limit: int, counter, sampler: str, result, progress: Callable[..., Any] | None) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.ctx-", dir=folder.parent))
     try:
         files = [(src, rel) for run, paths in sorted(folders.items()) for src in paths

@@ -21,6 +21,7 @@ import re
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
 from resolver.core import UserError, display_path
@@ -178,7 +179,7 @@ def _check_points(points: dict, config, density: str, check: EvalCheck, warnings
 
 # ---------------------------------------------------------------- one cohort
 
-def verify_cohort(cohort_dir, progress=None) -> CohortCheck:
+def verify_cohort(cohort_dir, progress: Callable[..., Any] | None = None) -> CohortCheck:
     """Check one cohort; problems are collected, never raised.
 
     `progress`: a tqdm-like factory the command hands in for a bar over each eval's bytes
@@ -207,7 +208,7 @@ def verify_cohort(cohort_dir, progress=None) -> CohortCheck:
     return result
 
 
-def _verify_eval(spec, folders: dict, config, density, notes: list, progress) -> EvalCheck:
+def _verify_eval(spec, folders: dict, config, density, notes: list, progress: Callable[..., Any] | None) -> EvalCheck:
     check = EvalCheck(spec.eval_id, spec.label, folders=len(folders))
     if not folders:
         check.problems.append(Problem(spec.source, f"glob {spec.glob!r} matches no run folder "
