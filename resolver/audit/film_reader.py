@@ -24,10 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from resolver.tasks import TestCase
+from typing import Protocol
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "tasks" / "vocab" / "movies.tsv"
 READINGS = ("genres", "themes", "both")
@@ -161,7 +158,14 @@ class PointReading:
                 "both_not_target": self.both_not_target}
 
 
-def read_point(step: str, task: str, tier: str, cases: Iterable[TestCase]) -> PointReading:
+class _Case(Protocol):
+    """What the reader reads of a generated case (a TestCase: the reader never imports the generator)."""
+
+    input: str
+    target: str
+
+
+def read_point(step: str, task: str, tier: str, cases: Iterable[_Case]) -> PointReading:
     """The reader's check of one point's generated cases (TestCase: input, target)."""
     films = read_catalogue()
     point = PointReading(step, task, tier)
