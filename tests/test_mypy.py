@@ -73,3 +73,22 @@ def test_mypy_is_pinned():
     """mypy's verdicts change between releases: the one CI runs is pinned, as ruff is."""
     pins = (REPO / "tests" / "requirements.txt").read_text(encoding="utf-8").splitlines()
     assert any(line.startswith("mypy==") for line in pins)
+
+
+# The packages whose signatures are typed whole (docs/decisions.md, "Typing depth").
+FULLY_TYPED = ("core", "grading", "records", "stats", "pointsdb", "client",
+               "llamacpp", "audit", "probe", "sim", "share", "catalog")
+
+
+def test_incomplete_signatures_are_refused_in_the_typed_packages():
+    covered = set(_overrides("disallow_incomplete_defs"))
+    missing = [p for p in FULLY_TYPED if f"resolver.{p}.*" not in covered]
+    assert not missing, f"disallow_incomplete_defs is off for {missing} (pyproject.toml [[tool.mypy.overrides]])"
+    assert not MYPY.get("disallow_incomplete_defs"), "set per package, not globally: the other packages are not there yet"
+
+
+def test_pandas_is_checked_against_its_stubs():
+    """pandas-stubs is pinned, so pandas is not among the libraries whose missing types are ignored."""
+    pins = (REPO / "tests" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert any(line.startswith("pandas-stubs==") for line in pins)
+    assert not {"pandas", "pandas.*"} & set(_overrides("ignore_missing_imports"))

@@ -29,14 +29,18 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Sequence
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.optimize import OptimizeWarning, curve_fit
 
 from resolver.core import UserError
 from resolver.stats import SUMMED_COLUMNS, Z95, add_statistics
+
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
 
 DEFAULT_SIZE_PARAM = "params.num_rows"
 DEFAULT_THRESHOLD = 0.5
@@ -51,8 +55,8 @@ def logistic(log_size, log_x50, slope):
     return 1.0 / (1.0 + np.exp(np.clip(slope * (log_size - log_x50), -500, 500)))
 
 
-def fit_logistic(sizes: Sequence[float], accuracy: Sequence[float],
-                 sigma: Sequence[float] | None = None) -> dict:
+def fit_logistic(sizes: ArrayLike, accuracy: ArrayLike,
+                 sigma: ArrayLike | None = None) -> dict:
     """Fit `logistic` to (size, accuracy); returns x50, slope, their standard errors, r2.
 
     Sizes must be positive. With fewer than MIN_FIT_SIZES distinct sizes, or when
@@ -91,7 +95,7 @@ def _series_key(group_by: str | None, facet_by: str | None) -> list[str]:
     return [d for d in ("eval_id", facet_by, group_by) if d]
 
 
-def frontier(db, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
+def frontier(db: PointsDB, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
              facet_by: str | None = None, mode: str = "C_P") -> tuple[pd.DataFrame, pd.DataFrame]:
     """(accuracy per size, one fit per series). A series = eval x facet x group value."""
     keys = list(dict.fromkeys(_series_key(group_by, facet_by)))
@@ -113,7 +117,7 @@ def frontier(db, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: s
     return curve, pd.DataFrame(fits)
 
 
-def peak(db, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
+def peak(db: PointsDB, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
          facet_by: str | None = None, mode: str = "C_P",
          threshold: float = DEFAULT_THRESHOLD) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per-budget table, per-series summary with capacity and peak budget).
@@ -144,7 +148,8 @@ def prompt_budgets(points: pd.DataFrame) -> pd.Series:
     samples = points[["correct", "incorrect", "invalid", "truncated"]].sum(axis=1)
     mean = points["prompt_tokens"].astype(float) / samples.where(samples > 0)
     mean = mean.where(mean > 0)
-    return np.exp2(np.ceil(np.log2(mean)))
+    # numpy's ufuncs return a Series for a Series; pandas-stubs types them as ndarray
+    return cast(pd.Series, np.exp2(np.ceil(np.log2(mean))))
 
 
 def peak_from_points(points: pd.DataFrame, keys: list[str], size_param: str, mode: str,
@@ -161,7 +166,7 @@ def peak_from_points(points: pd.DataFrame, keys: list[str], size_param: str, mod
     summary = []
     for key, part in table.groupby(keys, sort=True):
         key = key if isinstance(key, tuple) else (key,)
-        best = part.loc[part["effective_capacity"].idxmax()]
+        best = part.loc[part["effective_capacity"].idxmax()]  # type: ignore[call-overload]  # stubs: idxmax -> Hashable, not a label .loc takes
         above = part[part["above_threshold"]]
         summary.append({**dict(zip(keys, key)),
                         "budget": budget,

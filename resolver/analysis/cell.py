@@ -13,9 +13,15 @@ from a PointsDB, and the one way to print it, with the mode named:
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any, Mapping
 
 from resolver import stats
 from resolver.core import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from resolver.pointsdb import PointsDB
 
 BELOW_CHANCE_MARK = "≤ chance"
 TIER_DEGREES = {"easy": 0, "medium": 1, "hard": 2}
@@ -36,7 +42,7 @@ def tier_degree(tier):
     raise UserError(f"unknown tier {tier!r}; valid: easy, medium, hard, 'degree N' or all")
 
 
-def cell_value(db, eval_id: str, group, tier=None, mode: str = stats.DEFAULT_MODE, group_by: str = "base_task",
+def cell_value(db: PointsDB, eval_id: str, group, tier=None, mode: str = stats.DEFAULT_MODE, group_by: str = "base_task",
                filters: dict | None = None) -> dict:
     """The interval of `mode` for one cell: {mode, center, margin, low, high,
     below_chance, samples, truncated_ratio}. tier None / "all" pools every tier;
@@ -57,7 +63,7 @@ def cell_value(db, eval_id: str, group, tier=None, mode: str = stats.DEFAULT_MOD
     return value
 
 
-def format_value(value: dict, digits: int = 3) -> str:
+def format_value(value: Mapping[str, Any] | pd.Series, digits: int = 3) -> str:
     """`center ± margin`, or `≤ chance` for a below-chance cell (never 0.000 ± 0.000)."""
     if value.get("below_chance"):
         return BELOW_CHANCE_MARK

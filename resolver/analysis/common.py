@@ -10,11 +10,15 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from resolver.catalog import distinct_labels, is_duckdb_file, load_dataset
 from resolver.catalog.manifest import pull_hint
 from resolver.core import UserError, markdown_table
 
+if TYPE_CHECKING:
+    from resolver.catalog import Dataset
+    from resolver.pointsdb import PointsDB
 # analyze.py compare's defaults live here, not in analysis/compare.py, so that building
 # analyze.py's parser (--help) loads no scipy (docs/performance.md).
 DEFAULT_DELTA = 0.03
@@ -31,7 +35,7 @@ def evaluate_command(dataset_path) -> str:
     return f"python evaluate.py --dataset {dataset_path}"
 
 
-def require_config(dataset, what: str) -> None:
+def require_config(dataset: Dataset, what: str) -> None:
     """One-line UserError when `what` needs the experiment config a PointsDB file lacks."""
     if getattr(dataset, "from_pointsdb", False):
         raise UserError(f"{what} needs a dataset config (its experiment config's views); {dataset.path} is a "
@@ -174,7 +178,7 @@ def _listed(values) -> str:
     return shown + (f", ... ({len(values)} in all)" if len(values) > MAX_LISTED_VALUES else "") or "(none)"
 
 
-def explain_empty_selection(db, filters, filters_text=None) -> str:
+def explain_empty_selection(db: PointsDB, filters, filters_text=None) -> str:
     """Why a selection is empty: the first filter value that matches nothing, with the
     valid values, or that the values exist but not together."""
     for key, values in filters.items.items():
@@ -194,7 +198,7 @@ def explain_empty_selection(db, filters, filters_text=None) -> str:
     return f"no points match --filters {shown} (each value exists, but not in combination)"
 
 
-def select_or_explain(frame, db, filters, filters_text=None, dataset_path=None):
+def select_or_explain(frame, db: PointsDB, filters, filters_text=None, dataset_path=None):
     """Return the frame, or raise a UserError explaining an empty selection."""
     if frame is not None and len(frame) > 0:
         return frame

@@ -16,6 +16,8 @@ method 10 on the mode intervals; Holm across the cells and the overall row).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -26,6 +28,9 @@ from resolver.core import UserError
 from resolver.pointsdb import parse_filters
 from resolver.stats import paired
 
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
+
 __all__ = ["ALPHA", "DEFAULT_DELTA", "DEFAULT_TOP", "compare_evals", "pair_samples", "point_frame"]
 
 ALPHA = 0.05
@@ -35,7 +40,7 @@ _POINT_COLUMNS = ["id", "eval_id", "base_task", "params", "task_version", DEGREE
                   "correct", "incorrect", "invalid", "truncated", "guess_sum", "guess_sum_all"]
 
 
-def point_frame(db, a: str, b: str, filters=None, group_by: str = "base_task") -> pd.DataFrame:
+def point_frame(db: PointsDB, a: str, b: str, filters=None, group_by: str = "base_task") -> pd.DataFrame:
     """The two evals' points (per-sample arrays included) under the other filters."""
     items = dict(parse_filters(filters or {}).items)
     items["eval_id"] = [a, b]
@@ -87,7 +92,8 @@ def pair_samples(points: pd.DataFrame, a: str, b: str, group_by: str = "base_tas
 def _version_mismatch(points: pd.DataFrame, a: str, b: str) -> list:
     """Base tasks whose same (base_task, params) ran at different generator versions in A and B."""
     frame = points.assign(task_version=points["task_version"].fillna(1).astype(int))
-    versions = frame.groupby(["base_task", "params", "eval_id"])["task_version"].agg(lambda v: tuple(sorted(set(v))))
+    # a Series of tuples: pandas-stubs' Series dtypes leave tuple out
+    versions = frame.groupby(["base_task", "params", "eval_id"])["task_version"].agg(lambda v: tuple(sorted(set(v))))  # type: ignore[type-var]
     table = versions.unstack("eval_id")
     if a not in table.columns or b not in table.columns:
         return []
@@ -186,7 +192,7 @@ def _points(pairs: pd.DataFrame, mode: str, top: int) -> list:
     table = _table(pairs, codes.astype(np.int64), len(keys), mode, with_p=False)
     first = pairs.groupby(codes).first()
     distance = np.maximum(table["paired_low"], -table["paired_high"])      # > 0 where the interval excludes 0
-    order = np.lexsort((-distance.to_numpy(), -table["diff"].abs().to_numpy()))[:top]
+    order = np.lexsort((-np.asarray(distance), -table["diff"].abs().to_numpy()))[:top]
     rows = []
     for i in order:
         f, t = first.iloc[i], table.iloc[i]
@@ -199,7 +205,7 @@ def _points(pairs: pd.DataFrame, mode: str, top: int) -> list:
     return rows
 
 
-def compare_evals(db, a: str, b: str, mode: str = stats.DEFAULT_MODE, filters=None, group_by: str = "base_task",
+def compare_evals(db: PointsDB, a: str, b: str, mode: str = stats.DEFAULT_MODE, filters=None, group_by: str = "base_task",
                   delta: float = DEFAULT_DELTA, top: int = DEFAULT_TOP, alpha: float = ALPHA) -> dict:
     """The docs/analyze.md compare contract for B - A on a PointsDB (``db``: an open PointsDB).
 

@@ -11,10 +11,14 @@ The reasons and their families are described in docs/grading.md, *Invalid reason
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from resolver.grading import ALL_REASONS, UNKNOWN
+
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
 
 # What kind of failure each reason is: the model's output did not follow the answer
 # format, it never got to an answer, or it answered without committing to one option.
@@ -76,13 +80,13 @@ def describe(breakdown: dict) -> str:
     return " · ".join(parts)
 
 
-def reasons_by_eval(db, filters=None) -> dict:
+def reasons_by_eval(db: PointsDB, filters=None) -> dict:
     """{eval_id: {reason: count}} over the points matching `filters` (analyze.py scores)."""
     points = db.points(filters, columns=["eval_id", *REASON_POINT_FIELDS], decode_json=False)
     return {key[0]: counts for key, counts in count_reasons(points, ["eval_id"]).items()}
 
 
-def add_to_scores(results: list, db, filters=None) -> list:
+def add_to_scores(results: list, db: PointsDB, filters=None) -> list:
     """Each eval entry of `analyze.py scores` gains `invalid_reasons` ({} when none is invalid)."""
     if results:
         by_eval = reasons_by_eval(db, filters)
@@ -91,7 +95,7 @@ def add_to_scores(results: list, db, filters=None) -> list:
     return results
 
 
-def reasons_by_point(db, point_ids) -> dict:
+def reasons_by_point(db: PointsDB, point_ids) -> dict:
     """{point id: {reason: count}} of the given points (probe.py failure)."""
     ids = [int(p) for p in point_ids]
     if not ids:

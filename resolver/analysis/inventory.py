@@ -43,8 +43,9 @@ def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals=(), sear
     by_id = counts.set_index("eval_id") if not counts.empty else None
     for eval_id, row in rows.items():
         if by_id is not None and eval_id in by_id.index:
-            row["points"] = int(by_id.at[eval_id, "points"])
-            row["samples"] = int(by_id.at[eval_id, "samples"])
+            # the counts are integers; pandas-stubs types a cell as any scalar (str, date, None, ...)
+            row["points"] = int(by_id.at[eval_id, "points"])  # type: ignore[arg-type]
+            row["samples"] = int(by_id.at[eval_id, "samples"])  # type: ignore[arg-type]
     regex = compile_search(search)
     result = []
     for row in rows.values():

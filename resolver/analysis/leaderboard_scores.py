@@ -11,12 +11,16 @@ import math
 import numbers
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from resolver.analysis import REASON_POINT_FIELDS, count_reasons, eval_labels, scores, skilled_first_key
 from resolver.stats import add_statistics
+
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
 
 MANIFOLD_COLUMN = "manifold.id"
 OVERALL = "overall"
@@ -32,7 +36,7 @@ class BoardView:
 
 
 class Board:
-    def __init__(self, db, group_by: str = "base_task"):
+    def __init__(self, db: PointsDB, group_by: str = "base_task"):
         self.group_by = group_by
         by = ("eval_id", scores.DEGREE_COLUMN, MANIFOLD_COLUMN, group_by)
         self.agg = db.aggregate(None, by=by)
@@ -189,25 +193,25 @@ def _finite(value) -> float:
     return value if _is_number(value) and np.isfinite(value) else -math.inf
 
 
-def grader_versions(db) -> dict:
+def grader_versions(db: PointsDB) -> dict:
     """{eval_id: "v1" or "v1-v2"} from the points' grader_version column; {} when the DB has none."""
     columns = set(db.query("SELECT * FROM points LIMIT 0").columns)
     if "grader_version" not in columns:
         return {}
     frame = db.query("SELECT eval_id, min(grader_version) AS lo, max(grader_version) AS hi FROM points "
                      "WHERE grader_version IS NOT NULL GROUP BY eval_id")
-    return {str(r.eval_id): (f"v{int(r.lo)}" if r.lo == r.hi else f"v{int(r.lo)}-v{int(r.hi)}")
-            for r in frame.itertuples(index=False)}
+    return {str(eval_id): (f"v{int(lo)}" if lo == hi else f"v{int(lo)}-v{int(hi)}")
+            for eval_id, lo, hi in frame.itertuples(index=False, name=None)}
 
 
-def manifold_labels(db) -> dict:
+def manifold_labels(db: PointsDB) -> dict:
     """{manifold id: "task · id (tier)"} so a manifold choice says which task and tier it belongs to."""
     frame = db.query("SELECT DISTINCT base_task, json_extract_string(manifold, '$.id') AS mid, "
                      "json_extract_string(manifold, '$.degree') AS degree FROM points")
     labels: dict = {}
-    for row in frame.itertuples(index=False):
-        if row.mid is None:
+    for base_task, mid, degree in frame.itertuples(index=False, name=None):
+        if mid is None:
             continue
-        tier = f" ({scores.tier_name(int(row.degree))})" if row.degree is not None else ""
-        labels.setdefault(str(row.mid), []).append(f"{row.base_task} · {row.mid}{tier}")
+        tier = f" ({scores.tier_name(int(degree))})" if degree is not None else ""
+        labels.setdefault(str(mid), []).append(f"{base_task} · {mid}{tier}")
     return {mid: " / ".join(sorted(set(names))) for mid, names in labels.items()}

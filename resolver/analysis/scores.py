@@ -17,6 +17,7 @@ The computation is split so every layer can be tested and reused on its own:
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,9 @@ from resolver.analysis.eval_groups import models_markdown
 from resolver.analysis.invalid_reasons import add_to_scores
 from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
 from resolver.core import UserError, markdown_table
+
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
 
 DEGREE_COLUMN = "manifold.degree"
 TIER_NAMES = {0: "easy", 1: "medium", 2: "hard"}
@@ -285,7 +289,7 @@ def _filters_within_tasks(filters) -> bool:
     return any(key == "task" or key.startswith(("params.", "manifold.")) for key in items)
 
 
-def compute_scores(db, filters=None, group_by: str = "base_task", sort: str = "score", top: int | None = None):
+def compute_scores(db: PointsDB, filters=None, group_by: str = "base_task", sort: str = "score", top: int | None = None):
     """ReasonScore results (docs/analyze.md JSON structure) for the evals of a PointsDB."""
     agg = db.aggregate(filters, by=("eval_id", DEGREE_COLUMN, group_by))
     if agg.empty:

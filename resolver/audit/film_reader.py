@@ -20,9 +20,11 @@ is above zero. A fair case (docs/tasks.md#movies) is one where
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "tasks" / "vocab" / "movies.tsv"
 READINGS = ("genres", "themes", "both")
@@ -44,13 +46,13 @@ def read_catalogue(path: str = str(CATALOGUE)) -> dict:
     return films
 
 
-def split_titles(text: str, titles) -> list[str] | None:
+def split_titles(text: str, titles: Iterable[str]) -> list[str] | None:
     """The comma-separated list `text` cut into catalogue titles (a title may itself hold
     ", ", as "The Good, the Bad and the Ugly"); None if no cut uses only known titles."""
     known = set(titles)
     memo: dict = {}
 
-    def cut(start: int):
+    def cut(start: int) -> list[str] | None:
         if start == len(text):
             return []
         if start not in memo:
@@ -156,7 +158,14 @@ class PointReading:
                 "both_not_target": self.both_not_target}
 
 
-def read_point(step: str, task: str, tier: str, cases) -> PointReading:
+class _Case(Protocol):
+    """What the reader reads of a generated case (a TestCase: the reader never imports the generator)."""
+
+    input: str
+    target: str
+
+
+def read_point(step: str, task: str, tier: str, cases: Iterable[_Case]) -> PointReading:
     """The reader's check of one point's generated cases (TestCase: input, target)."""
     films = read_catalogue()
     point = PointReading(step, task, tier)

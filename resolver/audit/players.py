@@ -15,7 +15,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from resolver.tasks import TestCase
 
 _OPTION = re.compile(r"^\(([A-Z])\)\s+(.*\S)\s*$", re.MULTILINE)
 _INTEGER = re.compile(r"(?<![\w.])-?\d+(?![\w.]\d)")
@@ -33,7 +36,7 @@ def options(text: str) -> list[tuple[str, str]]:
 
 
 # ------------------------------------------------------------ option players
-def _pick(case, key: Callable[[list[tuple[str, str]]], int | None]) -> str | None:
+def _pick(case: TestCase, key: Callable[[list[tuple[str, str]]], int | None]) -> str | None:
     opts = options(case.input)
     if not opts:
         return None
@@ -41,19 +44,19 @@ def _pick(case, key: Callable[[list[tuple[str, str]]], int | None]) -> str | Non
     return None if index is None else opts[index][0]
 
 
-def first_option(case, ctx) -> str | None:
+def first_option(case: TestCase, ctx: dict) -> str | None:
     return _pick(case, lambda o: 0)
 
 
-def last_option(case, ctx) -> str | None:
+def last_option(case: TestCase, ctx: dict) -> str | None:
     return _pick(case, lambda o: len(o) - 1)
 
 
-def longest_option(case, ctx) -> str | None:
+def longest_option(case: TestCase, ctx: dict) -> str | None:
     return _pick(case, lambda o: max(range(len(o)), key=lambda i: len(o[i][1])))
 
 
-def shortest_option(case, ctx) -> str | None:
+def shortest_option(case: TestCase, ctx: dict) -> str | None:
     return _pick(case, lambda o: min(range(len(o)), key=lambda i: len(o[i][1])))
 
 
@@ -61,10 +64,10 @@ def _components(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def component_vote(case, ctx) -> str | None:
+def component_vote(case: TestCase, ctx: dict) -> str | None:
     """The option whose components (words / numbers, by position) most often equal
     the same component of the other options: the "consensus" of the distractors."""
-    def best(opts):
+    def best(opts: list[tuple[str, str]]) -> int | None:
         parts = [_components(t) for _, t in opts]
         scores = [sum(a == b for j, other in enumerate(parts) if j != i for a, b in zip(mine, other))
                   for i, mine in enumerate(parts)]
@@ -72,9 +75,9 @@ def component_vote(case, ctx) -> str | None:
     return _pick(case, best)
 
 
-def token_vote(case, ctx) -> str | None:
+def token_vote(case: TestCase, ctx: dict) -> str | None:
     """The option sharing the most words (anywhere) with the other options."""
-    def best(opts):
+    def best(opts: list[tuple[str, str]]) -> int | None:
         sets = [set(_components(t)) for _, t in opts]
         scores = [sum(len(s & o) for j, o in enumerate(sets) if j != i) for i, s in enumerate(sets)]
         return max(range(len(opts)), key=lambda i: scores[i])
@@ -101,9 +104,9 @@ def parse_date(text: str) -> dt.date | None:
     return None
 
 
-def date_centroid(case, ctx) -> str | None:
+def date_centroid(case: TestCase, ctx: dict) -> str | None:
     """The option date nearest the median of all option dates."""
-    def best(opts):
+    def best(opts: list[tuple[str, str]]) -> int | None:
         parsed = [parse_date(t) for _, t in opts]
         days = [d for d in parsed if d is not None]
         if len(days) < len(parsed):
@@ -118,13 +121,13 @@ _DATE_IN_TEXT = re.compile(
     r"\b\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})\b|\b[A-Z][a-z]+ \d{1,2}, \d{4}\b|\bthe \d+(?:st|nd|rd|th) day of \d{4}\b")
 
 
-def date_nearest_mentioned(case, ctx) -> str | None:
+def date_nearest_mentioned(case: TestCase, ctx: dict) -> str | None:
     """The option date nearest the first date the story mentions ("today")."""
     mentioned = [d for d in (parse_date(m.group(0)) for m in _DATE_IN_TEXT.finditer(_body(case.input))) if d]
     if not mentioned:
         return None
 
-    def best(opts):
+    def best(opts: list[tuple[str, str]]) -> int | None:
         parsed = [parse_date(t) for _, t in opts]
         days = [d for d in parsed if d is not None]
         if len(days) < len(parsed):
@@ -133,9 +136,9 @@ def date_nearest_mentioned(case, ctx) -> str | None:
     return _pick(case, best)
 
 
-def date_component_vote(case, ctx) -> str | None:
+def date_component_vote(case: TestCase, ctx: dict) -> str | None:
     """The option whose year, month and day agree with the most other options."""
-    def best(opts):
+    def best(opts: list[tuple[str, str]]) -> int | None:
         days = [parse_date(t) for _, t in opts]
         if any(d is None for d in days):
             return None
@@ -152,45 +155,45 @@ def _body(text: str) -> str:
     return head if sep else text
 
 
-def last_number(case, ctx) -> str | None:
+def last_number(case: TestCase, ctx: dict) -> str | None:
     found = _INTEGER.findall(_body(case.input))
     return found[-1] if found else None
 
 
-def first_number(case, ctx) -> str | None:
+def first_number(case: TestCase, ctx: dict) -> str | None:
     found = _INTEGER.findall(_body(case.input))
     return found[0] if found else None
 
 
-def largest_number(case, ctx) -> str | None:
+def largest_number(case: TestCase, ctx: dict) -> str | None:
     found = _INTEGER.findall(_body(case.input))
     return max(found, key=int) if found else None
 
 
-def sum_of_numbers(case, ctx) -> str | None:
+def sum_of_numbers(case: TestCase, ctx: dict) -> str | None:
     """All the numbers in the text added up (every quantity, asked about or not)."""
     found = _INTEGER.findall(_body(case.input))
     return str(sum(int(n) for n in found)) if found else None
 
 
-def number_count(case, ctx) -> str | None:
+def number_count(case: TestCase, ctx: dict) -> str | None:
     """How many numbers the text contains."""
     return str(len(_INTEGER.findall(_body(case.input))))
 
 
-def echo_input(case, ctx) -> str | None:
+def echo_input(case: TestCase, ctx: dict) -> str | None:
     """The problem text after its first line, as given (a list left unsorted)."""
     rest = case.input.split("\n", 1)
     return rest[1] if len(rest) == 2 and rest[1].strip() else None
 
 
-def last_car(case, ctx) -> str | None:
+def last_car(case: TestCase, ctx: dict) -> str | None:
     """The last "car N" written anywhere in the text."""
     found = _CAR.findall(case.input)
     return found[-1] if found else None
 
 
-def last_car_of_person(case, ctx) -> str | None:
+def last_car_of_person(case: TestCase, ctx: dict) -> str | None:
     """The last "car N" in a line that names the person the question asks about
     (the question's last capitalised name), else that person's starting car."""
     asked = re.findall(r"\b([A-Z][a-z]+)\b", case.input.strip().splitlines()[-1])
@@ -210,7 +213,7 @@ def last_car_of_person(case, ctx) -> str | None:
 _CLOSER = {"(": ")", "[": "]", "{": "}", "<": ">"}
 
 
-def _bracket_tokens(case, ctx) -> list[str] | None:
+def _bracket_tokens(case: TestCase, ctx: dict) -> list[str] | None:
     """The bracket symbols of a brackets problem's sequence line (None for other tasks)."""
     if "bracket_types" not in (ctx.get("params") or {}):
         return None
@@ -219,7 +222,7 @@ def _bracket_tokens(case, ctx) -> list[str] | None:
     return runs[-1] if runs else None
 
 
-def bracket_tail(case, ctx) -> str | None:
+def bracket_tail(case: TestCase, ctx: dict) -> str | None:
     """Close only the openers after the last closing bracket, innermost first (no matching).
 
     (Mirroring the last d = openers - closers openers needs the count, part of the skill;
@@ -232,7 +235,7 @@ def bracket_tail(case, ctx) -> str | None:
     return " ".join(_CLOSER[t] for t in reversed(tail)) if tail else None
 
 
-def echo_format(case, ctx) -> str | None:
+def echo_format(case: TestCase, ctx: dict) -> str | None:
     """The answer-format line itself ("Final Answer: TRUE or FALSE")."""
     return ctx["answer_format"]
 

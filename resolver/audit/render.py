@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from resolver.audit.shortcuts import AuditReport
 
 from resolver.audit.film_reader import READINGS
 
@@ -10,7 +14,7 @@ def _pct(x: float) -> str:
     return f"{x:.3f}"
 
 
-def summary_table(report) -> str:
+def summary_table(report: AuditReport) -> str:
     """One row per (task, tier): points, flagged points, the worst point and the best pooled rule."""
     by_key = defaultdict(list)
     for p in report.points:
@@ -29,7 +33,7 @@ def summary_table(report) -> str:
     return "\n".join(lines)
 
 
-def answer_facts(report) -> str:
+def answer_facts(report: AuditReport) -> str:
     """Per (task, tier): how the targets are spread and what guess_chance declares."""
     by_key = defaultdict(list)
     for p in report.points:
@@ -46,7 +50,7 @@ def answer_facts(report) -> str:
     return "\n".join(lines)
 
 
-def worst_points(report, top: int) -> str:
+def worst_points(report: AuditReport, top: int) -> str:
     """Per task, the `top` points whose best player comes closest to (or over) the bar."""
     by_task = defaultdict(list)
     for p in report.points:
@@ -63,7 +67,7 @@ def worst_points(report, top: int) -> str:
     return "\n".join(out)
 
 
-def reader_table(report) -> str:
+def reader_table(report: AuditReport) -> str:
     """Per (task, tier) of the reader's check: cases, how many each reading determines
     (and of those, how many as the target), and the unfair cases; then every point with
     an unfair case."""
@@ -88,7 +92,7 @@ def reader_table(report) -> str:
     return "\n".join(lines)
 
 
-def audit_markdown(report, top: int = 3) -> str:
+def audit_markdown(report: AuditReport, top: int = 3) -> str:
     verdict = ("PASS: no point and no (task, tier) is beaten by a question-blind rule"
                if not report.flagged_points and not report.flagged_pooled else
                f"FAIL: {len(report.flagged_points)} point(s) and {len(report.flagged_pooled)} (task, tier) "

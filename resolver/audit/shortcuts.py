@@ -28,13 +28,19 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from resolver.audit.film_reader import READERS
 from resolver.audit.players import PLAYERS
-from resolver.config import ExperimentConfig, expand_steps
+from resolver.config import ExperimentConfig, Template, expand_steps
 from resolver.grading import grade
 from resolver.tasks import get_task
+
+if TYPE_CHECKING:
+    from resolver.tasks import Task, TestCase
 
 POINT_ALLOWANCE = 0.05
 POOLED_ALLOWANCE = 0.03
@@ -60,7 +66,7 @@ class PointAudit:
 
     def finish(self) -> "PointAudit":
         """Pick the player closest to (or furthest over) the bar; flag the point if it is over."""
-        def margin(player):
+        def margin(player: str) -> float:
             p = self.correct[player] / self.samples
             return p - SIGMAS * _se(p, self.samples)
         self.best_player = max(sorted(self.correct), key=margin) if self.correct else ""
@@ -157,10 +163,11 @@ def _se(p: float, n: int) -> float:
 class _Grader:
     """The real grader, memoised on (answer, options, target)."""
 
-    def __init__(self, task):
-        self.task, self.memo = task, {}
+    def __init__(self, task: Task):
+        self.task = task
+        self.memo: dict[tuple, bool] = {}
 
-    def __call__(self, answer: str | None, case) -> bool:
+    def __call__(self, answer: str | None, case: TestCase) -> bool:
         if answer is None:
             return False
         text = answer if answer.lstrip().lower().startswith("final answer") else f"Final Answer: {answer}"
@@ -172,7 +179,7 @@ class _Grader:
         return self.memo[key]
 
 
-def _two_fold_mode(cases) -> list[str | None]:
+def _two_fold_mode(cases: list[TestCase]) -> list[str | None]:
     """For each case, the most frequent target of the other half of the samples."""
     half = len(cases) // 2
     folds = (cases[:half], cases[half:])
@@ -183,7 +190,7 @@ def _two_fold_mode(cases) -> list[str | None]:
     return [modes[1]] * half + [modes[0]] * (len(cases) - half)
 
 
-def audit_point(task, params: dict, cases, answer_format: str) -> dict:
+def audit_point(task: Task, params: dict, cases: list[TestCase], answer_format: str) -> dict:
     """{player: correct answers} over the cases of one point."""
     graded = _Grader(task)
     ctx = {"answer_format": answer_format, "params": params}
@@ -203,9 +210,11 @@ def _tier(manifold: dict) -> str:
     return str(manifold.get("degree", manifold.get("id", "")))
 
 
-def run_audit(config: ExperimentConfig, *, samples: int = 256, density: str = "normal", degree=None,
-              tasks=None, seed: int = 42, tokenizer=None, template=None, cache_dir="cache",
-              progress=None, calibration_progress=None) -> AuditReport:
+def run_audit(config: ExperimentConfig, *, samples: int = 256, density: str = "normal", degree: int | None = None,
+              tasks: Sequence[str] | None = None, seed: int = 42, tokenizer: str | None = None,
+              template: Template | None = None, cache_dir: str | Path = "cache",
+              progress: Callable[[int, int], object] | None = None,
+              calibration_progress: Callable[..., Any] | None = None) -> AuditReport:
     """Audit every point of `config`; `progress` is called with (done, total) if given, and
     `calibration_progress` (a tqdm-like factory) shows calibration's bar."""
     steps = expand_steps(config, density=density, degree=degree, tasks=tasks, seed=seed,

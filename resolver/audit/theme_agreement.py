@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from os import PathLike
 
 from resolver.audit.film_reader import read_catalogue
 
@@ -56,7 +57,7 @@ def compare(labels: dict) -> dict:
             "catalogue_only": [k for k, c, r in zip(keys, catalogue, reader) if c and not r]}
 
 
-def read_labels(path) -> dict:
+def read_labels(path: str | PathLike[str]) -> dict:
     """A reader's labels file (film<TAB>theme<TAB>yes|no per line) -> {(film, theme): central}."""
     labels = {}
     with open(path, encoding="utf-8") as lines:

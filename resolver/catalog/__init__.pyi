@@ -5,6 +5,7 @@ from . import cohort_report as cohort_report, cohorts as cohorts, json_schemas a
 from .cohort_context import make_context_variant as make_context_variant
 from .cohort_verify import verify_cohort as verify_cohort
 from .datasets import (
+    Dataset as Dataset,
     EvalSpec as EvalSpec,
     distinct_labels as distinct_labels,
     eval_file_paths as eval_file_paths,

@@ -29,11 +29,13 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from os import PathLike
 from pathlib import Path
+from typing import Any, Callable, Iterable
 
 from resolver.catalog.cohort_verify import config_name
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
-from resolver.catalog.datasets import eval_files, eval_id as make_eval_id
+from resolver.catalog.datasets import EvalSpec, eval_files, eval_id as make_eval_id
 from resolver.config import load_hf_tokenizer
 from resolver.core import UserError, choices_text, display_path, write_text_atomic
 from resolver.core.progress import NullBar
@@ -84,7 +86,7 @@ class UsageCounter:
 class TokenizerCounter:
     """A Hugging Face tokenizer: exact token boundaries for the cut."""
 
-    def __init__(self, tokenizer, name: str):
+    def __init__(self, tokenizer: Any, name: str):
         self.tokenizer, self.name = tokenizer, name
 
     def cut(self, text: str, keep_tokens: int, total_tokens: int) -> int:
@@ -98,11 +100,15 @@ class TokenizerCounter:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
+# how a cut counts tokens: the eval's tokenizer, or usage counts spread over characters
+TextCounter = UsageCounter | TokenizerCounter
+
+
 def _ignore(line: str) -> None:
     pass
 
 
-def load_counter(choice: str | None, hf_id: str | None, warn=_ignore):
+def load_counter(choice: str | None, hf_id: str | None, warn: Callable[[str], object] = _ignore) -> TextCounter:
     """--tokenizer NAME|PATH|usage, else the eval's hf_id, else usage counts (`warn` gets a
     note when the eval's tokenizer cannot be used)."""
     name = choice or hf_id
@@ -122,7 +128,7 @@ def load_counter(choice: str | None, hf_id: str | None, warn=_ignore):
     return TokenizerCounter(tokenizer, name)
 
 
-def _token_counts(record: dict, counter) -> tuple:
+def _token_counts(record: dict, counter: TextCounter) -> tuple:
     """(prompt, completion) token counts from usage, or from the tokenizer when usage lacks them."""
     usage = record.get("usage")
     if not isinstance(usage, dict):
@@ -136,7 +142,7 @@ def _token_counts(record: dict, counter) -> tuple:
     return prompt, completion
 
 
-def clip_record(record: dict, limit: int, counter, sampler: str) -> tuple:
+def clip_record(record: dict, limit: int, counter: TextCounter, sampler: str) -> tuple:
     """(new record, status) with status 'kept', 'clipped' or 'uncounted'."""
     out = dict(record)
     out["sampler"] = sampler
@@ -176,7 +182,7 @@ def _grade_truncated(record: dict) -> dict:
 
 # ---------------------------------------------------------------- the variant
 
-def find_eval(cohort_dir: Path, wanted: str):
+def find_eval(cohort_dir: Path, wanted: str) -> tuple[EvalSpec, list[EvalSpec]]:
     specs = cohort_evals(cohort_dir)
     if not specs:
         raise UserError(f"{cohort_dir} has no {EVALS_FILE}; a cohort is data/<set>/<Model>/ with an evals.json")
@@ -187,9 +193,9 @@ def find_eval(cohort_dir: Path, wanted: str):
                     f"{choices_text(s.eval_id for s in specs)}")
 
 
-def make_context_variant(cohort_dir, wanted_id: str, limit: int, tokenizer: str | None = None,
-                         now: datetime | None = None, quiet: bool = True, warn=_ignore,
-                         progress=None) -> ContextResult:
+def make_context_variant(cohort_dir: str | PathLike[str], wanted_id: str, limit: int, tokenizer: str | None = None,
+                         now: datetime | None = None, quiet: bool = True, warn: Callable[[str], object] = _ignore,
+                         progress: Callable[..., Any] | None = None) -> ContextResult:
     """Write the context-limited copy of an eval and register it in evals.json (`warn`: as
     for load_counter; `progress`: a tqdm-like factory for a bar over the bytes copied)."""
     cohort_dir = Path(cohort_dir)
@@ -219,7 +225,7 @@ def make_context_variant(cohort_dir, wanted_id: str, limit: int, tokenizer: str 
     return result
 
 
-def _overlap_notes(specs, cohort_dir: Path, folder: Path) -> list:
+def _overlap_notes(specs: list[EvalSpec], cohort_dir: Path, folder: Path) -> list:
     """Existing evals whose glob (e.g. a sampler wildcard, `*_model_template_*/*`) also takes the new folder."""
     notes = []
     for other in specs:
@@ -230,7 +236,8 @@ def _overlap_notes(specs, cohort_dir: Path, folder: Path) -> list:
     return notes
 
 
-def _write_variant(folders: dict, folder: Path, limit: int, counter, sampler: str, result, progress) -> None:
+def _write_variant(folders: dict, folder: Path, limit: int, counter: TextCounter, sampler: str, result: ContextResult,
+                   progress: Callable[..., Any] | None) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.ctx-", dir=folder.parent))
     try:
         files = [(src, rel) for run, paths in sorted(folders.items()) for src in paths
@@ -246,7 +253,7 @@ def _write_variant(folders: dict, folder: Path, limit: int, counter, sampler: st
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _clip_file(src: Path, dst: Path, limit: int, counter, sampler: str, result: ContextResult) -> None:
+def _clip_file(src: Path, dst: Path, limit: int, counter: TextCounter, sampler: str, result: ContextResult) -> None:
     """Append the clipped records of one source file (several runs may share a step name)."""
     dst.parent.mkdir(parents=True, exist_ok=True)
     with open(dst, "a", encoding="utf-8") as out:
@@ -263,7 +270,7 @@ def _clip_file(src: Path, dst: Path, limit: int, counter, sampler: str, result: 
 
 # ---------------------------------------------------------------- evals.json
 
-def _register(cohort_dir: Path, spec, sampler: str, limit: int, folder: Path) -> dict:
+def _register(cohort_dir: Path, spec: EvalSpec, sampler: str, limit: int, folder: Path) -> dict:
     """Append the variant's entry (a copy of the source entry, re-labelled) to evals.json."""
     path = cohort_dir / EVALS_FILE
     entries = json.loads(path.read_text(encoding="utf-8"))
@@ -282,11 +289,11 @@ def _register(cohort_dir: Path, spec, sampler: str, limit: int, folder: Path) ->
     return entry
 
 
-def _as_list(value) -> list:
+def _as_list(value: str | Iterable[str] | None) -> list:
     return [value] if isinstance(value, str) else list(value or [])
 
 
-def _variant_glob(spec, sampler: str, folder: Path, cohort_dir: Path) -> str:
+def _variant_glob(spec: EvalSpec, sampler: str, folder: Path, cohort_dir: Path) -> str:
     """Same style as the source glob (same directory prefix), checked to match the new folder."""
     pattern = f"*_{safe_name(spec.model)}_{safe_name(spec.template)}_{safe_name(sampler)}/*"
     prefix = spec.glob.rsplit("/", 2)[0] + "/" if spec.glob.count("/") >= 2 else ""

@@ -1,7 +1,14 @@
 """Markdown renderings of cohort.py's results (list / info, verify, context)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from resolver.core import markdown_table
+
+if TYPE_CHECKING:
+    from resolver.catalog.cohort_context import ContextResult
+    from resolver.catalog.cohort_verify import CohortCheck
+    from resolver.catalog.cohorts import CohortSummary, EvalSummary, FolderSummary
 
 
 def _size(n: float) -> str:
@@ -12,7 +19,7 @@ def _size(n: float) -> str:
     return str(n)
 
 
-def _eval_row(summary) -> list:
+def _eval_row(summary: EvalSummary) -> list:
     spec, folders = summary.spec, summary.folders
     return [spec.eval_id, spec.label, spec.model, spec.template, spec.sampler, len(folders),
             sum(f.files for f in folders), sum(f.samples for f in folders), ", ".join(spec.groups),
@@ -24,7 +31,7 @@ EVAL_HEADERS = ("eval_id", "label", "model", "template", "sampler", "run folders
 EVAL_ALIGN = ("l",) * 5 + ("r",) * 3 + ("l",) * 3
 
 
-def render_list(summaries, detail: bool = False) -> str:
+def render_list(summaries: list[CohortSummary], detail: bool = False) -> str:
     """One section per cohort: the evals table, orphans, and (detail) every run folder."""
     if not summaries:
         return "no cohorts found (a cohort is a directory with an evals.json)"
@@ -47,7 +54,7 @@ def render_list(summaries, detail: bool = False) -> str:
     return "\n".join(parts)
 
 
-def _folder_details(cohort) -> list:
+def _folder_details(cohort: CohortSummary) -> list:
     parts = []
     for summary in cohort.evals:
         spec = summary.spec
@@ -66,7 +73,7 @@ def _folder_details(cohort) -> list:
 RUN_HEADERS = ("mode", "precision", "density", "seed", "started", "ended")
 
 
-def _run_columns(folder) -> list:
+def _run_columns(folder: FolderSummary) -> list:
     meta = folder.metadata
     if meta is None:
         return ["unreadable metadata.json" if folder.metadata_problem else "-"] + ["-"] * (len(RUN_HEADERS) - 1)
@@ -74,7 +81,7 @@ def _run_columns(folder) -> list:
             meta.ended or "not recorded (running, or stopped abruptly)"]
 
 
-def render_verify(checks) -> str:
+def render_verify(checks: list[CohortCheck]) -> str:
     parts = []
     for check in checks:
         problems = check.all_problems()
@@ -94,7 +101,7 @@ def render_verify(checks) -> str:
     return "\n".join(parts)
 
 
-def render_context(result) -> str:
+def render_context(result: ContextResult) -> str:
     lines = [
         f"created {result.folder}",
         f"new eval {result.eval_id}: sampler {result.sampler}, label {result.entry['label']!r}",

@@ -20,12 +20,18 @@ import json
 import re
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from resolver.catalog.cohorts import EVALS_FILE, cohort_evals, datasets_naming, eval_folders
+from resolver.catalog.datasets import EvalSpec
 from resolver.config import expected_points, load_config
 from resolver.core import UserError, display_path
 from resolver.records import iter_records, safe_name
+
+if TYPE_CHECKING:
+    from resolver.config import ExperimentConfig
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}_")
 MAX_PER_FILE = 5      # identical complaints per file before summarising the rest
@@ -67,7 +73,7 @@ class CohortCheck:
 
 # ---------------------------------------------------------------- the config an eval was run with
 
-def _config_for(cohort_dir: Path, config_names, notes: list):
+def _config_for(cohort_dir: Path, config_names: Iterable[str], notes: list) -> tuple[ExperimentConfig | None, str | None]:
     """(ExperimentConfig, density) from a dataset naming the cohort or configs/<name>.yaml."""
     for dataset in datasets_naming(cohort_dir):
         if dataset.config_path is not None and dataset.config_path.is_file():
@@ -82,7 +88,7 @@ def _config_for(cohort_dir: Path, config_names, notes: list):
     return None, None
 
 
-def config_name(folder_name: str, spec) -> str | None:
+def config_name(folder_name: str, spec: EvalSpec) -> str | None:
     """The <config> of a run folder <YYYY-MM-DD_HH-MM-SS>_<config>_<model>_<template>_<sampler>[-N]."""
     suffix = "_" + "_".join(safe_name(x) for x in (spec.model, spec.template, spec.sampler))
     name = re.sub(r"-\d+$", "", folder_name) if not folder_name.endswith(suffix) else folder_name
@@ -112,7 +118,7 @@ class _FileReport:
                 self.sink.append(Problem(str(self.path), f"... and {n - MAX_PER_FILE} more lines with {kind}"))
 
 
-def _check_file(path: Path, spec, check: EvalCheck, points: dict) -> None:
+def _check_file(path: Path, spec: EvalSpec, check: EvalCheck, points: dict) -> None:
     report = _FileReport(path, check.problems)
     wanted = {"model": spec.model, "template": spec.template, "sampler": spec.sampler}
     for line, record, error in iter_records(path):
@@ -145,7 +151,8 @@ def _note_point(record: dict, line: int, report: _FileReport, points: dict) -> N
 
 # ---------------------------------------------------------------- completeness
 
-def _check_points(points: dict, config, density: str, check: EvalCheck, warnings: list) -> None:
+def _check_points(points: dict, config: ExperimentConfig | None, density: str | None, check: EvalCheck,
+                  warnings: list) -> None:
     check.points = len(points)
     short = [(p, e) for p, e in points.items() if isinstance(e["count"], int) and len(e["samples"]) < e["count"]]
     for (task, _, params), entry in short[:MAX_PER_FILE]:
@@ -155,6 +162,7 @@ def _check_points(points: dict, config, density: str, check: EvalCheck, warnings
         check.problems.append(Problem(f"eval {check.eval_id}", f"... and {len(short) - MAX_PER_FILE} more short points"))
     if config is None:
         return
+    assert density is not None, "_config_for gives a config with its density"
     expected = expected_points(config, density=density)
     check.expected = sum(expected.values())
     observed: dict = {}
@@ -173,7 +181,7 @@ def _check_points(points: dict, config, density: str, check: EvalCheck, warnings
 
 # ---------------------------------------------------------------- one cohort
 
-def verify_cohort(cohort_dir, progress=None) -> CohortCheck:
+def verify_cohort(cohort_dir: str | PathLike[str], progress: Callable[..., Any] | None = None) -> CohortCheck:
     """Check one cohort; problems are collected, never raised.
 
     `progress`: a tqdm-like factory the command hands in for a bar over each eval's bytes
@@ -202,7 +210,8 @@ def verify_cohort(cohort_dir, progress=None) -> CohortCheck:
     return result
 
 
-def _verify_eval(spec, folders: dict, config, density, notes: list, progress) -> EvalCheck:
+def _verify_eval(spec: EvalSpec, folders: dict, config: ExperimentConfig | None, density: str | None, notes: list,
+                 progress: Callable[..., Any] | None) -> EvalCheck:
     check = EvalCheck(spec.eval_id, spec.label, folders=len(folders))
     if not folders:
         check.problems.append(Problem(spec.source, f"glob {spec.glob!r} matches no run folder "

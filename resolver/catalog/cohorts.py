@@ -11,22 +11,28 @@ from __future__ import annotations
 
 import glob as globlib
 import json
+import re
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from resolver.catalog.datasets import eval_files, load_dataset, load_evals
+from resolver.catalog.datasets import EvalSpec, eval_files, load_dataset, load_evals
 from resolver.catalog.manifest import load_manifest
 from resolver.core import UserError, compile_search
 from resolver.records import read_run_metadata
 
+if TYPE_CHECKING:
+    from resolver.records import RunMetadata
+
 EVALS_FILE = "evals.json"
 
 
-def is_cohort(path) -> bool:
+def is_cohort(path: str | PathLike[str]) -> bool:
     return (Path(path) / EVALS_FILE).is_file()
 
 
-def find_cohorts(root) -> list:
+def find_cohorts(root: str | PathLike[str]) -> list:
     """Every directory under `root` (or `root` itself) holding an evals.json, sorted.
 
     Hidden directories (.blobs, .cache, .remote, unpack temps) are never searched.
@@ -42,7 +48,7 @@ def find_cohorts(root) -> list:
     return sorted(set(found))
 
 
-def resolve_cohorts(target: str | None, default_root) -> list:
+def resolve_cohorts(target: str | None, default_root: str | PathLike[str]) -> list:
     """Cohort directories named by a path, a glob, or (None) everything under `default_root`."""
     if not target:
         return find_cohorts(default_root)
@@ -63,7 +69,7 @@ def resolve_cohorts(target: str | None, default_root) -> list:
     return cohorts
 
 
-def _nearby_cohorts_text(path: Path, default_root) -> str:
+def _nearby_cohorts_text(path: Path, default_root: str | PathLike[str]) -> str:
     """The cohorts that do exist in the folder the missing one would be in (else under the data root)."""
     folder = next((p for p in (path.parent, Path(default_root)) if p.is_dir()), None)
     found = find_cohorts(folder) if folder is not None else []
@@ -73,7 +79,7 @@ def _nearby_cohorts_text(path: Path, default_root) -> str:
     return f"cohorts there: {shown}"
 
 
-def run_folders(cohort_dir) -> list:
+def run_folders(cohort_dir: str | PathLike[str]) -> list:
     """The run folders of a cohort: its direct, non-hidden subdirectories, sorted by name."""
     cohort_dir = Path(cohort_dir)
     if not cohort_dir.is_dir():
@@ -81,7 +87,7 @@ def run_folders(cohort_dir) -> list:
     return sorted(p for p in cohort_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
-def cohort_evals(cohort_dir) -> list:
+def cohort_evals(cohort_dir: str | PathLike[str]) -> list:
     """The EvalSpecs of a cohort's evals.json ([] when the cohort has none)."""
     cohort_dir = Path(cohort_dir)
     if not is_cohort(cohort_dir):
@@ -98,7 +104,7 @@ def folder_of(file: Path, cohort_dir: Path) -> Path | None:
     return Path(cohort_dir) / rel.parts[0] if len(rel.parts) > 1 else None
 
 
-def eval_folders(spec, cohort_dir) -> dict:
+def eval_folders(spec: EvalSpec, cohort_dir: Path) -> dict:
     """{run folder: [NDJSON files]} that an eval's glob matches inside the cohort."""
     folders: dict = {}
     for file in eval_files(spec):
@@ -108,7 +114,7 @@ def eval_folders(spec, cohort_dir) -> dict:
     return folders
 
 
-def folder_evals(cohort_dir, specs=None) -> dict:
+def folder_evals(cohort_dir: str | PathLike[str], specs: list[EvalSpec] | None = None) -> dict:
     """{run folder: [eval_ids that match it]} for every run folder of the cohort."""
     cohort_dir = Path(cohort_dir)
     specs = cohort_evals(cohort_dir) if specs is None else specs
@@ -126,7 +132,7 @@ def _ancestors(cohort_dir: Path, levels: int = 3) -> list:
     return list(Path(cohort_dir).resolve().parents)[:levels]
 
 
-def datasets_naming(cohort_dir) -> list:
+def datasets_naming(cohort_dir: Path) -> list:
     """Dataset files (data/<name>.json) whose cohorts include this cohort, nearest first.
 
     Looks in the cohort's parent directories (up to three levels), which is where
@@ -155,7 +161,7 @@ def looks_like_dataset(path: Path) -> bool:
     return isinstance(data, dict) and isinstance(data.get("cohorts"), list)
 
 
-def manifest_runs_of(cohort_dir) -> dict:
+def manifest_runs_of(cohort_dir: Path) -> dict:
     """{run folder key: manifest entry} that data/manifest.json records for this cohort."""
     for folder in _ancestors(cohort_dir):
         path = folder / "manifest.json"
@@ -187,13 +193,13 @@ class FolderSummary:
     files: int
     samples: int
     bytes: int
-    metadata: object = None        # the folder's RunMetadata; None for folders from before metadata.json
+    metadata: RunMetadata | None = None   # None for folders from before metadata.json
     metadata_problem: str = ""     # why its metadata.json could not be read ("" when it could, or has none)
 
 
 @dataclass
 class EvalSummary:
-    spec: object
+    spec: EvalSpec
     folders: list
 
 
@@ -217,7 +223,7 @@ def summarize_folder(folder: Path) -> FolderSummary:
     return summary
 
 
-def summarize_cohort(cohort_dir, search=None) -> CohortSummary:
+def summarize_cohort(cohort_dir: str | PathLike[str], search: re.Pattern[str] | None = None) -> CohortSummary:
     """Evals of a cohort with their matched run folders, plus folders no eval matches."""
     cohort_dir = Path(cohort_dir)
     try:
@@ -236,13 +242,13 @@ def summarize_cohort(cohort_dir, search=None) -> CohortSummary:
     return CohortSummary(cohort_dir, evals, orphans, unpulled)
 
 
-def _matches(pattern, cohort_dir: Path, spec) -> bool:
+def _matches(pattern: re.Pattern[str], cohort_dir: Path, spec: EvalSpec) -> bool:
     fields = (str(cohort_dir), spec.model, spec.label, spec.template, spec.sampler, spec.hf_id or "",
               " ".join(spec.groups), " ".join(spec.tags))
     return any(pattern.search(text) for text in fields)
 
 
-def list_cohorts(target: str | None, default_root, search_text: str | None = None) -> list:
+def list_cohorts(target: str | None, default_root: str | PathLike[str], search_text: str | None = None) -> list:
     """Summaries of the cohorts named by `target`, keeping those with an eval matching --search."""
     search = compile_search(search_text)
     summaries = [summarize_cohort(c, search) for c in resolve_cohorts(target, default_root)]

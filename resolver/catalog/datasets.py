@@ -23,8 +23,9 @@ import json
 import os
 import stat
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Iterable
 
 from pydantic import BeforeValidator, Field, TypeAdapter, ValidationInfo, field_validator
 
@@ -41,7 +42,7 @@ def eval_id(model: str, template: str, sampler: str) -> str:
     return hashlib.sha256(f"{model}|{template}|{sampler}".encode("utf-8")).hexdigest()[:6]
 
 
-def facets_from_groups(groups) -> dict:
+def facets_from_groups(groups: Iterable[str]) -> dict:
     """Decompose ``["arch:moe", "size:large"]`` into ``{"arch": "moe", "size": "large"}``.
 
     Only ``key:value`` items become facets (split at the first colon); a plain tag
@@ -110,7 +111,7 @@ class Dataset:
 
 # ---------------------------------------------------------------- the files, as models
 
-def _string_list(value, where: str, key: str) -> tuple:
+def _string_list(value: object, where: str, key: str) -> tuple:
     """Accept a string or a list of strings; anything else is a user error."""
     if value is None:
         return ()
@@ -121,7 +122,7 @@ def _string_list(value, where: str, key: str) -> tuple:
     raise UserError(f"{where}: '{key}' must be a string or a list of strings, got {json.dumps(value)}")
 
 
-def _as_strings(value, info: ValidationInfo):
+def _as_strings(value: Any, info: ValidationInfo) -> Any:
     """A string or a list of strings, as a list (None is the empty list)."""
     if value is None:
         return []
@@ -132,7 +133,7 @@ def _as_strings(value, info: ValidationInfo):
     raise ValueError(f"'{info.field_name}' must be a string or a list of strings, got {json.dumps(value)[:80]}")
 
 
-def _no_change(value):
+def _no_change(value: Any) -> Any:
     return value
 
 
@@ -173,7 +174,7 @@ class EvalEntry(FileModel):
     _lists = field_validator("groups", "tags", mode="before")(_as_strings)
 
 
-def _filter_values(filters, info: ValidationInfo):
+def _filter_values(filters: Any, info: ValidationInfo) -> Any:
     if filters is None:
         return {}
     if isinstance(filters, dict):
@@ -211,7 +212,7 @@ class DatasetFile(FileModel):
 
     @field_validator("cohorts", mode="before")
     @classmethod
-    def _paths_alone(cls, cohorts):
+    def _paths_alone(cls, cohorts: Any) -> Any:
         # A cohort may be written as its path alone.
         return [{"path": c} if isinstance(c, str) else c for c in cohorts] if isinstance(cohorts, list) else cohorts
 
@@ -219,7 +220,7 @@ class DatasetFile(FileModel):
 _EVALS = TypeAdapter(list[EvalEntry])
 
 
-def load_evals(evals_json_path, cohort: str | None = None) -> list:
+def load_evals(evals_json_path: str | PathLike[str], cohort: str | None = None) -> list:
     """Parse a cohort's evals.json into EvalSpecs (UserError names the file and the entry)."""
     path = Path(evals_json_path)
     if path.is_dir():
@@ -245,8 +246,8 @@ def _spec(entry: EvalEntry, where: str, cohort: str, cohort_dir: Path) -> EvalSp
     )
 
 
-def _reject_duplicates(specs) -> None:
-    seen: dict[str, EvalSpec] = {}
+def _reject_duplicates(specs: list[EvalSpec]) -> None:
+    seen: dict[str, str] = {}      # eval_id -> where it was first defined
     for spec in specs:
         if spec.eval_id in seen:
             raise UserError(
@@ -282,7 +283,7 @@ def _parse_cohort(ref: CohortRef, base: Path) -> Cohort:
     return Cohort(path=path, name=name, filters=dict(ref.filters))
 
 
-def load_dataset(path, allow_pointsdb: bool = False) -> Dataset:
+def load_dataset(path: str | PathLike[str], allow_pointsdb: bool = False) -> Dataset:
     """Parse data/<name>.json and the evals of its cohorts (cohort filters applied).
 
     With ``allow_pointsdb`` a PointsDB file (recognised by its DuckDB header, whatever
@@ -322,7 +323,7 @@ DUCKDB_MAGIC = b"DUCK"
 DUCKDB_MAGIC_OFFSET = 8
 
 
-def is_duckdb_file(path) -> bool:
+def is_duckdb_file(path: str | PathLike[str]) -> bool:
     """True when `path` is a DuckDB database file (by its header bytes, not its name)."""
     try:
         with open(path, "rb") as handle:
@@ -332,7 +333,7 @@ def is_duckdb_file(path) -> bool:
     return head[DUCKDB_MAGIC_OFFSET:] == DUCKDB_MAGIC
 
 
-def distinct_labels(rows) -> dict:
+def distinct_labels(rows: Iterable[tuple[str, object, object]]) -> dict:
     """{eval_id: display label} from (eval_id, label, model) rows: the label, else the
     model; evals sharing a label get their eval id appended ("Model [a1b2c3]")."""
     labels: dict[str, str] = {}
@@ -344,11 +345,11 @@ def distinct_labels(rows) -> dict:
     return {eid: (text if seen[text] == 1 else f"{text} [{eid}]") for eid, text in labels.items()}
 
 
-def _listed(value) -> tuple:
+def _listed(value: Iterable[object] | None) -> tuple:
     return tuple(str(v) for v in value) if value is not None and not isinstance(value, str) else ()
 
 
-def dataset_from_pointsdb(path) -> Dataset:
+def dataset_from_pointsdb(path: str | PathLike[str]) -> Dataset:
     """A Dataset standing for a PointsDB file (e.g. evaluate.py --interview's output).
 
     Each eval identity (model/template/sampler) of the database's evals table becomes

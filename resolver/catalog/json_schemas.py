@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from resolver.catalog.datasets import DatasetFile, EvalEntry
 from resolver.config import ExperimentConfig, SamplerFile, TemplateFile
@@ -34,7 +35,7 @@ def _models() -> dict:
     }
 
 
-def schema_text(model, title: str) -> str:
+def schema_text(model: type[BaseModel] | TypeAdapter[Any], title: str) -> str:
     """The JSON Schema text of a pydantic model (or TypeAdapter) under `title`, as docs/schemas/ holds it."""
     schema = model.json_schema() if isinstance(model, TypeAdapter) else model.model_json_schema()
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, **{

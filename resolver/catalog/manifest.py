@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from os import PathLike
 from pathlib import Path
 
 from resolver.catalog.datasets import load_dataset
@@ -107,7 +108,7 @@ def _names(raw: dict, name: str, where: str) -> list:
     return list(value)
 
 
-def _parse_entry(raw, where: str) -> Entry:
+def _parse_entry(raw: object, where: str) -> Entry:
     if not isinstance(raw, dict):
         raise UserError(f"{where}: expected an object with blob, content, size, bytes, files")
     unknown = sorted(set(raw) - set(_ENTRY_FIELDS))
@@ -124,7 +125,7 @@ def _parse_entry(raw, where: str) -> Entry:
                  datasets=_names(raw, "datasets", where))
 
 
-def _check_key(key, where: str) -> None:
+def _check_key(key: str, where: str) -> None:
     """Keys are relative POSIX paths inside data/ made of plain, visible parts."""
     parts = key.split("/") if isinstance(key, str) else [""]
     if (not key or "\\" in key or any(ord(c) < 32 or c == "\x7f" for c in key)
@@ -141,7 +142,7 @@ def _check_run_key(key: str, entry: Entry, where: str) -> None:
                         f"before the last '/' (key {key!r}, cohort {entry.cohort!r})")
 
 
-def load_manifest(path=DEFAULT_PATH) -> Manifest:
+def load_manifest(path: str | PathLike[str] = DEFAULT_PATH) -> Manifest:
     """Read a manifest; a missing file is an empty manifest (nothing published yet)."""
     path = Path(path)
     if not path.exists():
@@ -172,7 +173,7 @@ def load_manifest(path=DEFAULT_PATH) -> Manifest:
 
 
 
-def pull_hint(dataset_file) -> str:
+def pull_hint(dataset_file: str | PathLike[str]) -> str:
     """What to say about `data.py pull` for a dataset file whose PointsDB is missing.
 
     A pull can only fetch what a manifest lists, so the pull line is suggested only when

@@ -274,5 +274,5 @@ class ResponseCache:
     def __enter__(self) -> "ResponseCache":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -46,6 +47,10 @@ from resolver.client.retries import RequestFailed, RequestRetries, Transient
 from resolver.client.timeouts import DEFAULT_LOAD_TIMEOUT, DEFAULT_TIMEOUT
 from resolver.core import UserError
 from resolver.grading import FoundLoop, LoopRule, LoopWatch, MalformedReply, split_message
+
+if TYPE_CHECKING:
+    import ssl
+
 
 GATEWAY_STATUSES = (502, 503, 504)   # a proxy's fixed page while the server restarts: keep retrying
 
@@ -160,7 +165,7 @@ class ChatClient:
     def __init__(self, apibase: str, apikey: str | None = None, *, parallel: int = 16,
                  timeout: float = DEFAULT_TIMEOUT, max_retries: int = 8, backoff_base: float = 0.5,
                  backoff_cap: float = 30.0, on_retry: Callable[[str], None] | None = None,
-                 load_timeout: float = DEFAULT_LOAD_TIMEOUT, ssl_context=None):
+                 load_timeout: float = DEFAULT_LOAD_TIMEOUT, ssl_context: ssl.SSLContext | None = None):
         self.endpoint: Endpoint = parse_endpoint(apibase)
         self.chat_url = self.endpoint.url("chat/completions")
         self.ssl_context = ssl_context       # None: aiohttp's default (the system's CAs); see resolver.client.tls
@@ -210,12 +215,12 @@ class ChatClient:
             connector=connector, headers=headers, timeout=aiohttp.ClientTimeout(total=self.timeout))
         return self
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         if self._session is not None:
             await self._session.close()
             self._session = None
 
-    def _request(self, method: str, url: str, **kwargs):
+    def _request(self, method: str, url: str, **kwargs: Any) -> AbstractAsyncContextManager[aiohttp.ClientResponse]:
         if self.proxy and not is_socks(self.proxy):
             kwargs["proxy"] = self.proxy
         if self._netrc_headers is not None:
@@ -293,7 +298,7 @@ class ChatClient:
             except (aiohttp.ClientError, asyncio.TimeoutError):
                 return None          # the run's own retries deal with a flaky connection
 
-        def kind_of(reply) -> str:
+        def kind_of(reply: tuple[int, bytes, Mapping[str, str]]) -> str:
             status, raw, _ = reply
             return classify_error(status, raw.decode("utf-8", "replace")) if status != 200 else "ok"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from resolver.client.http_policy import classify_error, error_text, is_socks, parse_retry_after, proxy_for, retry_delay, server_message  # noqa: F401
 from resolver.grading import MalformedReply, split_message
@@ -15,7 +16,7 @@ MAX_TOKEN_COUNT = 2**31 - 1    # usage counts must fit a 32-bit integer column
 USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
-def check_usage(usage) -> dict | None:
+def check_usage(usage: object) -> dict | None:
     """A usage object whose token counts are non-negative 32-bit integers; MalformedReply otherwise."""
     if usage is None:
         return None
@@ -33,11 +34,11 @@ def check_usage(usage) -> dict | None:
         isinstance(v, dict) and all(_scalar(x) for x in v.values())))}
 
 
-def _scalar(value) -> bool:
+def _scalar(value: object) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
 
 
-def _text_or_none(value, name: str) -> str | None:
+def _text_or_none(value: object, name: str) -> str | None:
     if value is None or isinstance(value, str):
         return value
     raise MalformedReply(f"{name} is a {type(value).__name__}, not text")
@@ -55,7 +56,7 @@ class Completion:
     # finish_reason is then "length" and usage.completion_tokens the deltas streamed.
     loop: dict | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         """Every completion is checked on creation: a malformed one never exists, so is never cached."""
         _text_or_none(self.content, "content")
         _text_or_none(self.reasoning, "reasoning")
@@ -92,7 +93,7 @@ class PromptTooLong:
     message: str
 
 
-def cached_completion(data) -> "Completion | None":
+def cached_completion(data: dict) -> "Completion | None":
     """A cached completion, or None when the stored value is malformed (ask the server again)."""
     try:
         return Completion.from_json(data)
@@ -107,7 +108,7 @@ def reply_excerpt(raw: bytes, limit: int = 160) -> str:
     return text[:limit] + ("..." if len(text) > limit else "")
 
 
-def completion_from_payload(payload) -> Completion:
+def completion_from_payload(payload: object) -> Completion:
     """Read a chat.completion object; MalformedReply (a ValueError) for any shape we cannot read."""
     if not isinstance(payload, dict):
         raise MalformedReply("reply is not a JSON object")
@@ -121,7 +122,7 @@ def completion_from_payload(payload) -> Completion:
                       check_usage(payload.get("usage")))
 
 
-def parse_json_reply(raw: bytes):
+def parse_json_reply(raw: bytes) -> Any:
     """json.loads for a reply body; MalformedReply for bad JSON, bad UTF-8 or absurd nesting."""
     try:
         return json.loads(raw)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import SplitResult, parse_qs, urlsplit
 
 from resolver.core import UserError
 
@@ -76,7 +76,7 @@ def parse_endpoint(url: str | None) -> Endpoint:
     return Endpoint(base)
 
 
-def _azure_deployment(url: str, parts, path: str) -> Endpoint:
+def _azure_deployment(url: str, parts: SplitResult, path: str) -> Endpoint:
     versions = parse_qs(parts.query, keep_blank_values=True).get("api-version", [])
     if len(versions) != 1 or not versions[0].strip():
         raise UserError(f"--apibase {url!r} is an Azure OpenAI deployment URL without one api-version; "

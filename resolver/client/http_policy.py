@@ -27,7 +27,7 @@ import json
 import re
 import time
 import urllib.request
-from typing import TypeGuard
+from typing import Mapping, TypeGuard
 from urllib.parse import urlsplit
 
 MAX_RETRY_AFTER_S = 600.0   # a server asking for longer than this is not honoured blindly
@@ -92,7 +92,7 @@ def parse_duration(value: str | None) -> float | None:
     return _seconds(sum(float(n) * scale[unit] for n, unit in _DURATION.findall(text)))
 
 
-def retry_delay(headers) -> float | None:
+def retry_delay(headers: Mapping[str, str]) -> float | None:
     """How long the server asks us to wait, from its headers; None when it does not say."""
     ms = headers.get("retry-after-ms")
     if ms:
@@ -113,7 +113,7 @@ def retry_delay(headers) -> float | None:
     return max(known) if known else None
 
 
-def error_text(error) -> str:
+def error_text(error: object) -> str:
     """The human part of an OpenAI-style error object (or whatever came back)."""
     if isinstance(error, dict):
         message = error.get("message") or error.get("detail")

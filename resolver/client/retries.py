@@ -21,9 +21,14 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, NoReturn, TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
+
+if TYPE_CHECKING:
+    from resolver.client.chat import ClientStats
+
+_Result = TypeVar("_Result")
 
 SAME_REPLY_ATTEMPTS = 4        # the same bad reply this many times in a row ends the request
 
@@ -55,7 +60,7 @@ class Transient(Exception):
     """
 
     def __init__(self, reason: str, message: str, retry_after: float | None = None, *,
-                 signature=None, sent: str | None = None, status: int | None = None):
+                 signature: object = None, sent: str | None = None, status: int | None = None):
         super().__init__(message)
         self.reason = reason
         self.retry_after = retry_after
@@ -79,24 +84,25 @@ class RequestRetries:
                  "retries", "loading_since", "last_signature", "same_replies", "pause", "verdict")
 
     def __init__(self, *, max_retries: int, backoff_base: float, backoff_cap: float, load_timeout: float,
-                 stats, on_retry: Callable[[str], None] | None):
+                 stats: ClientStats, on_retry: Callable[[str], None] | None):
         self.max_retries, self.backoff_base, self.backoff_cap = max_retries, backoff_base, backoff_cap
         self.load_timeout = load_timeout
         self.stats, self.on_retry = stats, on_retry
         self.retries = 0                  # retries spent from max_retries (loading waits are not)
         self.loading_since: float | None = None
-        self.last_signature, self.same_replies = None, 0
+        self.last_signature: object = None
+        self.same_replies = 0
         self.pause = 0.0                  # the next sleep, decided by _judge
         self.verdict: RequestFailed | None = None
 
-    async def run(self, attempt: Callable[[], Awaitable], first: Transient):
+    async def run(self, attempt: Callable[[], Awaitable[_Result]], first: Transient) -> _Result:
         """Retry `attempt` after its first failure `first`, until it succeeds or the budget says stop.
 
         `first` is replayed as tenacity's first attempt, so one set of rules judges every failure.
         """
         pending = [first]
 
-        async def next_attempt():
+        async def next_attempt() -> _Result:
             if pending:
                 raise pending.pop()
             return await attempt()
@@ -142,7 +148,7 @@ class RequestRetries:
         if self.on_retry:
             self.on_retry(reason)
 
-    def _give_up(self, state: RetryCallState):
+    def _give_up(self, state: RetryCallState) -> NoReturn:
         assert self.verdict is not None, "tenacity gives up only when _stop saw a verdict"
         raise self.verdict from None
 

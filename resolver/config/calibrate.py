@@ -26,6 +26,7 @@ from contextlib import nullcontext
 from functools import lru_cache
 from itertools import product
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from resolver.config.hf_tokenizers import load_hf_tokenizer
 from resolver.config.point_identity import canonical_params, step_seed
@@ -34,6 +35,8 @@ from resolver.core import write_text_atomic
 from resolver.records import safe_name
 from resolver.tasks import get_task, skipped_guess_rates
 
+if TYPE_CHECKING:
+    from resolver.tasks import Task, TestCase
 CEILING_SAMPLES = 16    # cases per ceiling measurement (what calibration searches on)
 TAIL_SDS = 3.5          # the longest of ~500 cases sits about 3 standard deviations above the mean
 CACHE_VERSION = 2       # bump when the measurement changes meaning (2: ceiling, not mean)
@@ -62,7 +65,7 @@ def count_prompt_tokens(tokenizer, messages: list[dict]) -> int:
 
 
 # ---------------------------------------------------------------- measuring
-def _messages(task, params: dict, case, template) -> list[dict]:
+def _messages(task: Task, params: dict, case: TestCase, template) -> list[dict]:
     if template is None:
         text = f"{task.description_for(params)} Respond with {task.answer_format_for(params)}\n{case.input}"
         return [{"role": "user", "content": text}]
@@ -70,7 +73,7 @@ def _messages(task, params: dict, case, template) -> list[dict]:
     return render_messages(template, task, params, case)
 
 
-def prompt_tokens(task, params: dict, tokenizer, template, samples: int) -> list[int]:
+def prompt_tokens(task: Task, params: dict, tokenizer, template, samples: int) -> list[int]:
     """Prompt lengths of the first `samples` cases of the step with these params."""
     params = canonical_params(task, params)
     valid = task.validate(params)
@@ -79,7 +82,7 @@ def prompt_tokens(task, params: dict, tokenizer, template, samples: int) -> list
     return [count_prompt_tokens(tokenizer, _messages(task, valid, c, template)) for c in cases]
 
 
-def ceiling_prompt_tokens(task, params: dict, tokenizer, template, samples: int = CEILING_SAMPLES) -> float:
+def ceiling_prompt_tokens(task: Task, params: dict, tokenizer, template, samples: int = CEILING_SAMPLES) -> float:
     """A length the step's prompts stay within: the longest measured prompt or
     mean + TAIL_SDS standard deviations, whichever is larger."""
     counts = prompt_tokens(task, params, tokenizer, template, samples)

@@ -11,13 +11,16 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from resolver.core import UserError, choices_text
 from resolver.core.typed import FileModel, at
 from resolver.tasks import get_task
+
+if TYPE_CHECKING:
+    from resolver.tasks import Task
 
 __all__ = ["Calibration", "ExperimentConfig", "ManifoldEntry", "Precision", "TaskConfig", "View",
            "MANIFOLD_KEYS", "MAX_CONFIG_POINTS", "MAX_GRID_POINTS", "MODES", "VIEW_PREFIXES"]
@@ -141,7 +144,7 @@ class TaskConfig(FileModel):
         return self
 
 
-def _checked_grid(grid: dict, where: tuple, task) -> dict:
+def _checked_grid(grid: dict, where: tuple, task: Task) -> dict:
     known = {p.name: p for p in task.params}
     out = {}
     for pname, values in grid.items():
@@ -156,7 +159,7 @@ def _checked_grid(grid: dict, where: tuple, task) -> dict:
     return out
 
 
-def _checked_entry(entry: ManifoldEntry, where: tuple, task, mode: str, check_points: bool) -> ManifoldEntry:
+def _checked_entry(entry: ManifoldEntry, where: tuple, task: Task, mode: str, check_points: bool) -> ManifoldEntry:
     grid = _checked_grid(entry.grid, (*where, "grid"), task)
     if mode == "calibrate":
         if entry.calibrate is None:
@@ -183,7 +186,7 @@ def _checked_entry(entry: ManifoldEntry, where: tuple, task, mode: str, check_po
     return checked
 
 
-def _check_dimension(dim: str, where: tuple, task) -> None:
+def _check_dimension(dim: str, where: tuple, task: Task) -> None:
     prefix, _, key = dim.partition(".")
     if prefix not in VIEW_PREFIXES or not key:
         raise at(where, f"{dim!r} is not a task dimension; use params.<name> or manifold.<{'|'.join(MANIFOLD_KEYS)}>")
@@ -194,7 +197,7 @@ def _check_dimension(dim: str, where: tuple, task) -> None:
         raise at(where, f"{dim!r}: valid manifold keys: {choices_text(MANIFOLD_KEYS)}")
 
 
-def _check_view(view: View, where: tuple, task) -> None:
+def _check_view(view: View, where: tuple, task: Task) -> None:
     for i, dim in enumerate(view.group_by):
         _check_dimension(dim, (*where, "group_by", i), task)
     for key in view.filters:

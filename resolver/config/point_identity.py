@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from resolver.tasks import Task
 
 
-def canonical_params(task, params: dict) -> dict:
+def canonical_params(task: Task, params: dict) -> dict:
     """`params` (without count) with every value coerced to its parameter's type,
     in the order given; UserError when a value is not valid."""
     known = {p.name: p for p in task.params}

@@ -39,13 +39,16 @@ import string
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
 from resolver.core import UserError, choices_text, file_not_found, read_json_file
 from resolver.core.typed import FileModel, at, first_problem, validate_file
 from resolver.grading import LoopRule
+
+if TYPE_CHECKING:
+    from resolver.tasks import Task, TestCase
 
 PLACEHOLDERS = ("task_description", "answer_format", "input", "examples")
 EXAMPLES_ROLE = "examples"
@@ -265,7 +268,8 @@ def load_template(path) -> Template:
     data = validate_file(TemplateFile, _read_json_object(path, "template"), str(path))
     messages = tuple({"role": m.role} if m.role == EXAMPLES_ROLE else {"role": m.role, "content": m.content}
                      for m in data.messages)
-    uses_examples = any(m["role"] == EXAMPLES_ROLE or "examples" in _fields(m["content"]) for m in messages)
+    # every message but the examples one has content (Message._content)
+    uses_examples = any(m["role"] == EXAMPLES_ROLE or "examples" in _fields(m["content"] or "") for m in messages)
     return Template(Path(path).stem, str(path), messages, data.shots, data.example_answer, uses_examples)
 
 
@@ -311,7 +315,7 @@ def _example_seed(task_name: str) -> int:
     return int(hashlib.sha256(f"examples:{task_name}".encode()).hexdigest()[-8:], 16)
 
 
-def example_params(task, params: dict) -> dict:
+def example_params(task: Task, params: dict) -> dict:
     """Parameters of the worked examples: the step's own (same format, same kind of
     problem) with the task's `example_overrides()` applied (usually smaller sizes).
     If the overrides clash with the step's other values, the step's params are used."""
@@ -322,12 +326,12 @@ def example_params(task, params: dict) -> dict:
 
 
 @lru_cache(maxsize=1024)
-def _examples_cached(task, frozen_params: str, shots: int) -> tuple:
+def _examples_cached(task: Task, frozen_params: str, shots: int) -> tuple:
     rng = random.Random(_example_seed(task.name))
     return tuple(task.generate_cases(json.loads(frozen_params), rng, shots))
 
 
-def _examples(task, params: dict, shots: int) -> tuple:
+def _examples(task: Task, params: dict, shots: int) -> tuple:
     """`shots` worked examples: fixed seed per task name, cached per parameter set."""
     chosen = example_params(task, params)
     return _examples_cached(task, json.dumps(chosen, sort_keys=True), shots)
@@ -345,7 +349,7 @@ def _examples_text(template: Template, examples) -> str:
     return "\n\n".join(blocks)
 
 
-def render_messages(template: Template, task, params: dict, case) -> list[dict]:
+def render_messages(template: Template, task: Task, params: dict, case: TestCase) -> list[dict]:
     """Chat messages for one test case (params: the step's validated generator params)."""
     examples = _examples(task, params, template.shots) if template.uses_examples else ()
     values = {

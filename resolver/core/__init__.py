@@ -5,6 +5,7 @@ one-line errors, child processes that end with their parent (imports nothing els
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 
 # Standard library only (the quick start imports core from a bare python3, before the
 # virtualenv exists: docs/architecture.md), so these are plain imports.
@@ -20,7 +21,7 @@ __all__ = ["ENV_PARENT", "UserError", "bootstrap", "child_options", "choices_tex
            "watch_parent_from_env", "write_text_atomic"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> ModuleType:
     # Public submodules that load when first asked for (`from resolver.core.typed import FileModel`);
     # `progress` (typing) only where a loop may show a bar. Of the others:
     # `typed` needs pydantic, which the bare-python3 bootstrap does not have yet, and `bootstrap`

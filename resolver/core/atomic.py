@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 
 
-def write_text_atomic(path, text: str) -> None:
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write `text` to a temp file beside `path`, fsync it, then rename it over `path`."""
     import tempfile
     from pathlib import Path  # here, not above: every script's --help imports resolver.core (docs/performance.md)

@@ -3,18 +3,22 @@
 Entry scripts turn a UserError into a single line on stderr and exit code 2
 (see resolver.cli.run_main); anything else is a bug and keeps its traceback.
 """
+from __future__ import annotations
+
+from collections.abc import Iterable
+from os import PathLike
 
 
 class UserError(Exception):
     """Bad input: a message that says what is wrong and what would be valid."""
 
 
-def choices_text(valid) -> str:
+def choices_text(valid: Iterable[object]) -> str:
     """Render a collection of valid choices for an error message."""
     return ", ".join(str(v) for v in sorted(valid, key=str)) or "(none)"
 
 
-def file_not_found(what: str, path, suffixes=(".json",)) -> UserError:
+def file_not_found(what: str, path: str | PathLike[str], suffixes: tuple[str, ...] = (".json",)) -> UserError:
     """'<what> file X not found; did you mean Y? <what>s there: ...' listing the files that do exist.
 
     The files listed are those beside `path` (its folder) with one of `suffixes`; the

@@ -9,6 +9,9 @@ typo (``"tag"`` for ``"tags"``) changes results without a word.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from os import PathLike
+from typing import Any
 
 # json, pathlib and difflib are imported in the functions that use them: every script's --help
 # imports resolver.core (docs/performance.md)
@@ -17,7 +20,7 @@ from resolver.core.errors import UserError
 MAX_INPUT_BYTES = 256 << 20     # a config, dataset or manifest larger than this is not one
 
 
-def compile_search(text: str | None, flag: str = "--search"):
+def compile_search(text: str | None, flag: str = "--search") -> re.Pattern[str] | None:
     """Case-insensitive regex of a --search value (None when not given); a bad one is a UserError."""
     if not text:
         return None
@@ -27,7 +30,7 @@ def compile_search(text: str | None, flag: str = "--search"):
         raise UserError(f"{flag} {text!r} is not a valid regular expression: {exc}") from None
 
 
-def display_path(path) -> str:
+def display_path(path: str | PathLike[str]) -> str:
     """Relative to the current directory when under it (shorter, clickable in editors)."""
     from pathlib import Path
 
@@ -37,7 +40,7 @@ def display_path(path) -> str:
         return str(path)
 
 
-def did_you_mean(key, valid) -> str:
+def did_you_mean(key: object, valid: Iterable[object]) -> str:
     """' (did you mean tags?)' for the closest valid key, or ''."""
     import difflib
 
@@ -45,7 +48,7 @@ def did_you_mean(key, valid) -> str:
     return f" (did you mean {close[0]}?)" if close else ""
 
 
-def read_text_file(path, what: str) -> str:
+def read_text_file(path: str | PathLike[str], what: str) -> str:
     """A file's UTF-8 text; UserError when missing, a directory, unreadable, huge or not UTF-8."""
     from pathlib import Path
 
@@ -64,7 +67,7 @@ def read_text_file(path, what: str) -> str:
         raise UserError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
 
 
-def parse_json_text(text: str, where: str):
+def parse_json_text(text: str, where: str) -> Any:
     """json.loads with one-line errors for syntax and for nesting deeper than Python can follow."""
     import json
 
@@ -78,7 +81,7 @@ def parse_json_text(text: str, where: str):
         raise UserError(f"{where} holds a value that cannot be read ({str(exc)[:80]})") from None
 
 
-def read_json_file(path, what: str, hint: str = ""):
+def read_json_file(path: str | PathLike[str], what: str, hint: str = "") -> Any:
     """Parse a JSON file (see read_text_file for the errors); `hint` ends a syntax error line."""
     text = read_text_file(path, what)
     try:
@@ -87,7 +90,7 @@ def read_json_file(path, what: str, hint: str = ""):
         raise UserError(f"{exc}{'; ' + hint if hint else ''}") from None
 
 
-def read_yaml_file(path, what: str):
+def read_yaml_file(path: str | PathLike[str], what: str) -> Any:
     """Parse a YAML file with yaml.safe_load (see read_text_file for the errors)."""
     import yaml
 

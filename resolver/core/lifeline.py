@@ -140,7 +140,7 @@ def die_with_parent() -> None:
         _watch(parent)
 
 
-def child_options(env: dict | None = None, preexec=None) -> dict:
+def child_options(env: dict | None = None, preexec: Callable[[], object] | None = None) -> dict:
     """Keyword arguments for subprocess.Popen/run so the child ends with this process.
 
     ``env``: the child's environment (default: this one), given ENV_PARENT. ``preexec``:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 
-def markdown_escape(value) -> str:
+def markdown_escape(value: object) -> str:
     """A table cell: pipes escaped, newlines flattened."""
     return str(value).replace("|", "\\|").replace("\n", " ")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
 from pydantic_core import ErrorDetails, PydanticCustomError
@@ -27,6 +27,8 @@ from resolver.core.inputs import did_you_mean
 __all__ = ["FileModel", "at", "error_line", "first_problem", "validate_file"]
 
 _SHOWN = 80     # characters of a bad value or key quoted in an error line
+_Model = TypeVar("_Model", bound=BaseModel)
+_Value = TypeVar("_Value")
 
 
 class FileModel(BaseModel):
@@ -71,7 +73,7 @@ def _value(value: Any) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
 
 
-def _key_path(loc) -> str:
+def _key_path(loc: list[int | str]) -> str:
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{_shown(part)}" if out else _shown(part))
@@ -131,7 +133,7 @@ def _message(error: ErrorDetails) -> str:
     return f"{error['msg'][:1].lower()}{error['msg'][1:]}{got}"
 
 
-def error_line(exc: ValidationError, where: str, model=None) -> str:
+def error_line(exc: ValidationError, where: str, model: type[BaseModel] | TypeAdapter | None = None) -> str:
     """`<where>: <key.path>: <what is wrong and what is valid>` for the first error of `exc`.
 
     A top-level field named in `model.field_messages` gets that sentence instead (samplers
@@ -158,7 +160,11 @@ def first_problem(exc: ValidationError) -> tuple[list, str]:
     return list(error["loc"]) + list((error.get("ctx") or {}).get("path", [])), _message(error)
 
 
-def validate_file(model, data: Any, where: str, context: dict | None = None):
+@overload
+def validate_file(model: type[_Model], data: Any, where: str, context: dict | None = None) -> _Model: ...
+@overload
+def validate_file(model: TypeAdapter[_Value], data: Any, where: str, context: dict | None = None) -> _Value: ...
+def validate_file(model: type[BaseModel] | TypeAdapter, data: Any, where: str, context: dict | None = None) -> Any:
     """`model` (a FileModel class or a TypeAdapter) validated from `data`; UserError in one line."""
     try:
         if isinstance(model, TypeAdapter):

@@ -415,7 +415,7 @@ def _extract_text(text: str) -> str | None:
 _SINGLE_LINE_KINDS = {"choice", "integer", "number", "literal", "brackets", "text"}
 
 
-def extract_one(kind: str, text: str, response_enum, options) -> str | None:
+def extract_one(kind: str, text: str, response_enum: Sequence[str] | None, options: Mapping[str, str] | None) -> str | None:
     if kind == "choice":
         return _extract_choice(text, response_enum, options)
     if kind == "integer":

@@ -72,7 +72,7 @@ def invalid_reason(kind: str, answer: str | None, visible: str | None, normalize
     return "unreadable"
 
 
-def names_several(kind: str, text: str, response_enum, options) -> bool:
+def names_several(kind: str, text: str, response_enum: Sequence[str] | None, options: Mapping[str, str] | None) -> bool:
     """Does the answer text offer two or more different answers of its kind?"""
     if kind in _LIST_KINDS:
         spread = unbox_spread(text)
@@ -91,7 +91,7 @@ def names_several(kind: str, text: str, response_enum, options) -> bool:
     return False
 
 
-def _candidates(kind: str, line: str, response_enum, options) -> set:
+def _candidates(kind: str, line: str, response_enum: Sequence[str] | None, options: Mapping[str, str] | None) -> set:
     """The different answers the parts of one line read as, split at hedging words."""
     if kind in _NUMBER_KINDS and re.search(r"\bbetween\b", line, re.IGNORECASE):
         return {"a range", "is several"}

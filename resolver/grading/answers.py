@@ -25,7 +25,9 @@ answers with answer_kinds), so it never imports the registry (docs/architecture.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import Protocol
 
 from resolver.grading.answer_kinds import canonical_target, choice_options, extract_by_kind
 from resolver.grading.answer_reasons import INVALID_REASONS, invalid_reason
@@ -38,7 +40,18 @@ from resolver.grading.answer_text import clean_line, final_answer_text, first_li
 GRADER_VERSION = 3
 
 __all__ = ["GRADER_VERSION", "INVALID_REASONS", "canonical_target", "extract_by_kind", "final_answer_text",
-           "strip_reasoning", "grade", "grade_record", "echoes_format", "verdict"]
+           "strip_reasoning", "grade", "grade_record", "echoes_format", "verdict", "GradedTask"]
+
+
+class GradedTask(Protocol):
+    """What grading reads of a task (a `resolver.tasks.Task`, which sits a layer above)."""
+
+    answer_kind: str
+
+    def extract(self, text: str, response_enum: Sequence[str] | None,
+                options: dict[str, str] | None = None) -> str | None: ...
+
+    def matches(self, extracted: str, target: str) -> bool: ...
 
 
 @lru_cache(maxsize=256)
@@ -48,7 +61,7 @@ def _placeholder(answer_format: str) -> str:
     return " ".join(placeholder.casefold().split()) if re.search(r"[A-Za-z]", placeholder) else ""
 
 
-def echoes_format(task, normalized: str) -> bool:
+def echoes_format(task: GradedTask, normalized: str) -> bool:
     """Is the answer line the task's answer-format placeholder copied out?"""
     placeholder = _placeholder(getattr(task, "answer_format", "") or "")
     if not placeholder:
@@ -57,7 +70,7 @@ def echoes_format(task, normalized: str) -> bool:
     return " ".join(line.casefold().split()).startswith(placeholder)
 
 
-def grade(task, case_fields: dict, answer: str | None, finish_reason: str | None,
+def grade(task: GradedTask, case_fields: dict, answer: str | None, finish_reason: str | None,
           reasoning: str | None = None) -> dict:
     """Grade one completion of one test case.
 
@@ -77,7 +90,7 @@ def grade(task, case_fields: dict, answer: str | None, finish_reason: str | None
     if normalized is not None and not echoed:
         extracted = task.extract(normalized, enum, options=options) if options else task.extract(normalized, enum)
     valid = extracted is not None and (not enum or extracted in enum) and not truncated
-    correct = valid and bool(task.matches(extracted, str(case_fields["target"])))
+    correct = valid and extracted is not None and bool(task.matches(extracted, str(case_fields["target"])))
     reason = None if valid else invalid_reason(
         task.answer_kind, answer, visible, normalized, echoed=echoed, extracted=extracted, response_enum=enum,
         options=options, truncated=truncated, reasoning=reasoning)
@@ -101,7 +114,7 @@ def verdict(graded: dict) -> str:
     return "correct" if graded.get("is_correct") else "wrong"
 
 
-def grade_record(record: dict, task) -> dict:
+def grade_record(record: dict, task: GradedTask) -> dict:
     """Re-grade a stored runner record with the current rules, as `task` grades it.
 
     The task of a record is `resolver.tasks.task_of_record(record)`: its base_task's

@@ -16,6 +16,7 @@ last window of text, so feeding costs amortised O(new characters).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -96,7 +97,7 @@ def _periodic_from(s: str, end: int, period: int, start: int, known: int) -> int
     return good
 
 
-def _periods(s: str, end: int, start: int, max_period: int):
+def _periods(s: str, end: int, start: int, max_period: int) -> Iterator[int]:
     """Candidate periods of the tail of s[start:end], smallest first: the shifts back to the
     earlier occurrences of its last _PROBE_CHARS characters (a tail periodic with p over more
     than p + _PROBE_CHARS characters holds its last characters again p characters earlier)."""

@@ -23,7 +23,7 @@ class MalformedReply(ValueError):
     """The message does not have a shape we know how to read."""
 
 
-def _part_text(part, where: str) -> str:
+def _part_text(part: object, where: str) -> str:
     """The text inside one part value: a string, or a list of parts/strings."""
     if isinstance(part, str):
         return part
@@ -58,7 +58,7 @@ def _split_parts(parts: list) -> tuple[str | None, str | None]:
     return ("".join(texts) if texts else None, "".join(thoughts) if thoughts else None)
 
 
-def split_message(message) -> tuple[str | None, str | None]:
+def split_message(message: object) -> tuple[str | None, str | None]:
     """`(content, reasoning)` of one chat message; MalformedReply when unreadable."""
     if not isinstance(message, dict):
         raise MalformedReply(f"message is a {type(message).__name__}, not an object")

@@ -13,12 +13,16 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_file_paths
 from resolver.core import UserError
 from resolver.ingest.input_files import relative_names
 from resolver.records import TEXT_SIZE_METHOD
+
+if TYPE_CHECKING:
+    from resolver.catalog import Dataset
 
 # Bump when the meaning of stored numbers changes, so every eval is rebuilt once.
 INGEST_VERSION = 2
@@ -156,7 +160,7 @@ def _relabel(spec: EvalSpec, old: dict) -> Relabel:
     return Relabel(spec, row, tuple(spec.groups), pointsdb.canonical_json(spec.facets))
 
 
-def plan_dataset(dataset, regrade_version: int | None = None) -> Plan:
+def plan_dataset(dataset: Dataset, regrade_version: int | None = None) -> Plan:
     """Compare the dataset with its live PointsDB: what to build, relabel, drop and keep.
 
     ``regrade_version``: the grader version of an --offline run (part of each fingerprint).
@@ -197,7 +201,7 @@ def plan_interview(evals: list[tuple[EvalSpec, list[str]]], base: Path | None) -
     return out
 
 
-def dataset_meta(dataset) -> dict:
+def dataset_meta(dataset: Dataset) -> dict:
     """What the expected table depends on: the config's content and the density."""
     config = dataset.config_path
     digest = hashlib.sha256(config.read_bytes()).hexdigest()[:20] if config and config.is_file() else ""

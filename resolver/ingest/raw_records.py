@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import pandas as pd
 
@@ -21,11 +21,14 @@ from resolver.ingest.record_checks import record_problem
 from resolver.pointsdb import OUTCOME_NAMES, outcome_of
 from resolver.records import iter_records, sample_index_of
 
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
+
 POINT_COLUMNS = ["id", "eval_id", "model", "template", "sampler", "base_task", "task", "task_version",
                  "params", "manifold", "sources", "correct", "incorrect", "invalid", "truncated"]
 
 
-def load_points(db, point_ids) -> pd.DataFrame:
+def load_points(db: PointsDB, point_ids) -> pd.DataFrame:
     """The PointsDB rows of the given ids, in the order given; unknown ids are a UserError."""
     ids = [int(p) for p in point_ids]
     placeholders = ", ".join("?" for _ in ids)
@@ -35,8 +38,10 @@ def load_points(db, point_ids) -> pd.DataFrame:
     if missing:
         raise UserError(f"point id {missing[0]} is not in {db.path}; list point ids with: "
                         "python analyze.py points <dataset> --filters ...")
-    frame["params"] = [json.loads(p) if isinstance(p, str) else (p or {}) for p in frame["params"]]
-    frame["manifold"] = [json.loads(m) if isinstance(m, str) else (m or {}) for m in frame["manifold"]]
+    # as Series: pandas-stubs takes a list of scalars for a column, and these cells are dicts
+    frame["params"] = pd.Series([json.loads(p) if isinstance(p, str) else (p or {}) for p in frame["params"]], index=frame.index)
+    frame["manifold"] = pd.Series([json.loads(m) if isinstance(m, str) else (m or {}) for m in frame["manifold"]],
+                                  index=frame.index)
     order = {p: i for i, p in enumerate(ids)}
     return frame.sort_values("id", key=lambda s: s.map(order)).reset_index(drop=True)
 

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 REQUIREMENTS = Path(__file__).with_name("requirements.txt")
 NATIVE_ENV = "RESOLVER_LLAMACPP_NATIVE"
@@ -44,7 +44,7 @@ def _bindings_only() -> tuple[str, str]:
     return "-DLLAVA_BUILD=OFF", f"-DCMAKE_PROJECT_llama.cpp_INCLUDE={shlex.quote(str(WITHOUT_COMMON))}"
 
 
-def build_flags(machine: str | None = None, environ=None) -> str:
+def build_flags(machine: str | None = None, environ: Mapping[str, str] | None = None) -> str:
     """The CMAKE_ARGS llama.cpp is compiled with: portable unless RESOLVER_LLAMACPP_NATIVE=1."""
     environ = os.environ if environ is None else environ
     if environ.get(NATIVE_ENV, "").strip() not in ("", "0"):

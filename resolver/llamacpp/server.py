@@ -190,7 +190,7 @@ class LlamaServer:
     def __enter__(self) -> LlamaServer:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 

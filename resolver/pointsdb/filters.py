@@ -20,7 +20,7 @@ JSON_PREFIXES = ("params", "manifold", "facets")
 _KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
 
-def validate_dimension(name) -> str:
+def validate_dimension(name: object) -> str:
     """Check a group/facet/split dimension and return it unchanged.
 
     Valid: eval_id, model, template, sampler, base_task, task, or params.<key>,
@@ -55,12 +55,12 @@ def _shown(text: str) -> str:
     return json.dumps(str(text), ensure_ascii=False)[1:-1]
 
 
-def _scalar_text(value) -> str:
+def _scalar_text(value: object) -> str:
     """How a filter value compares with json_extract_string: strings raw, others as JSON."""
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _value_list(key: str, value) -> list:
+def _value_list(key: str, value: object) -> list:
     values = value if isinstance(value, list) else [value]
     if not values:
         raise UserError(f"filter '{_shown(key)}' has an empty list; give at least one value")
@@ -77,7 +77,7 @@ def _value_list(key: str, value) -> list:
     return values
 
 
-def _groups_items(value) -> list:
+def _groups_items(value: object) -> list:
     """groups: a list whose string items are single tags and list items AND-ed tags."""
     if isinstance(value, str):
         value = [value]
@@ -122,7 +122,11 @@ class Filters:
         return (" AND ".join(clauses) or "TRUE"), params
 
 
-def parse_filters(text_or_dict) -> Filters:
+# What every reader's `filters` argument takes: parsed filters, the JSON object, its text, or nothing.
+FiltersLike = Filters | dict | str | None
+
+
+def parse_filters(text_or_dict: FiltersLike) -> Filters:
     """Parse README.md filter JSON (text or dict) into Filters; UserError when invalid."""
     if isinstance(text_or_dict, Filters):
         return text_or_dict

@@ -11,13 +11,15 @@ add intervals with ``resolver.stats``.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import duckdb
 
 from resolver.core import UserError, choices_text
-from resolver.pointsdb.filters import dimension_sql, is_identifier_dimension, parse_filters, validate_dimension
+from resolver.pointsdb.filters import FiltersLike, dimension_sql, is_identifier_dimension, parse_filters, validate_dimension
 from resolver.pointsdb.schema import _JSON_COLUMNS, COUNTER_COLUMNS, POINT_COLUMNS, SUM_COLUMNS
 
 if TYPE_CHECKING:   # pandas is imported lazily: evaluate.py's writer never needs it
@@ -32,14 +34,14 @@ OPTIONAL_POINT_COLUMNS = ("invalid_reasons", "loops_stopped", "tokens_saved")
 class PointsDB:
     """A PointsDB opened by a reader (read-only by default). Use as a context manager."""
 
-    def __init__(self, path, con):
+    def __init__(self, path: str | PathLike[str], con: duckdb.DuckDBPyConnection):
         self.path = Path(path)
         self.con = con
 
-    def __enter__(self):
+    def __enter__(self) -> PointsDB:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -49,7 +51,7 @@ class PointsDB:
         """The file a ``sources`` entry names (entries are relative to the DB's directory)."""
         return (self.path.parent / source).resolve()
 
-    def query(self, sql: str, params=None) -> pd.DataFrame:
+    def query(self, sql: str, params: Sequence[object] | None = None) -> pd.DataFrame:
         """Run a SQL query with bound parameters and return a DataFrame."""
         return self.con.execute(sql, params or []).df()
 
@@ -74,7 +76,8 @@ class PointsDB:
     def meta(self) -> dict:
         return dict(self.con.execute("SELECT key, value FROM meta").fetchall())
 
-    def points(self, filters=None, columns=None, decode_json: bool = True) -> pd.DataFrame:
+    def points(self, filters: FiltersLike = None, columns: Sequence[str] | None = None,
+               decode_json: bool = True) -> pd.DataFrame:
         """Matching points ordered by id. ``columns``: table columns and/or dimensions.
 
         JSON columns (params, manifold, facets) come back as dicts unless
@@ -93,7 +96,7 @@ class PointsDB:
                 frame[name] = dimension_values_typed(name, frame[name])
         return frame
 
-    def aggregate(self, filters=None, by=("eval_id", "base_task")) -> pd.DataFrame:
+    def aggregate(self, filters: FiltersLike = None, by: Sequence[str] | None = ("eval_id", "base_task")) -> pd.DataFrame:
         """Sum the counters of matching points per group of ``by`` dimensions.
 
         One row per group: the ``by`` columns (named as given), ``points`` and the
@@ -127,7 +130,7 @@ class PointsDB:
             frame[name] = dimension_values_typed(name, frame[name])
         return frame.sort_values(by, kind="stable", na_position="last").reset_index(drop=True)
 
-    def dimension_values(self, name: str, filters=None) -> list:
+    def dimension_values(self, name: str, filters: FiltersLike = None) -> list:
         """Distinct values of a dimension among matching points, sorted (numerically when numeric)."""
         expr, params = dimension_sql(name)
         where, where_params = parse_filters(filters).sql()
@@ -138,7 +141,7 @@ class PointsDB:
         return sorted(values.tolist())
 
 
-def _select_list(columns, present=None) -> tuple:
+def _select_list(columns: Sequence[str] | None, present: set | None = None) -> tuple:
     if columns is None:
         return "*", []
     parts, params = [], []
@@ -183,7 +186,8 @@ def numeric_if_possible(series: pd.Series) -> pd.Series:
     return converted
 
 
-def open_pointsdb(path, read_only: bool = True, dataset=None) -> PointsDB:
+def open_pointsdb(path: str | PathLike[str], read_only: bool = True,
+                  dataset: str | PathLike[str] | None = None) -> PointsDB:
     """Open a PointsDB. Missing file -> UserError naming the evaluate.py command."""
     path = Path(path)
     hint = f"python evaluate.py --dataset {dataset}" if dataset else "python evaluate.py --dataset <dataset.json>"

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from resolver.core import UserError
+
+if TYPE_CHECKING:   # the schema module never opens a database itself
+    import duckdb
 
 # 2: points carry task_version / grader_version / guess_sum_all, evals grader_version.
 # 3: points carry invalid_reasons (invalid samples counted by reason).
@@ -92,12 +97,12 @@ ID_SLOT_BITS = 20
 _CANONICAL_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def canonical_json(value) -> str:
+def canonical_json(value: object) -> str:
     """The one text form of a JSON value used for identity (sorted keys, compact)."""
     return _CANONICAL_ENCODER.encode(value)
 
 
-def point_ids(eval_id: str, identities) -> list:
+def point_ids(eval_id: str, identities: Iterable[tuple[str, str]]) -> list:
     """Stable ids for the points of one eval.
 
     ``identities`` are (base_task, canonical params JSON) pairs. The id is the eval's
@@ -127,7 +132,7 @@ def _create_sql(table: str, columns: dict) -> str:
     return f"CREATE TABLE IF NOT EXISTS {table} ({body})"
 
 
-def create_schema(con) -> None:
+def create_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the PointsDB tables in an open read-write connection (idempotent)."""
     con.execute(_create_sql("points", POINT_COLUMNS))
     con.execute(_create_sql("evals", EVAL_COLUMNS))

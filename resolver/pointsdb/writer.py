@@ -6,7 +6,11 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+from collections.abc import Iterable, Sequence
+from os import PathLike
 from pathlib import Path
+from types import TracebackType
+from typing import IO
 
 import duckdb
 import pyarrow as pa
@@ -36,7 +40,7 @@ def points_batch(columns: dict) -> pa.Table:
     return pa.Table.from_arrays(arrays, names=list(POINT_COLUMNS))
 
 
-def _arrow_column(values, kind):
+def _arrow_column(values: object, kind: pa.DataType) -> pa.Array | pa.ChunkedArray:
     """Python lists, numpy arrays or ready Arrow arrays -> an Arrow array of the column type."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         return values if values.type == kind else values.cast(kind)
@@ -53,10 +57,10 @@ class PointsWriter:
     keeps two writers from racing; readers never take it.
     """
 
-    def __init__(self, path, keep_existing: bool = True):
+    def __init__(self, path: str | PathLike[str], keep_existing: bool = True):
         self.path = Path(path)
         self.tmp_path = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
-        self._lock = _acquire_writer_lock(self.path)
+        self._lock: IO[str] | None = _acquire_writer_lock(self.path)
         try:
             # Holding the lock, any temporary copy left here is from a killed writer.
             prefix = f"{self.path.name}.tmp-"
@@ -77,10 +81,11 @@ class PointsWriter:
             self._discard()
             raise
 
-    def __enter__(self):
+    def __enter__(self) -> PointsWriter:
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if exc_type is None:
             self.commit()
         else:
@@ -111,12 +116,12 @@ class PointsWriter:
         self.con.execute("COMMIT")
         self.con.execute("BEGIN TRANSACTION")
 
-    def set_eval_metadata(self, eval_id: str, groups, facets_json: str) -> None:
+    def set_eval_metadata(self, eval_id: str, groups: Iterable[str], facets_json: str) -> None:
         """Refresh the per-point copies of an eval's groups and facets (label-only edits)."""
         self.con.execute("UPDATE points SET groups = ?, facets = ? WHERE eval_id = ?",
                          [list(groups), facets_json, eval_id])
 
-    def set_expected(self, rows) -> None:
+    def set_expected(self, rows: Sequence[Sequence[object]] | None) -> None:
         """Replace the expected-points table: rows of (base_task, degree or None, points)."""
         self.con.execute("DELETE FROM expected")
         if rows:
@@ -162,7 +167,7 @@ def _remove_db_files(path: Path) -> None:
             p.unlink()
 
 
-def _acquire_writer_lock(path: Path):
+def _acquire_writer_lock(path: Path) -> IO[str]:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle = open(path.with_name(path.name + ".lock"), "w")

@@ -13,12 +13,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from resolver.analysis import reasons_by_point
 from resolver.grading import INVALID_REASONS, UNKNOWN
 from resolver.ingest.raw_records import full_text, load_points, outcome_name, point_records, sample_index
+
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
 
 #: genresult values longer than this are summarised (whole problems are not facets).
 MAX_VALUE_CHARS = 80
@@ -32,7 +36,7 @@ class FailureReport:
     breakdown: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
-def _failure_row(point, record: dict) -> dict:
+def _failure_row(point: pd.Series, record: dict) -> dict:
     usage = record.get("usage") or {}
     return {
         "point_id": int(point["id"]), "eval_id": point["eval_id"], "task": point["task"],
@@ -46,11 +50,11 @@ def _failure_row(point, record: dict) -> dict:
     }
 
 
-def _reason(value) -> str:
+def _reason(value: object) -> str:
     return value if value in INVALID_REASONS else UNKNOWN
 
 
-def _facet_values(value) -> list[str]:
+def _facet_values(value: object) -> list[str]:
     """A genresult value as facet values: list items one by one, everything as short text."""
     items = value if isinstance(value, list) else [value]
     out = []
@@ -86,7 +90,7 @@ def genresult_breakdown(observations: Iterable[tuple[object, bool]]) -> pd.DataF
                              ascending=[True, False, False, True]).reset_index(drop=True)
 
 
-def failure_report(db, point_ids, limit: int | None = None) -> FailureReport:
+def failure_report(db: PointsDB, point_ids: Iterable[int], limit: int | None = None) -> FailureReport:
     """Failed samples of the points (at most `limit` listed) and the genresult breakdown."""
     points = load_points(db, point_ids)
     by_point = reasons_by_point(db, points["id"].tolist())

@@ -12,7 +12,8 @@ dimension (within one value of its facet_by dimensions, when the view has them).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from os import PathLike
+from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,7 @@ import pandas as pd
 from resolver.analysis import TaskView, view_points
 from resolver.ingest.raw_records import point_records
 from resolver.probe.spectrum_cache import SpectrumCache
-from resolver.probe.tokenizers import render_prompt
+from resolver.probe.tokenizers import Tokenizer, render_prompt
 
 FFT_BINS = 256
 FREQUENCIES = np.linspace(0.0, 0.5, FFT_BINS)
@@ -50,14 +51,15 @@ def mean_spectrum(sequences: Sequence[Sequence[int]], bins: int = FFT_BINS) -> n
     return np.mean(spectra, axis=0) if spectra else np.zeros(bins)
 
 
-def point_spectrum(point, db_dir, tokenizer) -> tuple[np.ndarray, int]:
+def point_spectrum(point: pd.Series, db_dir: str | PathLike[str], tokenizer: Tokenizer) -> tuple[np.ndarray, int]:
     """(mean spectrum over the point's samples, number of samples) from its raw NDJSON."""
     sequences = [tokenizer.encode(render_prompt(r.get("messages"), tokenizer)) for r in point_records(point, db_dir)]
     return mean_spectrum(sequences), len(sequences)
 
 
-def fft_table(points: pd.DataFrame, views: list[TaskView], db_dir, tokenizers: dict,
-              progress=None, store: SpectrumCache | None = None) -> pd.DataFrame:
+def fft_table(points: pd.DataFrame, views: list[TaskView], db_dir: str | PathLike[str], tokenizers: dict,
+              progress: Callable[..., Any] | Literal[False] | None = None,
+              store: SpectrumCache | None = None) -> pd.DataFrame:
     """One row per (view, facet, eval, group_by value): spectrum (array), points, samples.
 
     A view with ``facet_by`` gets one facet per value (combination) of those dimensions,
@@ -91,7 +93,8 @@ def fft_table(points: pd.DataFrame, views: list[TaskView], db_dir, tokenizers: d
     return pd.DataFrame(rows)
 
 
-def _stored_spectrum(point, db_dir, tokenizer, store: SpectrumCache | None) -> tuple[np.ndarray, int]:
+def _stored_spectrum(point: pd.Series, db_dir: str | PathLike[str], tokenizer: Tokenizer,
+                     store: SpectrumCache | None) -> tuple[np.ndarray, int]:
     if store is None:
         return point_spectrum(point, db_dir, tokenizer)
     key = store.key(point, db_dir, tokenizer.name, FFT_BINS)
@@ -102,9 +105,9 @@ def _stored_spectrum(point, db_dir, tokenizer, store: SpectrumCache | None) -> t
     return found
 
 
-def facet_name(dims, values) -> str:
+def facet_name(dims: Sequence[str], values: Sequence[object]) -> str:
     """'params.operation=sum, params.format=csv' for a facet ('' for none), whole numbers without '.0'."""
-    def text(v):
+    def text(v: object) -> str:
         return str(int(v)) if isinstance(v, (float, np.floating)) and float(v).is_integer() else str(v)
     return ", ".join(f"{d}={text(v)}" for d, v in zip(dims, values))
 

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -162,7 +162,7 @@ class LoopReport:
 
 # --- tokens and segments -------------------------------------------------------------
 
-def _token_counter(tokenizer):
+def _token_counter(tokenizer: Any) -> Callable[[Iterable[str]], list[int]]:
     """Return texts -> token counts for a tokenizer object, or the regex fallback."""
     if tokenizer is None:
         return _memoised(lambda t: len(_TOKEN_RE.findall(t)))
@@ -177,9 +177,9 @@ def _token_counter(tokenizer):
     return _memoised(lambda t: encode_len(t) if t else 0)
 
 
-def _memoised(count_one):
+def _memoised(count_one: Callable[[str], int]) -> Callable[[Iterable[str]], list[int]]:
     """texts -> counts, counting each distinct text once (loop segments repeat)."""
-    def count(texts):
+    def count(texts: Iterable[str]) -> list[int]:
         memo: dict[str, int] = {}
         return [memo[t] if t in memo else memo.setdefault(t, count_one(t)) for t in texts]
     return count
@@ -393,7 +393,7 @@ def _char_tail(text: str) -> tuple[int, int]:
     return best_unit, best_len
 
 
-def _char_loop(text: str, count_tokens, total: int) -> LoopReport | None:
+def _char_loop(text: str, count_tokens: Callable[[Iterable[str]], list[int]], total: int) -> LoopReport | None:
     """DEGENERATE (tiny unit) or a phrase loop inside one line (1-LOOP-STATIC), else None."""
     unit, tail = _char_tail(text)
     if unit == 0 or tail < DEGENERATE_MIN_CHARS:
@@ -416,7 +416,7 @@ def _char_loop(text: str, count_tokens, total: int) -> LoopReport | None:
         unit_tokens=loop_tokens / max(1, tail // unit), unit_text=pattern[:UNIT_TEXT_CHARS])
 
 
-def detect_loop(text: str | None, tokenizer=None) -> LoopReport:
+def detect_loop(text: str | None, tokenizer: Any = None) -> LoopReport:
     """Classify the repetition loop at the end of `text` (see the module docstring).
 
     `tokenizer`: None (regex tokens) or an object with ``encode(text)`` such as a

@@ -1,9 +1,17 @@
 """Markdown renderings of the probe.py reports (JSON goes through common.to_json)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from resolver.analysis import describe, frame_to_markdown
 from resolver.core import markdown_table
 from resolver.probe.loops import SEVERE_COVERAGE
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from resolver.probe.failure import FailureReport
 
 #: without --full, answers longer than this show their head and tail only
 SHOWN_CHARS = 1200
@@ -19,7 +27,7 @@ def clip_answer(text: str, full: bool) -> str:
     return f"{text[:half]}\n… [{len(text) - 2 * half} characters omitted; --full shows all] …\n{text[-half:]}"
 
 
-def _point_heading(point, labels) -> str:
+def _point_heading(point: pd.Series, labels: Mapping[str, str]) -> str:
     label = labels.get(point["eval_id"], point["eval_id"])
     reasons = describe(point.get("invalid_reasons") or {})
     return (f"## Point {point['id']} — {point['task']} — {label} ({point['eval_id']})\n\n"
@@ -27,7 +35,7 @@ def _point_heading(point, labels) -> str:
             f"truncated {point['truncated']}" + (f"\n\ninvalid by reason: {reasons}" if reasons else ""))
 
 
-def failure_markdown(report, labels: dict, full: bool) -> str:
+def failure_markdown(report: FailureReport, labels: dict, full: bool) -> str:
     parts = [f"# Failure analysis of point(s) {', '.join(str(i) for i in report.points['id'])}",
              f"{report.samples} answered samples read, {len(report.failures)} failures shown."]
     by_point: dict[int, list] = {}
@@ -55,7 +63,7 @@ def _snippet(text: str, chars: int = 60) -> str:
     return f"`{flat[:chars]}{'…' if len(flat) > chars else ''}`" if flat else ""
 
 
-def truncation_markdown(points, table, distribution: dict, labels: dict) -> str:
+def truncation_markdown(points: pd.DataFrame, table: pd.DataFrame, distribution: dict, labels: dict) -> str:
     parts = [f"# Loop analysis of truncated samples — point(s) {', '.join(str(i) for i in points['id'])}"]
     for _, point in points.iterrows():
         parts.append(_point_heading(point, labels))

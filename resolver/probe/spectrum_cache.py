@@ -12,9 +12,14 @@ import hashlib
 import json
 import os
 import tempfile
+from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SPECTRUM_CACHE_VERSION", "SpectrumCache"]
 
@@ -24,10 +29,10 @@ SPECTRUM_CACHE_VERSION = 1
 class SpectrumCache:
     """Point spectra under `folder`/fft; `get` / `put` by the key of (point, tokenizer)."""
 
-    def __init__(self, folder):
+    def __init__(self, folder: str | PathLike[str]):
         self.folder = Path(folder) / "fft"
 
-    def key(self, point, db_dir, tokenizer_name: str, bins: int) -> str:
+    def key(self, point: pd.Series, db_dir: str | PathLike[str], tokenizer_name: str, bins: int) -> str:
         files = []
         for source in sorted(point["sources"]):
             path = Path(db_dir) / source

@@ -8,12 +8,24 @@ hub when reachable). A tokenizer that cannot be loaded is a UserError naming it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from resolver.config import load_hf_tokenizer
 from resolver.core import UserError
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 BYTES = "bytes"
+
+
+class Tokenizer(Protocol):
+    """What probe.py reads a prompt through: ByteTokenizer, HFTokenizer or a bare tokenizer.json."""
+
+    @property
+    def name(self) -> str: ...
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]: ...
 
 
 class ByteTokenizer:
@@ -36,7 +48,7 @@ class ByteTokenizer:
 class HFTokenizer:
     """A transformers tokenizer wrapped to the small interface probe.py needs."""
 
-    def __init__(self, name: str, tokenizer):
+    def __init__(self, name: str, tokenizer: Any):
         self.name = name
         self._tok = tokenizer
         self.chat_template = getattr(tokenizer, "chat_template", None)
@@ -44,11 +56,11 @@ class HFTokenizer:
     def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
         return list(self._tok.encode(text, add_special_tokens=add_special_tokens))
 
-    def render_chat(self, messages) -> str:
+    def render_chat(self, messages: list[dict]) -> str:
         return self._tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
 
-def load_tokenizer(spec: str | None, offline: bool = False):
+def load_tokenizer(spec: str | None, offline: bool = False) -> Tokenizer:
     """The tokenizer for `spec` (see the module docstring); None -> bytes.
 
     offline=True only looks in the local Hugging Face cache (used for an eval's
@@ -72,7 +84,7 @@ class _RawTokenizer:
 
     chat_template = None
 
-    def __init__(self, name: str, tokenizer):
+    def __init__(self, name: str, tokenizer: Any):
         self.name = name
         self._tok = tokenizer
 
@@ -80,7 +92,7 @@ class _RawTokenizer:
         return list(self._tok.encode(text, add_special_tokens=add_special_tokens).ids)
 
 
-def render_prompt(messages, tokenizer) -> str:
+def render_prompt(messages: list[dict] | None, tokenizer: Tokenizer) -> str:
     """The prompt as sent: the tokenizer's chat template when it has one, else the contents."""
     if getattr(tokenizer, "chat_template", None) and hasattr(tokenizer, "render_chat"):
         try:
@@ -90,14 +102,16 @@ def render_prompt(messages, tokenizer) -> str:
     return "\n\n".join(str(m.get("content", "")) for m in messages or [] if isinstance(m, dict))
 
 
-def eval_tokenizers(evals, spec: str | None, *, fallback=None, warn: Callable[[str], None] | None = None) -> dict:
+def eval_tokenizers(evals: pd.DataFrame, spec: str | None, *, fallback: Tokenizer | None = None,
+                    warn: Callable[[str], None] | None = None) -> dict:
     """eval_id -> tokenizer: `spec` for every eval when given, else each eval's hf_id from
     the local Hugging Face cache (never the network), else `fallback`; `warn` is told of
     each hf_id that is not in the cache."""
     if spec:
         shared = load_tokenizer(spec)
         return {e: shared for e in evals["eval_id"]}
-    out, loaded = {}, {}
+    out: dict[str, Tokenizer | None] = {}
+    loaded: dict[str, Tokenizer | None] = {}
     for eval_id, hf_id in zip(evals["eval_id"], evals["hf_id"]):
         hf_id = hf_id if isinstance(hf_id, str) and hf_id else None   # pandas gives NaN for a missing id
         if hf_id and hf_id not in loaded:
@@ -112,7 +126,7 @@ def eval_tokenizers(evals, spec: str | None, *, fallback=None, warn: Callable[[s
     return out
 
 
-def fft_tokenizers(evals, spec: str | None, *, warn: Callable[[str], None] | None = None) -> dict:
+def fft_tokenizers(evals: pd.DataFrame, spec: str | None, *, warn: Callable[[str], None] | None = None) -> dict:
     """eval_id -> the tokenizer of the prompt FFT, the one rule of probe.py fft and the explorer's panel:
     `spec` for every eval when given, else the eval's hf_id tokenizer from the local cache, else UTF-8
     bytes (a ByteTokenizer with ``fallback`` set, so the explorer can say the bytes were a fallback)."""

@@ -6,16 +6,22 @@ distribution.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
 import pandas as pd
 
 from resolver.ingest.raw_records import full_text, load_points, point_records, sample_index
 from resolver.probe.loops import class_distribution, detect_loop
 
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
+
 COLUMNS = ["point_id", "key", "sample_index", "completion_tokens", "classification", "period",
            "repeats", "delta_tokens", "coverage", "start_token", "start_fraction", "severe", "unit_text"]
 
 
-def truncation_report(db, point_ids, tokenizer=None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def truncation_report(db: PointsDB, point_ids: Iterable[int], tokenizer: Any = None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """(points, per-sample loop table, class distribution) for the truncated samples."""
     points = load_points(db, point_ids)
     rows, reports = [], []

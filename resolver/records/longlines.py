@@ -13,7 +13,9 @@ placeholder becomes one refused record with the message below. A long line is re
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from typing import BinaryIO
 
 RECORD_LIMIT = 16 * 2**20        # the longest record line (bytes, surrounding whitespace not counted)
 # Lines longer than this are cut out of the fallback's copies. DuckDB, at a
@@ -52,7 +54,7 @@ def raw_line_problem(raw: bytes) -> str | None:
     return long_line_problem(len(raw) - newline, newline, raw.rstrip()[-1:] == b"}")
 
 
-def bounded_lines(fh, limit: int, sink=None):
+def bounded_lines(fh: BinaryIO, limit: int, sink: Callable[[bytes], object] | None = None) -> Iterator[bytes | LongLine]:
     """Each line of a binary file: its bytes, or a LongLine when it has over ``limit``
     bytes before its newline; a long line's bytes go to ``sink`` piece by piece (or nowhere)."""
     while True:
@@ -65,7 +67,7 @@ def bounded_lines(fh, limit: int, sink=None):
             yield _rest_of_long_line(fh, raw, sink)
 
 
-def _rest_of_long_line(fh, head: bytes, sink) -> LongLine:
+def _rest_of_long_line(fh: BinaryIO, head: bytes, sink: Callable[[bytes], object] | None) -> LongLine:
     """Stream the rest of a long line whose first bytes are ``head``; what it was."""
     length, last, newline = 0, b"", False
     part = head
@@ -110,12 +112,11 @@ def cut_into_pieces(path: str, source: int, folder: str, piece_bytes: int | None
     try:
         with open(path, "rb") as src:
             for line in bounded_lines(src, limit):
-                is_long = isinstance(line, LongLine)
-                if is_long:
-                    blank = line.blank
+                if isinstance(line, LongLine):
+                    is_long, blank = True, line.blank
                     text = (b"" if blank else b"{}") + (b"\n" if line.newline else b"")
                 else:
-                    blank, text = not line.strip(), line
+                    is_long, blank, text = False, not line.strip(), line
                 if out is None or (size and size + len(text) > piece_bytes):
                     if out is not None:
                         out.close()
@@ -138,7 +139,7 @@ def cut_into_pieces(path: str, source: int, folder: str, piece_bytes: int | None
     return pieces
 
 
-def piece_groups(pieces: list, group_bytes: int | None = None):
+def piece_groups(pieces: list[Piece], group_bytes: int | None = None) -> Iterator[tuple[int, int]]:
     """(start, end) of runs of consecutive pieces of at most ``group_bytes`` (default
     PIECE_BYTES) together, or one larger piece: one DuckDB query each, so no query's rows
     exceed that many bytes."""

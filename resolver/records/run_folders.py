@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
+from os import PathLike
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator, Protocol
 
 from resolver.records.longlines import RECORD_LIMIT, LongLine, bounded_lines, long_line_problem
 
@@ -32,7 +33,18 @@ def run_folder_name(config_name: str, model: str, template: str, sampler: str,
     return "_".join(safe_name(p) for p in parts)
 
 
-def new_run_folder(output, config_name, model, template, sampler, when: datetime | None = None) -> Path:
+class _NamedStep(Protocol):
+    """What a step file's name is made of (a `resolver.config` Step, which sits a layer above)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def base_task(self) -> str | None: ...
+
+
+def new_run_folder(output: str | PathLike[str], config_name: str, model: str, template: str, sampler: str,
+                   when: datetime | None = None) -> Path:
     """Create a fresh run folder under `output`; a second run in the same second gets '-2', '-3'..."""
     base = run_folder_name(config_name, model, template, sampler, when or datetime.now())
     root = Path(output)
@@ -64,7 +76,7 @@ def step_file_name(step_name: str, base_task: str | None = None) -> str:
     return f"{safe_name(name)}.ndjson"
 
 
-def step_file(folder, step) -> Path:
+def step_file(folder: str | PathLike[str], step: str | _NamedStep) -> Path:
     """The NDJSON file of a step (a manifold.Step, or a bare step name)."""
     if isinstance(step, str):
         return Path(folder) / step_file_name(step)
@@ -74,7 +86,7 @@ def step_file(folder, step) -> Path:
 class RecordWriter:
     """Append records to one NDJSON file, flushing after each record or batch."""
 
-    def __init__(self, path):
+    def __init__(self, path: str | PathLike[str]):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         needs_newline = self.path.exists() and self.path.stat().st_size > 0 and not _ends_with_newline(self.path)
@@ -86,7 +98,7 @@ class RecordWriter:
     def write(self, record: dict) -> None:
         self.write_many((record,))
 
-    def write_many(self, records) -> None:
+    def write_many(self, records: Iterable[dict]) -> None:
         """Append records and flush once (the runner writes a batch of committed answers at a time)."""
         lines = [json.dumps(record, ensure_ascii=False) + "\n" for record in records]
         self._fh.write("".join(lines))
@@ -100,7 +112,7 @@ class RecordWriter:
     def __enter__(self) -> "RecordWriter":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -110,7 +122,7 @@ def _ends_with_newline(path: Path) -> bool:
         return fh.read(1) == b"\n"
 
 
-def iter_records(path) -> Iterator[tuple[int, dict | None, str | None]]:
+def iter_records(path: str | PathLike[str]) -> Iterator[tuple[int, dict | None, str | None]]:
     """(line number, record, None) for good lines; (line number, None, problem) for bad ones.
 
     Blank lines are skipped. A problem reads "<path>:<line>: <what is wrong>". A line
@@ -142,7 +154,7 @@ def iter_records(path) -> Iterator[tuple[int, dict | None, str | None]]:
             yield line_no, record, None
 
 
-def sample_index_of(key) -> int | None:
+def sample_index_of(key: object) -> int | None:
     """The sample index at the end of a record `key` (`<step name>-<index>`), None if malformed."""
     if not isinstance(key, str) or "-" not in key:
         return None

@@ -9,6 +9,7 @@ docs/schemas/run-metadata.json is generated from `RunMetadata`.
 from __future__ import annotations
 
 import json
+from os import PathLike
 from pathlib import Path
 from typing import Literal
 
@@ -63,14 +64,14 @@ class RunMetadata(FileModel):
     command: list[str] = Field(description="the command line, --apikey's value replaced by ***")
 
 
-def write_run_metadata(folder, metadata: RunMetadata) -> Path:
+def write_run_metadata(folder: str | PathLike[str], metadata: RunMetadata) -> Path:
     """Write (or replace) `folder`/metadata.json atomically; returns its path."""
     path = Path(folder) / METADATA_NAME
     write_text_atomic(path, metadata.model_dump_json(indent=2) + "\n")
     return path
 
 
-def read_run_metadata(folder) -> RunMetadata | None:
+def read_run_metadata(folder: str | PathLike[str]) -> RunMetadata | None:
     """The folder's metadata, or None when it has none (a folder from before metadata.json).
 
     A metadata.json that is not valid JSON or not this shape is a UserError naming it."""

@@ -31,7 +31,7 @@ _S, _I, _N, _B, _O, _A, _NULL = "string", "integer", "number", "boolean", "objec
 _JSON = {str: _S, int: _I, float: _N, bool: _B, dict: _O, list: _A, type(None): _NULL}
 
 
-def _required(meaning: str):
+def _required(meaning: str) -> Any:
     return PydField(description=meaning)
 
 
@@ -76,7 +76,7 @@ class Record(BaseModel):
     reasoning: str = PydField(None, description="reasoning text, only when the server returned some")  # type: ignore[assignment]
 
 
-def _json_types(annotation) -> tuple[str, ...]:
+def _json_types(annotation: Any) -> tuple[str, ...]:
     kinds = get_args(annotation) if get_origin(annotation) in (Union, UnionType) else (annotation,)
     return tuple(_JSON[get_origin(k) or k] for k in kinds)
 
@@ -92,7 +92,7 @@ _BY_NAME = {f.name: f for f in RECORD_SCHEMA}
 _ORDER = list(RECORD_FIELDS)
 
 
-def new_record(**values) -> dict:
+def new_record(**values: Any) -> dict:
     """A record dict from the fields given in the schema's order (KeyError otherwise).
 
     On the runner's per-record path, so it checks names and order only (about a
@@ -111,7 +111,7 @@ def field(name: str) -> Field:
     return _BY_NAME[name]
 
 
-def json_type(value) -> str:
+def json_type(value: object) -> str:
     """The JSON type name of a decoded value (booleans are not integers, integers are numbers)."""
     if value is None:
         return _NULL

@@ -24,7 +24,7 @@ GZIP_FRAMING = 18          # gzip's 10-byte header (no file name) and 8-byte tra
 TEXT_SIZE_METHOD = f"gzip-libdeflate{_DEFLATE_VERSION}-{GZIP_LEVEL}"
 
 
-def gzip_size(data) -> int:
+def gzip_size(data: bytes) -> int:
     """Size in bytes of ``gzip`` output for ``data`` (level GZIP_LEVEL, no file name)."""
     return len(deflate_compress(data, GZIP_LEVEL)) + GZIP_FRAMING
 

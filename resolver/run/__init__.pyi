@@ -6,6 +6,7 @@ from .batch import import_batch as import_batch, read_batch as read_batch, repla
 from .experiment import (
     RUN_MODES as RUN_MODES,
     CaseStreams as CaseStreams,
+    Experiment as Experiment,
     RunOptions as RunOptions,
     build_experiment as build_experiment,
     messages_for as messages_for,

@@ -46,6 +46,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from resolver.client import (
     TRANSPORT_ONLY_FIELDS,
@@ -65,6 +66,7 @@ from resolver.core import UserError
 from resolver.grading import LoopRule
 from resolver.records import RecordWriter, new_run_folder, step_file
 from resolver.run.experiment import (
+    Experiment,
     RunOptions,
     blank_record,
     build_experiment,
@@ -77,6 +79,10 @@ from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.report import Reporter
 from resolver.run.rounds import Tally, needs_another_round
 from resolver.run.summary import RunSummary
+
+if TYPE_CHECKING:
+    from resolver.tasks import TestCase
+
 
 FLUSH_INTERVAL_S = 0.025     # cache commit + record write cadence
 
@@ -107,7 +113,7 @@ class _Sample:
     """One sample's request, prepared before its round is looked up in the cache."""
 
     index: int
-    case: object
+    case: TestCase
     messages: list
     body: dict
     key: str
@@ -128,7 +134,7 @@ class _StepState:
 class RunLoop:
     """Runs steps against a server (or the cache alone) and writes one run folder."""
 
-    def __init__(self, experiment, opts: RunOptions, cache: ResponseCache, client: ChatClient | None,
+    def __init__(self, experiment: Experiment, opts: RunOptions, cache: ResponseCache, client: ChatClient | None,
                  folder: Path, *, progress: bool = True, reporter: Reporter | None = None):
         self.exp = experiment
         self.reporter = reporter or Reporter()
@@ -245,7 +251,7 @@ class RunLoop:
                                f"{state.tally.untruncated + state.tally.truncated} samples, "
                                f"excess accuracy {state.tally.excess():.2f} ({interval})")
 
-    def _prepare(self, step, index: int, case) -> _Sample:
+    def _prepare(self, step, index: int, case: TestCase) -> _Sample:
         messages = messages_for(self.exp, step, case)
         body = request_for(self.exp, messages)
         stop_loops = self.exp.sampler.stop_loops
@@ -422,7 +428,7 @@ class RunLoop:
 
 
 # ================================================================ entry points
-def ordered_steps(experiment, opts: RunOptions) -> list:
+def ordered_steps(experiment: Experiment, opts: RunOptions) -> list:
     """Config order, or shuffled by --seed (the default: spreads easy and hard work)."""
     steps = list(experiment.steps)
     if opts.shuffle:
@@ -430,7 +436,7 @@ def ordered_steps(experiment, opts: RunOptions) -> list:
     return steps
 
 
-async def _run_with_client(opts: RunOptions, experiment, cache: ResponseCache, ssl_context,
+async def _run_with_client(opts: RunOptions, experiment: Experiment, cache: ResponseCache, ssl_context,
                            reporter: Reporter) -> RunSummary:
     assert opts.apibase is not None, "RunOptions.checked() requires --apibase in api mode"
     async with ChatClient(opts.apibase, opts.apikey, parallel=opts.in_flight, timeout=opts.timeout,

@@ -48,7 +48,7 @@ from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.rounds import Tally, needs_another_round
 
 if TYPE_CHECKING:
-    from resolver.run.experiment import Experiment
+    from resolver.run.experiment import Experiment, RunOptions
 
 CHAT_URL = "/v1/chat/completions"
 
@@ -180,7 +180,7 @@ class BatchPlan:
         return sum(last - first + 1 for first, last in self.rounds.values())
 
 
-def _round_requests(experiment, step, start: int, stop: int) -> list:
+def _round_requests(experiment: Experiment, step, start: int, stop: int) -> list:
     """(index, case, messages, body, cache key) of samples start..stop-1 of a step."""
     keyed = []
     for index, case in experiment.cases(step, start, stop):
@@ -190,7 +190,7 @@ def _round_requests(experiment, step, start: int, stop: int) -> list:
     return keyed
 
 
-def _round_records(experiment, step, start: int, stop: int, cache):
+def _round_records(experiment: Experiment, step, start: int, stop: int, cache):
     """Graded records of the cached samples of one round, and the missing (key, body) pairs.
 
     A request run-batch refused as too long (the cache's too_long table) is a
@@ -213,7 +213,7 @@ def _round_records(experiment, step, start: int, stop: int, cache):
     return records, missing
 
 
-def _unanswered(experiment, step, start: int, stop: int, cache) -> list:
+def _unanswered(experiment: Experiment, step, start: int, stop: int, cache) -> list:
     """The (key, body) pairs of samples start..stop-1 that the cache cannot answer (no grading)."""
     keyed = _round_requests(experiment, step, start, stop)
     cached = cache.get_many(k[-1] for k in keyed)
@@ -222,7 +222,7 @@ def _unanswered(experiment, step, start: int, stop: int, cache) -> list:
             if key not in too_long and (key not in cached or cached_completion(cached[key]) is None)]
 
 
-def plan_batch(experiment, cache, rounds: int | None = None) -> BatchPlan:
+def plan_batch(experiment: Experiment, cache, rounds: int | None = None) -> BatchPlan:
     """Walk every step's rounds through the cache, as the API loop would; from the first
     round that is not fully answered, collect the unanswered requests of that round and
     the later ones up to maxrounds (at most `rounds` rounds per step when given).
@@ -251,7 +251,7 @@ def plan_batch(experiment, cache, rounds: int | None = None) -> BatchPlan:
     return plan
 
 
-def batch_file_path(opts, experiment) -> Path:
+def batch_file_path(opts: RunOptions, experiment: Experiment) -> Path:
     """results/<timestamp>_<config>_<model>_<template>_<sampler>-offline.ndjson (README.md)."""
     when = datetime.now()
     while True:
@@ -341,7 +341,7 @@ def replay_batch(batch: ReadBatch, opts, cache, reporter=None):
     return summary
 
 
-def experiment_keys(experiment) -> set[str]:
+def experiment_keys(experiment: Experiment) -> set[str]:
     """Cache keys of every request the experiment can make (all rounds of all steps at its precision)."""
     depth = experiment.precision.count * experiment.precision.maxrounds
     keys = set()

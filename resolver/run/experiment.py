@@ -16,7 +16,7 @@ import random
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Literal, get_args
+from typing import TYPE_CHECKING, Any, Iterator, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -45,6 +45,9 @@ from resolver.tasks import get_task
 # runner.py's --mode values: the one definition (the parser's choices are read from it).
 RunMode = Literal["api", "write-batch", "read-batch"]
 RUN_MODES: tuple[str, ...] = get_args(RunMode)
+
+if TYPE_CHECKING:
+    from resolver.tasks import TestCase
 
 
 # Flags whose bound needs its reason in the error line.
@@ -235,7 +238,7 @@ def _stream_key(step: Step) -> str:
     return json.dumps([step.generator, step.seed, step.gen_params], sort_keys=True, default=str)
 
 
-def messages_for(experiment: Experiment, step: Step, case) -> list[dict]:
+def messages_for(experiment: Experiment, step: Step, case: TestCase) -> list[dict]:
     """The chat messages of one case under the experiment's template."""
     return render_messages(experiment.template, _task(step), step.gen_params, case)
 
@@ -260,7 +263,7 @@ def request_for(experiment: Experiment, messages: list[dict]) -> dict:
     return build_request(experiment.model, messages, experiment.sampler)
 
 
-def blank_record(experiment: Experiment, step: Step, sample_index: int, case, messages, count: int) -> dict:
+def blank_record(experiment: Experiment, step: Step, sample_index: int, case: TestCase, messages, count: int) -> dict:
     """The docs/runner.md record of a sample before any answer: answer fields null / false.
 
     ``task_version`` is the generator's ``Task.version``; ``grader_version`` and

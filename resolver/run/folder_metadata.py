@@ -10,7 +10,7 @@ import contextlib
 import shutil
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator, Literal
+from typing import TYPE_CHECKING, Iterator, Literal
 
 from resolver.grading import GRADER_VERSION
 from resolver.records import (
@@ -22,6 +22,9 @@ from resolver.records import (
     write_run_metadata,
 )
 from resolver.tasks import get_task
+
+if TYPE_CHECKING:
+    from resolver.run.experiment import Experiment, RunOptions
 
 __all__ = ["recorded_run", "redacted_command", "run_metadata"]
 
@@ -49,7 +52,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def run_metadata(opts, experiment, mode: Literal["api", "read-batch", "offline"]) -> RunMetadata:
+def run_metadata(opts: RunOptions, experiment: Experiment, mode: Literal["api", "read-batch", "offline"]) -> RunMetadata:
     """The metadata of a run starting now (`opts`: RunOptions, `experiment`: its Experiment)."""
     level = experiment.precision
     tasks = {step.base_task: get_task(step.generator).version for step in experiment.steps}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from resolver.records import RecordWriter, new_run_folder, step_file
-from resolver.run.experiment import RunOptions, blank_record, build_experiment, messages_for
+from resolver.run.experiment import Experiment, RunOptions, blank_record, build_experiment, messages_for
 from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.report import Reporter
 
@@ -31,7 +31,7 @@ class OfflineRun:
     seconds: float
 
 
-def write_offline(experiment, folder: Path, rounds: int, *, quiet: bool = False, reporter: Reporter | None = None) -> int:
+def write_offline(experiment: Experiment, folder: Path, rounds: int, *, quiet: bool = False, reporter: Reporter | None = None) -> int:
     """Write every step's records into `folder`; returns the number of records."""
     count = experiment.precision.count * rounds
     total = 0

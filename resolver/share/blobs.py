@@ -27,8 +27,11 @@ import shutil
 import stat
 import tarfile
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 import zstandard
 
@@ -37,6 +40,9 @@ from resolver.core import UserError
 from resolver.core.progress import open_bar
 from resolver.share import tarsafe as tarsafe
 from resolver.share.tarsafe import UnsafeArchive
+
+if TYPE_CHECKING:
+    from resolver.core.progress import Bar
 
 BLOB_SUFFIX = ".tar.zst"
 ZSTD_LEVEL = 3
@@ -71,7 +77,7 @@ class PackResult:
 
 # ---------------------------------------------------------------- names and paths
 
-def blob_path(cache_dir, blob: str) -> Path:
+def blob_path(cache_dir: str | PathLike[str], blob: str) -> Path:
     """Where a blob lives in a cache or a directory remote: <xx>/<sha256>.tar.zst."""
     if not is_blob_name(blob):
         raise UserError(f"not a blob name: {blob!r}; a blob name is 64 lowercase hex digits")
@@ -137,15 +143,19 @@ def tree_signature(src: Path) -> str:
 
 # ---------------------------------------------------------------- writing the tar stream
 
+class _Writer(Protocol):
+    def write(self, data: bytes, /) -> object: ...
+
+
 class _HashingSink:
     """A write-only file object that hashes what passes through and forwards it."""
 
-    def __init__(self, forward=None):
+    def __init__(self, forward: _Writer | None = None):
         self.sha = hashlib.sha256()
         self.count = 0
         self.forward = forward
 
-    def write(self, data) -> int:
+    def write(self, data: bytes) -> int:
         self.sha.update(data)
         self.count += len(data)
         if self.forward is not None:
@@ -162,11 +172,11 @@ class _HashingSink:
 class _ProgressReader:
     """Wrap a binary file so reads advance a progress bar."""
 
-    def __init__(self, handle, bar):
+    def __init__(self, handle: BinaryIO, bar: Bar | None):
         self.handle = handle
         self.bar = bar
 
-    def read(self, size=-1):
+    def read(self, size: int = -1) -> bytes:
         data = self.handle.read(size)
         if self.bar is not None:
             self.bar.update(len(data))
@@ -187,12 +197,13 @@ def _tarinfo(arcname: str, size: int, is_dir: bool) -> tarfile.TarInfo:
     return info
 
 
-def write_tar(src: Path, sink, bar=None) -> tuple:
+def write_tar(src: Path, sink: _HashingSink, bar: Bar | None = None) -> tuple:
     """Write the deterministic tar stream of `src` into `sink`; returns (files, bytes)."""
     files = total = 0
-    with tarfile.open(fileobj=sink, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        # large writes: the compressor is called per MB, not per 16 KB (typeshed does not list the attribute)
-        tar.copybufsize = CHUNK  # type: ignore[attr-defined]
+    # typeshed asks a fileobj for read/seek/close too; the "w" mode only writes and asks tell()
+    with tarfile.open(fileobj=sink, mode="w", format=tarfile.PAX_FORMAT) as tar:  # type: ignore[call-overload]
+        # large writes: the compressor is called per MB, not per 16 KB
+        tar.copybufsize = CHUNK
         for arcname, path, is_dir in tree_entries(src):
             if is_dir:
                 tar.addfile(_tarinfo(arcname, 0, True))
@@ -205,14 +216,14 @@ def write_tar(src: Path, sink, bar=None) -> tuple:
     return files, total
 
 
-def _bar(total: int, desc: str, progress):
+def _bar(total: int, desc: str, progress: Callable[..., Any] | None) -> Any:
     return open_bar(progress, total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=desc,
                     leave=False, dynamic_ncols=True)
 
 
 # ---------------------------------------------------------------- hashing
 
-def content_hash(src: Path, progress=None) -> str:
+def content_hash(src: Path, progress: Callable[..., Any] | None = None) -> str:
     """sha256 of the uncompressed deterministic tar stream of a folder or file."""
     files, size = tree_summary(src)
     with _bar(size, f"hash {Path(src).name[:40]}", progress) as bar:
@@ -221,7 +232,7 @@ def content_hash(src: Path, progress=None) -> str:
     return sink.sha.hexdigest()
 
 
-def file_sha256(path: Path, progress=None, desc: str = "verify") -> str:
+def file_sha256(path: Path, progress: Callable[..., Any] | None = None, desc: str = "verify") -> str:
     """sha256 of a file's bytes, read in chunks."""
     sha = hashlib.sha256()
     with open(path, "rb") as handle, _bar(os.fstat(handle.fileno()).st_size, desc, progress) as bar:
@@ -231,7 +242,7 @@ def file_sha256(path: Path, progress=None, desc: str = "verify") -> str:
     return sha.hexdigest()
 
 
-def verify_blob(path: Path, blob: str, progress=None, origin: str = "") -> None:
+def verify_blob(path: Path, blob: str, progress: Callable[..., Any] | None = None, origin: str = "") -> None:
     """Check a blob file's sha256 against its name; a mismatch deletes the file and raises."""
     actual = file_sha256(path, progress, desc=f"verify {short(blob)}")
     if actual != blob:
@@ -244,7 +255,7 @@ def verify_blob(path: Path, blob: str, progress=None, origin: str = "") -> None:
 
 # ---------------------------------------------------------------- packing
 
-def pack(src, cache_dir, progress=None) -> PackResult:
+def pack(src: str | PathLike[str], cache_dir: str | PathLike[str], progress: Callable[..., Any] | None = None) -> PackResult:
     """Pack a folder or file into the blob cache; returns the blob's name and sizes.
 
     The compressed stream goes to a temporary file in the cache which is renamed to
@@ -285,8 +296,8 @@ def _clear_stale_temps(dest: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-def unpack(blob_file, blob: str, dest, progress=None, replace: bool = False, origin: str = "",
-           expect: Expected | None = None) -> int:
+def unpack(blob_file: str | PathLike[str], blob: str, dest: str | PathLike[str], progress: Callable[..., Any] | None = None,
+           replace: bool = False, origin: str = "", expect: Expected | None = None) -> int:
     """Verify a blob, then unpack it so that its single top-level entry becomes `dest`.
 
     `dest`'s name must equal the archive's top-level entry. Members are vetted and
@@ -321,14 +332,15 @@ def unpack(blob_file, blob: str, dest, progress=None, replace: bool = False, ori
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _extract_all(blob_file: Path, blob: str, root: str, tmp: Path, progress, expect: Expected | None) -> int:
+def _extract_all(blob_file: Path, blob: str, root: str, tmp: Path, progress: Callable[..., Any] | None,
+                 expect: Expected | None) -> int:
     limits = tarsafe.Limits(expect.bytes, expect.files) if expect is not None else None
     decompressor = zstandard.ZstdDecompressor()
     with open(blob_file, "rb") as raw, decompressor.stream_reader(raw) as reader, \
             _bar(os.fstat(raw.fileno()).st_size, f"unpack {root[:40]}", progress) as bar:
         capped = tarsafe.CappedReader(reader, limits.stream_cap() if limits else None, f"blob {short(blob)}")
 
-        def advance():
+        def advance() -> None:
             bar.n = raw.tell()
             bar.refresh()
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import fcntl
 import json
+from collections.abc import Iterator
 from contextlib import contextmanager
+from os import PathLike
 from pathlib import Path
 
 from resolver.catalog.manifest import DEFAULT_PATH, Manifest, load_manifest
@@ -22,7 +24,7 @@ from resolver.core import write_text_atomic
 __all__ = ["DEFAULT_PATH", "load_manifest", "save_manifest", "update_manifest", "write_json_atomic"]
 
 
-def write_json_atomic(path: Path, data) -> None:
+def write_json_atomic(path: Path, data: object) -> None:
     """Write JSON with sorted keys via a temp file in the same directory + rename."""
     write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
@@ -32,7 +34,7 @@ def save_manifest(manifest: Manifest) -> None:
 
 
 @contextmanager
-def update_manifest(path=DEFAULT_PATH):
+def update_manifest(path: str | PathLike[str] = DEFAULT_PATH) -> Iterator[Manifest]:
     """Lock, re-read, yield the manifest for changes, and save it atomically on success."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

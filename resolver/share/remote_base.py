@@ -6,10 +6,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from resolver.core import UserError
 from resolver.core.progress import open_bar
 from resolver.share.blobs import short
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
+
+    from resolver.core.progress import Bar
+
+_Result = TypeVar("_Result")
 
 RETRIES = 4                          # attempts per remote operation, the first included
 
@@ -29,7 +37,8 @@ def _ignore(line: str) -> None:
     pass
 
 
-def _retrying(action, what: str, retries: int, backoff: float, warn=_ignore):
+def _retrying(action: Callable[[], _Result], what: str, retries: int, backoff: float,
+              warn: Callable[[str], None] = _ignore) -> _Result:
     """Run `action` up to `retries` times while it raises TransientError (tenacity), then RemoteError.
 
     `warn(line)` hears of each retry (data.py writes it above the progress bars).
@@ -41,23 +50,25 @@ def _retrying(action, what: str, retries: int, backoff: float, warn=_ignore):
     # Imported here, not at the top: `data.py --help` and local-only commands never retry.
     from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-    def say_retry(state) -> None:
+    def say_retry(state: RetryCallState) -> None:
+        assert state.outcome is not None, "tenacity calls its hooks after an attempt"
         warn(f"warning: {what}: {state.outcome.exception()}; retrying in {state.upcoming_sleep:.1f} s "
              f"({state.attempt_number}/{retries})")
 
-    def give_up(state):
+    def give_up(state: RetryCallState) -> NoReturn:
+        assert state.outcome is not None, "tenacity gives up after an attempt"
         raise RemoteError(f"{what}: {state.outcome.exception()} (gave up after {retries} attempts)") from None
 
     return Retrying(retry=retry_if_exception_type(TransientError), stop=stop_after_attempt(retries),
                     wait=wait_exponential(multiplier=backoff), before_sleep=say_retry, retry_error_callback=give_up)(action)
 
 
-def _download_bar(total, blob: str, progress, initial: int = 0):
+def _download_bar(total: int | None, blob: str, progress: Callable[..., Any] | None, initial: int = 0) -> Any:
     return open_bar(progress, total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024,
                     desc=f"download {short(blob)}", leave=False, dynamic_ncols=True)
 
 
-def _upload_bar(total, blob: str, progress):
+def _upload_bar(total: int | None, blob: str, progress: Callable[..., Any] | None) -> Any:
     return open_bar(progress, total=total, unit="B", unit_scale=True, unit_divisor=1024,
                     desc=f"upload {short(blob)}", leave=False, dynamic_ncols=True)
 
@@ -66,7 +77,7 @@ class TooLarge(RemoteError):
     """The remote sent (or announced) more bytes than the manifest records for the blob."""
 
 
-def _keep(out, chunk: bytes, bar, limit: int | None = None) -> None:
+def _keep(out: IO[bytes], chunk: bytes, bar: Bar, limit: int | None = None) -> None:
     """Append downloaded bytes to the .part file and flush, so an interruption keeps them.
 
     With `limit` (the manifest's recorded size), a download that grows past it is
@@ -81,7 +92,7 @@ def _keep(out, chunk: bytes, bar, limit: int | None = None) -> None:
     bar.update(len(chunk))
 
 
-def _check_announced(size, limit: int | None, blob: str) -> None:
+def _check_announced(size: int | None, limit: int | None, blob: str) -> None:
     if limit is not None and size is not None and size > limit:
         raise TooLarge(f"blob {short(blob)} on the remote is {size} bytes, more than the {limit} the "
                        f"manifest records; refused before downloading")
@@ -108,13 +119,13 @@ class Remote:
     def _has(self, blob: str) -> bool:
         raise NotImplementedError
 
-    def _download(self, blob: str, part: Path, offset: int, progress, limit: int | None = None) -> None:
+    def _download(self, blob: str, part: Path, offset: int, progress: Callable[..., Any] | None, limit: int | None = None) -> None:
         raise NotImplementedError
 
-    def _upload(self, blob: str, source: Path, progress) -> None:
+    def _upload(self, blob: str, source: Path, progress: Callable[..., Any] | None) -> None:
         raise NotImplementedError
 
-    def fetch(self, blob: str, final: Path, progress=None, limit: int | None = None) -> None:
+    def fetch(self, blob: str, final: Path, progress: Callable[..., Any] | None = None, limit: int | None = None) -> None:
         """Download a blob to `final` (via `final.part`, resuming a previous partial download).
 
         `limit` is the most bytes the blob may have (the manifest's recorded size);
@@ -124,7 +135,7 @@ class Remote:
         final.parent.mkdir(parents=True, exist_ok=True)
         part = part_path(final)
 
-        def attempt():
+        def attempt() -> None:
             offset = part.stat().st_size if part.exists() else 0
             if limit is not None and offset > limit:
                 part.unlink()
@@ -138,7 +149,7 @@ class Remote:
             raise
         os.replace(part, final)
 
-    def push(self, blob: str, source: Path, progress=None) -> None:
+    def push(self, blob: str, source: Path, progress: Callable[..., Any] | None = None) -> None:
         if self.read_only:
             raise UserError(f"remote {self.url} is read-only (http/https); push to a directory or an s3:// bucket")
         _retrying(lambda: self._upload(blob, Path(source), progress),
@@ -149,6 +160,6 @@ class Remote:
                          self.retries, self.backoff, self.warn)
 
 
-def _content_length(value) -> int | None:
+def _content_length(value: str | None) -> int | None:
     """A Content-Length header as a number; None when absent or not a plain decimal."""
     return int(value) if value and value.strip().isascii() and value.strip().isdigit() else None

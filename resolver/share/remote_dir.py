@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any, Callable
 
 from resolver.share.blobs import CHUNK, blob_key
 from resolver.share.remote_base import Remote, RemoteError, _check_announced, _download_bar, _keep, _upload_bar
@@ -24,7 +25,7 @@ class DirectoryRemote(Remote):
     def _has(self, blob: str) -> bool:
         return self._path(blob).is_file()
 
-    def _download(self, blob: str, part: Path, offset: int, progress, limit: int | None = None) -> None:
+    def _download(self, blob: str, part: Path, offset: int, progress: Callable[..., Any] | None, limit: int | None = None) -> None:
         source = self._path(blob)
         if not source.is_file():
             raise RemoteError(f"blob {blob} is not on remote {self.url} (looked for {source})")
@@ -40,7 +41,7 @@ class DirectoryRemote(Remote):
             for chunk in iter(lambda: src.read(CHUNK), b""):
                 _keep(out, chunk, bar, limit)
 
-    def _upload(self, blob: str, source: Path, progress) -> None:
+    def _upload(self, blob: str, source: Path, progress: Callable[..., Any] | None) -> None:
         target = self._path(blob)
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".upload-", suffix=".tmp", dir=target.parent)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 from resolver.core import UserError
 from resolver.share.blobs import blob_key
 from resolver.share.remote_base import Remote, RemoteError, TransientError, _check_announced, _content_length, _download_bar, _keep
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class HttpRemote(Remote):
@@ -23,7 +27,7 @@ class HttpRemote(Remote):
         return f"{self.base}/{blob_key(blob)}"
 
     @staticmethod
-    def _transport_errors():
+    def _transport_errors() -> tuple[type[Exception], ...]:
         import httpx
 
         return (httpx.TransportError, httpx.StreamError)
@@ -40,7 +44,7 @@ class HttpRemote(Remote):
         self._raise_for_status(response, blob)
         return True
 
-    def _raise_for_status(self, response, blob: str) -> None:
+    def _raise_for_status(self, response: httpx.Response, blob: str) -> None:
         status = response.status_code
         if status >= 500 or status == 429:
             raise TransientError(f"HTTP {status}")
@@ -49,7 +53,7 @@ class HttpRemote(Remote):
         if status >= 400:
             raise RemoteError(f"{self.url} refused blob {blob}: HTTP {status}")
 
-    def _download(self, blob: str, part: Path, offset: int, progress, limit: int | None = None) -> None:
+    def _download(self, blob: str, part: Path, offset: int, progress: Callable[..., Any] | None, limit: int | None = None) -> None:
         import httpx
 
         headers = {"Range": f"bytes={offset}-"} if offset else {}
@@ -73,5 +77,5 @@ class HttpRemote(Remote):
         except self._transport_errors() as exc:
             raise TransientError(f"{type(exc).__name__}: {exc}") from None
 
-    def _upload(self, blob: str, source: Path, progress) -> None:
+    def _upload(self, blob: str, source: Path, progress: Callable[..., Any] | None) -> None:
         raise UserError(f"remote {self.url} is read-only")

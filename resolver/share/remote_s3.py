@@ -4,11 +4,17 @@ AWS settings (docs/data.md).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Callable, TypeVar
 from urllib.parse import urlparse
 
 from resolver.core import UserError
 from resolver.share.blobs import CHUNK, blob_key
 from resolver.share.remote_base import Remote, RemoteError, TransientError, _check_announced, _download_bar, _keep, _upload_bar
+
+if TYPE_CHECKING:
+    from resolver.core.progress import Bar
+
+_Result = TypeVar("_Result")
 
 
 class S3Remote(Remote):
@@ -24,7 +30,7 @@ class S3Remote(Remote):
         self._client = None
 
     @property
-    def client(self):
+    def client(self) -> Any:
         if self._client is None:
             import boto3
             from botocore import UNSIGNED
@@ -43,7 +49,7 @@ class S3Remote(Remote):
     def _key(self, blob: str) -> str:
         return f"{self.prefix}/{blob_key(blob)}" if self.prefix else blob_key(blob)
 
-    def _call(self, action, blob: str):
+    def _call(self, action: Callable[[], _Result], blob: str) -> _Result:
         """Run one boto3 call, sorting its exceptions into retryable and final ones."""
         from boto3.exceptions import S3UploadFailedError
         from botocore.exceptions import BotoCoreError, ClientError
@@ -59,7 +65,7 @@ class S3Remote(Remote):
         except (ClientError, BotoCoreError, ConnectionError, TimeoutError) as exc:
             raise self._classify(exc, blob) from None
 
-    def _classify(self, exc, blob: str) -> Exception:
+    def _classify(self, exc: Exception, blob: str) -> Exception:
         from botocore.exceptions import ClientError, NoCredentialsError
 
         if isinstance(exc, NoCredentialsError):
@@ -84,7 +90,7 @@ class S3Remote(Remote):
         except FileNotFoundError:
             return False
 
-    def _download(self, blob: str, part: Path, offset: int, progress, limit: int | None = None) -> None:
+    def _download(self, blob: str, part: Path, offset: int, progress: Callable[..., Any] | None, limit: int | None = None) -> None:
         extra = {"Range": f"bytes={offset}-"} if offset else {}
         try:
             response = self._call(lambda: self.client.get_object(
@@ -105,11 +111,11 @@ class S3Remote(Remote):
             self._call(lambda: self._copy_body(body, out, bar, limit), blob)
 
     @staticmethod
-    def _copy_body(body, out, bar, limit=None) -> None:
+    def _copy_body(body: Any, out: IO[bytes], bar: Bar, limit: int | None = None) -> None:
         for chunk in iter(lambda: body.read(CHUNK), b""):
             _keep(out, chunk, bar, limit)
 
-    def _upload(self, blob: str, source: Path, progress) -> None:
+    def _upload(self, blob: str, source: Path, progress: Callable[..., Any] | None) -> None:
         with _upload_bar(source.stat().st_size, blob, progress) as bar:
             self._call(lambda: self.client.upload_file(
                 str(source), self.bucket, self._key(blob), Callback=bar.update), blob)

@@ -20,11 +20,13 @@ and the remote.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from os import PathLike
 from pathlib import Path
 from urllib.parse import urlparse
 
 from resolver.core import UserError
-from resolver.share.remote_base import BACKOFF, RETRIES
+from resolver.share.remote_base import BACKOFF, RETRIES, Remote
 from resolver.share.remote_dir import DirectoryRemote
 from resolver.share.remote_http import HttpRemote
 from resolver.share.remote_s3 import S3Remote
@@ -43,7 +45,8 @@ def choose_remote_url(flag: str | None, manifest_remote: str | None) -> str:
     return DEFAULT_REMOTE
 
 
-def open_remote(url: str, base_dir, retries: int = RETRIES, backoff: float = BACKOFF, warn=None):
+def open_remote(url: str, base_dir: str | PathLike[str], retries: int = RETRIES, backoff: float = BACKOFF,
+                warn: Callable[[str], None] | None = None) -> Remote:
     """Build the remote object for a URL; `base_dir` anchors relative directory paths and
     `warn(line)`, when given, hears of each retry."""
     remote = _remote_for(url, base_dir, retries, backoff)
@@ -52,7 +55,7 @@ def open_remote(url: str, base_dir, retries: int = RETRIES, backoff: float = BAC
     return remote
 
 
-def _remote_for(url: str, base_dir, retries: int, backoff: float):
+def _remote_for(url: str, base_dir: str | PathLike[str], retries: int, backoff: float) -> Remote:
     try:
         parsed = urlparse(url)
         parsed.port  # noqa: B018 - raises ValueError on a bad port

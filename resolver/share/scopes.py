@@ -17,6 +17,7 @@ Every item is named by a *key*: its path relative to the manifest's directory
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -154,7 +155,7 @@ def never_pushed(scope: Scope, manifest: Manifest) -> list:
     return missing
 
 
-def _run_selected(scope: Scope, cohort: str | None, eval_ids) -> bool:
+def _run_selected(scope: Scope, cohort: str | None, eval_ids: Iterable[str]) -> bool:
     if scope.everything:
         return True
     if scope.eval_id is not None:

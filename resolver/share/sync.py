@@ -15,13 +15,14 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable, Iterable
 
 from resolver.catalog.manifest import Entry, Manifest
 from resolver.core import UserError
 from resolver.share import blobs as blobs
 from resolver.share.blobs import CorruptBlob
 from resolver.share.manifest import update_manifest, write_json_atomic
-from resolver.share.remote_base import part_path
+from resolver.share.remote_base import Remote, part_path
 from resolver.share.remotes import DEFAULT_REMOTE
 from resolver.share.scopes import Item, Scope, local_items, manifest_items, never_pushed
 
@@ -66,7 +67,7 @@ class HashMemo:
         if not isinstance(self.data, dict):
             self.data = {}
 
-    def content(self, path: Path, progress) -> str:
+    def content(self, path: Path, progress: Callable[..., Any] | None) -> str:
         signature = blobs.tree_signature(path)
         hit = self.data.get(str(path.resolve()))
         if hit and hit.get("signature") == signature:
@@ -88,7 +89,7 @@ class HashMemo:
             self.dirty = False
 
 
-def local_matches(path: Path, entry: Entry, memo: HashMemo, progress=None) -> bool | None:
+def local_matches(path: Path, entry: Entry, memo: HashMemo, progress: Callable[..., Any] | None = None) -> bool | None:
     """None when `path` is absent; else whether its content equals the manifest entry.
 
     File count and byte total are compared first (cheap); only when they agree is
@@ -106,12 +107,12 @@ def local_matches(path: Path, entry: Entry, memo: HashMemo, progress=None) -> bo
 
 # ---------------------------------------------------------------- push
 
-def _items_bar(items: list, verb: str, progress):
+def _items_bar(items: list, verb: str, progress: Callable[..., Any] | None) -> Iterable[Any]:
     """The items, counted on a bar when the command handed in a `progress` factory."""
     return progress(iterable=items, desc=verb, unit="item", leave=False) if progress is not None else items
 
 
-def push(scope: Scope, manifest: Manifest, remote, progress=None) -> list:
+def push(scope: Scope, manifest: Manifest, remote: Remote, progress: Callable[..., Any] | None = None) -> list:
     """Publish the scope's local items; returns one Outcome per item.
 
     `progress`: the tqdm-like factory data.py hands in for its bars (none: no bars); the
@@ -132,7 +133,7 @@ def push(scope: Scope, manifest: Manifest, remote, progress=None) -> list:
     return outcomes
 
 
-def _push_item(item: Item, manifest: Manifest, remote, memo: HashMemo, progress) -> Outcome:
+def _push_item(item: Item, manifest: Manifest, remote: Remote, memo: HashMemo, progress: Callable[..., Any] | None) -> Outcome:
     wal = item.path.with_name(item.path.name + ".wal")
     if item.kind == "dbs" and wal.exists():
         raise UserError(f"{item.path} has an unmerged write-ahead log ({wal.name}); let evaluate.py "
@@ -159,7 +160,7 @@ def _push_item(item: Item, manifest: Manifest, remote, memo: HashMemo, progress)
     return Outcome(item.key, action, entry.size, f"blob {blobs.short(entry.blob)}")
 
 
-def _ensure_cached(item: Item, entry: Entry, manifest: Manifest, progress) -> Entry:
+def _ensure_cached(item: Item, entry: Entry, manifest: Manifest, progress: Callable[..., Any] | None) -> Entry:
     """The entry's blob in the cache, re-packing when needed (same content, maybe new blob name)."""
     if blobs.blob_path(cache_dir(manifest), entry.blob).is_file():
         return entry
@@ -179,7 +180,7 @@ def _record(manifest: Manifest, item: Item, entry: Entry) -> None:
     manifest.entries(item.kind)[item.key] = entry
 
 
-def _remember_remote(manifest: Manifest, remote) -> None:
+def _remember_remote(manifest: Manifest, remote: Remote) -> None:
     """The first push to a non-default remote records it, so that pulls find it."""
     if manifest.remote or remote.url == DEFAULT_REMOTE:
         return
@@ -191,7 +192,7 @@ def _remember_remote(manifest: Manifest, remote) -> None:
 
 # ---------------------------------------------------------------- pull
 
-def pull(scope: Scope, manifest: Manifest, remote, force: bool = False, progress=None) -> list:
+def pull(scope: Scope, manifest: Manifest, remote: Remote, force: bool = False, progress: Callable[..., Any] | None = None) -> list:
     """Fetch and unpack the scope's manifest entries; returns one Outcome per item.
 
     A failure on one item (network, corrupt blob) does not stop the others: it is
@@ -216,8 +217,8 @@ def pull(scope: Scope, manifest: Manifest, remote, force: bool = False, progress
     return outcomes + [Outcome(key, "missing", 0, f"never pushed: {what}") for key, what in missing]
 
 
-def _pull_item(item: Item, entry: Entry, manifest: Manifest, remote, memo: HashMemo, force: bool,
-               progress) -> Outcome:
+def _pull_item(item: Item, entry: Entry, manifest: Manifest, remote: Remote, memo: HashMemo, force: bool,
+               progress: Callable[..., Any] | None) -> Outcome:
     state = local_matches(item.path, entry, memo, progress)
     if state:
         return Outcome(item.key, "present", entry.size)
@@ -264,7 +265,7 @@ def check_replaceable(item: Item, manifest: Manifest) -> None:
         raise UserError(f"{path} is not a run folder ({why}); refusing to replace it")
 
 
-def fetch_blob(blob: str, manifest: Manifest, remote, progress=None, limit: int | None = None) -> Path:
+def fetch_blob(blob: str, manifest: Manifest, remote: Remote, progress: Callable[..., Any] | None = None, limit: int | None = None) -> Path:
     """The blob in the local cache, downloading it (resumably) when absent; hash verified.
 
     `limit` is the manifest's recorded compressed size: a remote that sends more is cut off.
@@ -299,7 +300,7 @@ class StatusRow:
     files: int
 
 
-def status(scope: Scope, manifest: Manifest, remote, check_remote: bool = True, progress=None) -> list:
+def status(scope: Scope, manifest: Manifest, remote: Remote, check_remote: bool = True, progress: Callable[..., Any] | None = None) -> list:
     """One StatusRow per item in the scope, from the manifest and the local disk."""
     known = {(i.kind, i.key): i for i in manifest_items(scope, manifest)}
     local = {(i.kind, i.key): i for i in local_items(scope, manifest.data_dir)}
@@ -314,8 +315,8 @@ def status(scope: Scope, manifest: Manifest, remote, check_remote: bool = True, 
     return rows
 
 
-def _status_row(item: Item, entry: Entry | None, manifest: Manifest, remote, memo: HashMemo,
-                check_remote: bool, progress) -> StatusRow:
+def _status_row(item: Item, entry: Entry | None, manifest: Manifest, remote: Remote, memo: HashMemo,
+                check_remote: bool, progress: Callable[..., Any] | None) -> StatusRow:
     if entry is None:
         files, size = blobs.tree_summary(item.path)
         names = item.eval_ids if item.kind == "runs" else item.datasets
@@ -331,7 +332,7 @@ def _status_row(item: Item, entry: Entry | None, manifest: Manifest, remote, mem
                      state, on_remote, cached, entry.size, entry.files)
 
 
-def _remote_state(remote, blob: str) -> str:
+def _remote_state(remote: Remote, blob: str) -> str:
     try:
         return "yes" if remote.has(blob) else "no"
     except UserError:

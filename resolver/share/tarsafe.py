@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import tarfile
 from dataclasses import dataclass
+from typing import Callable, Protocol
 
 from resolver.core import UserError
 
@@ -59,10 +60,14 @@ class Limits:
         return self.bytes + HEADER_MARGIN_FIXED + HEADER_MARGIN_PER_FILE * (self.files + 1)
 
 
+class _Readable(Protocol):
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
 class CappedReader:
     """A read-only stream that refuses to deliver more than `cap` bytes in total."""
 
-    def __init__(self, stream, cap: int | None, what: str):
+    def __init__(self, stream: _Readable, cap: int | None, what: str):
         self.stream = stream
         self.cap = cap
         self.what = what
@@ -146,8 +151,8 @@ def _write_file(tar: tarfile.TarFile, member: tarfile.TarInfo, root_fd: int, par
             remaining -= len(chunk)
 
 
-def extract(tar: tarfile.TarFile, root: str, dest_dir, limits: Limits | None, *, file_mode: int = 0o644,
-            dir_mode: int = 0o755, progress=None) -> int:
+def extract(tar: tarfile.TarFile, root: str, dest_dir: str | os.PathLike[str], limits: Limits | None, *,
+            file_mode: int = 0o644, dir_mode: int = 0o755, progress: Callable[[], object] | None = None) -> int:
     """Extract every member of a streaming `tar` into the empty directory `dest_dir`.
 
     Returns the bytes of regular files written. `progress()` is called after each member.

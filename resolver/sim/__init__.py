@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 
 # `python -m resolver.r12sim` imports resolver.sim.r12study from a bare python3, before any requirement
 # (lazy_loader too) is installed: this package's public names are its modules, each loaded
@@ -11,7 +12,7 @@ import importlib
 __all__ = ["agreement", "app", "faults", "gpu", "gpuserve", "problems", "profiles", "r12study", "runbatch", "simulator"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> ModuleType:
     if name in __all__:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

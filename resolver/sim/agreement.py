@@ -17,7 +17,9 @@ mean removed, which is the part a paired comparison gains from).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from itertools import combinations
+from os import PathLike
 
 from resolver.pointsdb import OUTCOME_CORRECT, open_pointsdb
 from resolver.run import RunOptions, build_experiment, messages_for, request_for
@@ -50,7 +52,7 @@ def within_point_phi(groups: dict) -> float:
     return cov / math.sqrt(var_a * var_b) if var_a > 0 and var_b > 0 else math.nan
 
 
-def simulated_correctness(config: str, template: str, sampler: str, profiles, samples: int,
+def simulated_correctness(config: str, template: str, sampler: str, profiles: Sequence[str], samples: int,
                           seed: int = 42) -> dict:
     """{profile: {(point, sample_index): correct}} for samples 0..samples-1 of every point."""
     experiment = build_experiment(RunOptions(config=config, template=template, sampler=sampler,
@@ -70,16 +72,16 @@ def simulated_correctness(config: str, template: str, sampler: str, profiles, sa
     return result
 
 
-def collected_correctness(path) -> dict:
+def collected_correctness(path: str | PathLike[str]) -> dict:
     """{"model (eval_id)": {(point, sample_index): correct}} from a PointsDB's outcome[] arrays."""
     with open_pointsdb(path) as db:
         rows = db.query("SELECT model, eval_id, task, task_version, CAST(params AS VARCHAR) AS params, "
                         "outcome, sample_index FROM points")
     result: dict = {}
-    for row in rows.itertuples(index=False):
-        point = (row.task, row.task_version, row.params)
-        outcomes = result.setdefault(f"{row.model} ({row.eval_id})", {})
-        for outcome, index in zip(row.outcome, row.sample_index):
+    for model, eval_id, task, task_version, params, outcome_list, sample_index in rows.itertuples(index=False, name=None):
+        point = (task, task_version, params)
+        outcomes = result.setdefault(f"{model} ({eval_id})", {})
+        for outcome, index in zip(outcome_list, sample_index):
             outcomes[(point, int(index))] = int(outcome) == OUTCOME_CORRECT
     return result
 

@@ -9,6 +9,7 @@ import json
 import random
 import time
 import uuid
+from collections.abc import Mapping
 from functools import lru_cache
 
 from aiohttp import web
@@ -17,7 +18,7 @@ from resolver.client import request_key
 from resolver.sim.faults import FaultPlan, SimStats
 from resolver.sim.gpuserve import GpuServing, StreamEvents, gpu_reply
 from resolver.sim.problems import ExperimentProblems
-from resolver.sim.profiles import PROFILES, Answer, Problem, compose_answer, count_tokens, token_pieces, unknown_problem
+from resolver.sim.profiles import PROFILES, Answer, Problem, Profile, compose_answer, count_tokens, token_pieces, unknown_problem
 
 THINK_STYLES = ("inline", "reasoning_content", "reasoning")
 
@@ -26,7 +27,8 @@ DEFAULT_MAX_TOKENS = 8192
 
 
 # ================================================================ the HTTP app
-def _error(status: int, message: str, kind: str = "invalid_request_error", headers=None) -> web.Response:
+def _error(status: int, message: str, kind: str = "invalid_request_error",
+           headers: Mapping[str, str] | None = None) -> web.Response:
     body = {"error": {"message": message, "type": kind, "code": status}}
     return web.json_response(body, status=status, headers=headers)
 
@@ -161,7 +163,7 @@ class SimulatorApp:
         await asyncio.sleep(self.faults.stall_seconds)  # "stall": a reply far too late
         return None
 
-    def answer(self, profile, body: dict) -> tuple[Answer, int]:
+    def answer(self, profile: Profile, body: dict) -> tuple[Answer, int]:
         """(the completion, usage.prompt_tokens) for a chat request body, as served."""
         messages = body["messages"]
         prompt = _last_user_text(messages)
@@ -186,7 +188,7 @@ class SimulatorApp:
                              "finish_reason": answer.finish_reason}],
                 "usage": usage}
 
-    async def _stream(self, request: web.Request, body: dict, answer: Answer, usage: dict):
+    async def _stream(self, request: web.Request, body: dict, answer: Answer, usage: dict) -> web.StreamResponse:
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                            "Cache-Control": "no-cache"})
         await resp.prepare(request)

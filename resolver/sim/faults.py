@@ -22,7 +22,7 @@ class FaultPlan:
     stall_seconds: float = 30.0
     seed: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
         self.total = sum(self.rates.values())
         if self.total > 1.0:

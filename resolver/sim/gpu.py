@@ -22,7 +22,7 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from resolver.core import UserError
 
@@ -51,7 +51,8 @@ class GpuModel:
         return self.prefill_ms_per_token * prompt_tokens
 
 
-def fit_step_model(points, context_ms: float | None = None) -> tuple[float, float, float]:
+def fit_step_model(points: Iterable[tuple[float, float, float]],
+                   context_ms: float | None = None) -> tuple[float, float, float]:
     """Least-squares (a, b, c) of step_ms = a + b*batch + c*batch*context over
     (batch, context, step_ms) points, each weighted by 1/step_ms so that every point's
     *relative* error counts alike (the small batches are as much part of the curve).
@@ -88,7 +89,7 @@ def _solve(m: list, v: list) -> list:
     return out
 
 
-def fit_prefill(points) -> float:
+def fit_prefill(points: Iterable[tuple[float, float]]) -> float:
     """Milliseconds per prompt token through the origin over (prompt tokens, prefill ms)
     points, relative errors weighted alike."""
     ratios = [tokens / ms for tokens, ms in points]

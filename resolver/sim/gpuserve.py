@@ -17,7 +17,7 @@ import time
 from aiohttp import web
 
 from resolver.sim.gpu import BatchEngine, GpuModel, GpuStats, Sequence
-from resolver.sim.profiles import token_pieces
+from resolver.sim.profiles import Answer, token_pieces
 
 __all__ = ["GpuServing", "StreamEvents", "gpu_reply"]
 
@@ -144,7 +144,7 @@ class StreamEvents:
     def chunk(self, obj: dict) -> bytes:
         return b"data: " + json.dumps({**self.base, **obj}).encode() + b"\n\n"
 
-    def event(self, delta: dict, finish=None) -> bytes:
+    def event(self, delta: dict, finish: str | None = None) -> bytes:
         return self.chunk({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 
     def delta(self, field: str, piece: str) -> bytes:
@@ -163,7 +163,7 @@ class StreamEvents:
         return out + self.DONE
 
 
-async def gpu_reply(serving: GpuServing, request: web.Request, body: dict, answer, usage: dict,
+async def gpu_reply(serving: GpuServing, request: web.Request, body: dict, answer: Answer, usage: dict,
                     completion: dict, think_style: str) -> web.StreamResponse:
     """Decode `answer` in the engine and reply at its pace (plain: `completion` at the end)."""
     pieces = [(think_style, p) for p in token_pieces(answer.reasoning)]

@@ -7,13 +7,17 @@ import math
 import re
 import threading
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from resolver.config import expand_steps, load_config
 from resolver.grading import grade
 from resolver.run import CaseStreams
 from resolver.sim.profiles import Problem, problem_latent
 from resolver.tasks import get_task
+
+if TYPE_CHECKING:
+    from resolver.config import Step, Template
+    from resolver.tasks import Task, TestCase
 
 _TAIL = 64          # characters of problem text used as the lookup key
 
@@ -32,7 +36,7 @@ class ProblemIndex:
     that are keyed whole and found by trying each short length that exists.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._long: dict[str, list[tuple[str, Problem]]] = {}
         self._short: dict[str, Problem] = {}
         self._short_lengths: set[int] = set()
@@ -50,7 +54,7 @@ class ProblemIndex:
             self._short_lengths.add(len(text))
             self.size += 1
 
-    def problems(self):
+    def problems(self) -> Iterator[Problem]:
         """Every indexed problem (tests and diagnostics)."""
         for bucket in self._long.values():
             yield from (problem for _, problem in bucket)
@@ -77,7 +81,7 @@ def _problem_words(text: str) -> list[str]:
     return words[:60]
 
 
-def _grader(task, case) -> Callable[[str], str]:
+def _grader(task: Task, case: TestCase) -> Callable[[str], str]:
     """A function grading an answer ending against this case (correct/wrong/invalid)."""
     fields = {"target": case.target, "response_enum": case.response_enum}
 
@@ -95,8 +99,9 @@ def _ignore(line: str) -> None:
 
 
 def simulator_steps(config_path: str, *, seed: int = 42, precision: str | None = None,
-                    tokenizer: str | None = None, template=None, cache_dir: str = "cache", warn=_ignore,
-                    progress=None):
+                    tokenizer: str | None = None, template: Template | None = None, cache_dir: str = "cache",
+                    warn: Callable[[str], object] = _ignore,
+                    progress: Callable[..., Any] | None = None) -> tuple[list[Step], int, int]:
     """(steps, round size, deepest sample count) for indexing a config's problems.
 
     The depth is what a runner can ask for: count x maxrounds samples per step
@@ -132,8 +137,8 @@ class ExperimentProblems:
     """
 
     def __init__(self, config_path: str, *, seed: int = 42, precision: str | None = None,
-                 tokenizer: str | None = None, template=None, cache_dir: str = "cache", warn=None,
-                 progress=None):
+                 tokenizer: str | None = None, template: Template | None = None, cache_dir: str = "cache",
+                 warn: Callable[[str], object] | None = None, progress: Callable[..., Any] | None = None):
         self.index = ProblemIndex()
         self.streams = CaseStreams()     # the same cases the runner draws (deterministic per step)
         self.steps, self.round_size, self.max_depth = simulator_steps(
@@ -188,7 +193,7 @@ class ExperimentProblems:
         return any(text in prompt for text in self._task_texts)
 
 
-def _difficulties(steps, cases_by_step) -> dict[int, float]:
+def _difficulties(steps: list[Step], cases_by_step: dict[int, list[TestCase]]) -> dict[int, float]:
     """Difficulty 0..1 of each step: its mean problem length, log-scaled within its task.
 
     Longer problems are harder in every task of the suite (more terms, more

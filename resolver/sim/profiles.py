@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 from statistics import NormalDist
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
@@ -180,7 +180,7 @@ _STEP_FIXED = tuple(count_tokens(t.format(a="", b="")) for t in _STEPS)
 _STEP_SLOTS = tuple((("{a}" in t), ("{b}" in t)) for t in _STEPS)
 
 
-def sentence_pool(words) -> list[tuple[str, int]]:
+def sentence_pool(words: Iterable[str]) -> list[tuple[str, int]]:
     """Sentences about a problem's own words, with their token counts.
 
     Built once per problem (deterministically from its words) so that writing
@@ -241,7 +241,7 @@ def _repeat_to(unit: str, tokens: int) -> str:
     return unit * whole + cut_to_tokens(unit, rest)
 
 
-def _take_tokens(lines, tokens: int, sep: str = "") -> str:
+def _take_tokens(lines: Iterable[str], tokens: int, sep: str = "") -> str:
     """Lines (any iterable) joined by `sep` until exactly `tokens` tokens, the last line cut short."""
     parts, total = [], 0
     for line in lines:
@@ -254,7 +254,7 @@ def _take_tokens(lines, tokens: int, sep: str = "") -> str:
     return sep.join(parts)
 
 
-def _growing(a: str):
+def _growing(a: str) -> Iterator[str]:
     i = 1
     while True:
         seen = ", ".join(str(k) for k in range(1, i + 1))
@@ -262,7 +262,7 @@ def _growing(a: str):
         i += 1
 
 
-def _shrinking(a: str, length: int):
+def _shrinking(a: str, length: int) -> Iterator[str]:
     while True:
         left = ", ".join(str(k) for k in range(length, 0, -1))
         yield f"Trying {a} again with the remaining positions {left}.\n"

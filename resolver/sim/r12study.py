@@ -21,6 +21,7 @@ Real results instead: ``python data.py pull dataset data/r12.json``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
 
 COMMAND = "python -m resolver.r12sim"
@@ -74,7 +75,7 @@ def eval_entry(stand_in: StandIn, study: str, cohort_dir: str) -> dict:
     }
 
 
-def producing_command(dataset) -> str | None:
+def producing_command(dataset: str | PathLike[str]) -> str | None:
     """The command that fills a shipped dataset with simulated data (None for other datasets)."""
     name = Path(str(dataset)).name
     if name in {Path(d).name for d in DATASETS}:
@@ -84,7 +85,7 @@ def producing_command(dataset) -> str | None:
     return None
 
 
-def missing_data_hint(dataset) -> str:
+def missing_data_hint(dataset: str | PathLike[str]) -> str:
     """What to run when a dataset has no data yet: the real pull (where a manifest lists the
     database), the simulated study, or evaluate.py."""
     from resolver.catalog.manifest import pull_hint

@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 import urllib.request
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable
 
 from aiohttp import web
 
@@ -39,6 +40,9 @@ from resolver.sim.gpu import DEFAULT_MAX_BATCH, gpu_preset
 from resolver.sim.gpuserve import GpuServing
 from resolver.sim.problems import REPO_ROOT, ExperimentProblems
 from resolver.sim.profiles import PROFILES
+
+if TYPE_CHECKING:
+    from resolver.config import Template
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -59,7 +63,8 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve(app: SimulatorApp, sock: socket.socket, ready=None, stop_event: asyncio.Event | None = None):
+async def serve(app: SimulatorApp, sock: socket.socket, ready: Callable[[], object] | None = None,
+                stop_event: asyncio.Event | None = None) -> None:
     """Serve until `stop_event` is set (or forever)."""
     runner = web.AppRunner(app.build(), access_log=None, handle_signals=False, shutdown_timeout=0.5)
     await runner.setup()
@@ -84,7 +89,7 @@ class SimulatorServer:
                  latency_ms: float = 0.0, faults: dict | None = None, retry_after: float = 1.0,
                  stall_seconds: float = 30.0, api_key: str | None = None,
                  think_style: str = "inline", precision: str | None = None,
-                 tokenizer: str | None = None, template=None, gpu: str | None = None,
+                 tokenizer: str | None = None, template: Template | None = None, gpu: str | None = None,
                  max_batch: int = DEFAULT_MAX_BATCH, time_scale: float = 1.0):
         problems = (ExperimentProblems(config, seed=seed, precision=precision, tokenizer=tokenizer,
                                        template=template) if config else None)
@@ -110,7 +115,7 @@ class SimulatorServer:
     def start(self, timeout: float = 30.0) -> "SimulatorServer":
         ready = threading.Event()
 
-        def run():
+        def run() -> None:
             self._loop = asyncio.new_event_loop()
             self._stop = asyncio.Event()
             self._loop.run_until_complete(serve(self.app, self._sock, ready.set, self._stop))
@@ -131,7 +136,7 @@ class SimulatorServer:
     def __enter__(self) -> "SimulatorServer":
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 
@@ -165,7 +170,7 @@ class SimulatorProcess:
     def __enter__(self) -> "SimulatorProcess":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 
@@ -174,7 +179,7 @@ READY_PREFIX = "simulator ready on "
 
 def start_simulator_process(config: str | None, *, port: int = 0, seed: int = 42, latency_ms: float = 0.0,
                             faults: str | None = None, api_key: str | None = None,
-                            extra_args=(), ready_timeout: float = 120.0,
+                            extra_args: Iterable[object] = (), ready_timeout: float = 120.0,
                             python: str = sys.executable, cpu: int | None = None) -> SimulatorProcess:
     """Start `python -m resolver.simulator` and return once it is serving.
 
@@ -213,7 +218,7 @@ def start_simulator_process(config: str | None, *, port: int = 0, seed: int = 42
     raise RuntimeError("simulator did not become ready: " + " | ".join(seen[-5:]))
 
 
-def _drain(stream) -> None:
+def _drain(stream: IO[str]) -> None:
     """Keep reading a child's output so it never blocks on a full pipe."""
     for _ in stream:
         pass
@@ -233,7 +238,9 @@ def gpu_serving(gpu: str | None, max_batch: int, time_scale: float) -> GpuServin
 def run_simulator(*, config: str | None, seed: int = 42, precision: str | None = None, host: str = "127.0.0.1",
                   port: int = 3333, latency_ms: float = 0.0, faults: dict | None = None, retry_after: float = 1.0,
                   stall_seconds: float = 30.0, api_key: str | None = None, think_style: str = "inline",
-                  tokenizer: str | None = None, template=None, say=None, warn=None, progress=None,
+                  tokenizer: str | None = None, template: Template | None = None,
+                  say: Callable[[str], object] | None = None, warn: Callable[[str], object] | None = None,
+                  progress: Callable[..., Any] | None = None,
                   gpu: str | None = None, max_batch: int = DEFAULT_MAX_BATCH, time_scale: float = 1.0) -> None:
     """Serve in this process until Ctrl-C (`python -m resolver.simulator`).
 
@@ -259,7 +266,7 @@ def run_simulator(*, config: str | None, seed: int = 42, precision: str | None =
     sock = bind_socket(host, port)
     shown = f"[{host}]" if ":" in host else host
 
-    def ready():
+    def ready() -> None:
         known = f"{problems.index.size} problems indexed" if problems else "no config: every answer is a guess"
         if say:
             say(f"{READY_PREFIX}http://{shown}:{sock.getsockname()[1]}  (models: {', '.join(PROFILES)}; {known}; "

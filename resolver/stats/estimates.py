@@ -19,8 +19,12 @@ lower end is floored at 0 and the upper end capped at the raw Wilson upper end
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from resolver.core import UserError, choices_text
 from resolver.stats.modes import DEFAULT_MODE, MODES
@@ -52,7 +56,8 @@ SCORE_FLOOR = 0.01
 SCORE_SCALE = 1000.0
 
 
-def wilson_interval(successes, trials, z: float = Z95):
+def wilson_interval(successes: ArrayLike, trials: ArrayLike,
+                    z: float = Z95) -> tuple[float, float] | tuple[np.ndarray, np.ndarray]:
     """Wilson score interval as (center, margin); works on scalars or numpy arrays.
 
     Fractional counts are allowed; zero trials give (0, 0).
@@ -72,7 +77,8 @@ def wilson_interval(successes, trials, z: float = Z95):
     return center, margin
 
 
-def wilson_cc_bounds(successes, trials, z: float = Z95):
+def wilson_cc_bounds(successes: ArrayLike, trials: ArrayLike,
+                     z: float | np.ndarray = Z95) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) of the continuity-corrected Wilson interval (Newcombe 1998, method 4).
 
     The modes use it instead of the plain Wilson interval: at small n the plain
@@ -97,7 +103,7 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-def _counts(counts: pd.DataFrame):
+def _counts(counts: pd.DataFrame) -> tuple[np.ndarray, ...]:
     """The counter arrays (as floats) from a DataFrame; a missing column is an error."""
     missing = [c for c in COUNTER_COLUMNS if c not in counts.columns]
     if missing:
@@ -131,7 +137,7 @@ def guess_rate(counts: pd.DataFrame) -> np.ndarray:
     return np.divide(guess, m, out=from_all, where=m > 0)
 
 
-def mode_map(counts: pd.DataFrame, mode: str):
+def mode_map(counts: pd.DataFrame, mode: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(successes S, trials N, offset, scale) of a mode: the estimate is (S - offset) / scale
     and the interval maps q -> (q N - offset) / scale (docs/statistics.md)."""
     c, x, v, t, guess = _counts(counts)
@@ -151,7 +157,8 @@ def mode_map(counts: pd.DataFrame, mode: str):
     return c + t, n, g * n, n * (1.0 - g)
 
 
-def mapped_interval(successes, trials, offset, scale, z: float = Z95):
+def mapped_interval(successes: ArrayLike, trials: ArrayLike, offset: ArrayLike, scale: ArrayLike,
+                    z: float | np.ndarray = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(low, high, below_chance): the continuity-corrected Wilson interval of the raw
     counts mapped through h(q) = (q * trials - offset) / scale.
 
@@ -185,7 +192,7 @@ def mode_interval(counts: pd.DataFrame, mode: str = DEFAULT_MODE, z: float = Z95
                          "below_chance": below.astype(bool)}, index=counts.index)
 
 
-def original_excess_interval(counts: pd.DataFrame, z: float = Z95):
+def original_excess_interval(counts: pd.DataFrame, z: float = Z95) -> tuple[float, float] | tuple[np.ndarray, np.ndarray]:
     """Seed 001's E_I, the ReasonScore input: Wilson on (c - G) successes of (m - G) trials.
 
     Reproduces the spec's worked example; its width assumes m - G binomial trials,
@@ -264,12 +271,12 @@ def compare_modes(agg: pd.DataFrame, z: float = Z95) -> pd.DataFrame:
     return pd.DataFrame(columns, index=agg.index)
 
 
-def adjusted_score(center, margin, truncated_ratio):
+def adjusted_score(center: ArrayLike, margin: ArrayLike, truncated_ratio: ArrayLike) -> np.ndarray:
     """The per-cell score of ReasonScore: center + margin - truncated_ratio (E_I numbers)."""
     return np.asarray(center, dtype=float) + np.asarray(margin, dtype=float) - np.asarray(truncated_ratio, dtype=float)
 
 
-def reasonscore(scores) -> float:
+def reasonscore(scores: ArrayLike) -> float:
     """1000 x geometric mean of max(score, 0.01) over cells; NaN when there are none."""
     values = np.asarray(scores, dtype=float)
     values = values[~np.isnan(values)]
@@ -278,13 +285,15 @@ def reasonscore(scores) -> float:
     return float(SCORE_SCALE * np.exp(np.mean(np.log(np.maximum(values, SCORE_FLOOR)))))
 
 
-def grouped_reasonscore(frame: pd.DataFrame, by, score_column: str = "adjusted_score") -> pd.Series:
+def grouped_reasonscore(frame: pd.DataFrame, by: Sequence[str], score_column: str = "adjusted_score") -> pd.Series:
     """ReasonScore per group of rows (e.g. per eval and tier), vectorised."""
     logs = np.log(np.maximum(frame[score_column].to_numpy(dtype=float), SCORE_FLOOR))
-    return SCORE_SCALE * np.exp(pd.Series(logs, index=frame.index).groupby([frame[b] for b in by], sort=False).mean())
+    means = pd.Series(logs, index=frame.index).groupby([frame[b] for b in by], sort=False).mean()
+    # numpy's ufuncs return a Series for a Series; pandas-stubs types them as ndarray
+    return cast(pd.Series, SCORE_SCALE * np.exp(means))
 
 
-def score_per_token(score, mean_tokens):
+def score_per_token(score: ArrayLike, mean_tokens: ArrayLike) -> float | np.ndarray:
     """ReasonScore divided by mean completion tokens (NaN without tokens)."""
     score = np.asarray(score, dtype=float)
     tokens = np.asarray(mean_tokens, dtype=float)
@@ -294,7 +303,7 @@ def score_per_token(score, mean_tokens):
     return float(result) if result.ndim == 0 else result
 
 
-def is_incomplete(point_count, expected_points):
+def is_incomplete(point_count: ArrayLike, expected_points: ArrayLike) -> bool | np.ndarray:
     """A cell is incomplete when the config expects more points than were collected.
 
     Unknown expectations (NaN / None) are not incomplete: nothing to compare against.

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 # the normal distribution from scipy.special: scipy.stats costs ~0.4 s to import (docs/performance.md)
 from scipy.special import ndtr, ndtri
@@ -47,9 +48,13 @@ CORRECT, TRUNCATED = 0, 3
 # bisection in z for the p-value: z beyond 40 is p below 1e-300
 _Z_MAX = 40.0
 _BISECTIONS = 60
+# a number or one per group: the interval helpers work on both
+_Numbers = float | np.ndarray
+# mode_map's (successes, trials, offset, scale)
+_ModeMap = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def joint_table(outcome_a, outcome_b, groups, n_groups: int) -> np.ndarray:
+def joint_table(outcome_a: ArrayLike, outcome_b: ArrayLike, groups: ArrayLike, n_groups: int) -> np.ndarray:
     """(n_groups, 4, 4) counts of (A outcome, B outcome) per group from per-pair arrays."""
     flat = (np.asarray(groups, dtype=np.int64) * OUTCOMES + np.asarray(outcome_a, dtype=np.int64)) * OUTCOMES \
         + np.asarray(outcome_b, dtype=np.int64)
@@ -57,7 +62,7 @@ def joint_table(outcome_a, outcome_b, groups, n_groups: int) -> np.ndarray:
     return counts.reshape(n_groups, OUTCOMES, OUTCOMES).astype(float)
 
 
-def counters_from_joint(marginal: np.ndarray, guess_answered, guess_all) -> pd.DataFrame:
+def counters_from_joint(marginal: np.ndarray, guess_answered: ArrayLike, guess_all: ArrayLike) -> pd.DataFrame:
     """One model's PointsDB-style counters from its (groups, 4) outcome margin."""
     marginal = np.asarray(marginal, dtype=float)
     return pd.DataFrame({"correct": marginal[:, 0], "incorrect": marginal[:, 1], "invalid": marginal[:, 2],
@@ -108,7 +113,7 @@ def success_phi(joint: np.ndarray, mode: str) -> np.ndarray:
     return np.divide(cov, denominator, out=np.zeros_like(cov), where=denominator > 1e-15)
 
 
-def _estimate_and_bounds(mapped, z):
+def _estimate_and_bounds(mapped: _ModeMap, z: _Numbers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(estimate clipped into its interval, low, high): the single-model mode interval of
     mapped = mode_map(counts, mode)."""
     successes, trials, offset, scale = mapped
@@ -118,7 +123,8 @@ def _estimate_and_bounds(mapped, z):
     return np.clip(raw, low, high), low, high
 
 
-def mover_bounds(est_a, low_a, high_a, est_b, low_b, high_b, phi):
+def mover_bounds(est_a: _Numbers, low_a: _Numbers, high_a: _Numbers, est_b: _Numbers, low_b: _Numbers,
+                 high_b: _Numbers, phi: _Numbers) -> tuple[_Numbers, _Numbers]:
     """(low, high) of B - A from the two intervals by square-and-add (MOVER).
 
     phi = 0 gives Newcombe's unpaired method 10; the paired version subtracts
@@ -132,13 +138,14 @@ def mover_bounds(est_a, low_a, high_a, est_b, low_b, high_b, phi):
     return diff - lower, diff + upper
 
 
-def _intervals(map_a, map_b, phi, z):
+def _intervals(map_a: _ModeMap, map_b: _ModeMap, phi: _Numbers,
+               z: _Numbers) -> tuple[np.ndarray, np.ndarray, tuple[_Numbers, _Numbers]]:
     est_a, low_a, high_a = _estimate_and_bounds(map_a, z)
     est_b, low_b, high_b = _estimate_and_bounds(map_b, z)
     return est_a, est_b, mover_bounds(est_a, low_a, high_a, est_b, low_b, high_b, phi)
 
 
-def _p_values(map_a, map_b, phi, diff) -> np.ndarray:
+def _p_values(map_a: _ModeMap, map_b: _ModeMap, phi: _Numbers, diff: np.ndarray) -> np.ndarray:
     """Two-sided p-value: 2 (1 - Phi(z*)) with z* the z at which the paired interval touches 0."""
     lo = np.zeros(len(diff))
     hi = np.full(len(diff), _Z_MAX)
@@ -150,7 +157,7 @@ def _p_values(map_a, map_b, phi, diff) -> np.ndarray:
     return np.where(diff == 0, 1.0, np.minimum(2.0 * ndtr(-lo), 1.0))
 
 
-def pair_sd(joint: np.ndarray, guess_all, mode: str) -> np.ndarray:
+def pair_sd(joint: np.ndarray, guess_all: ArrayLike, mode: str) -> np.ndarray:
     """Standard deviation of one pair's contribution to the difference (linearised ratio estimators).
 
     Each model's estimate is sum(S - o) / sum(w) per sample (the E form of the mode:
@@ -184,8 +191,8 @@ def pair_sd(joint: np.ndarray, guess_all, mode: str) -> np.ndarray:
     return np.sqrt(var)
 
 
-def compare_joint(joint, guess_a, guess_b, guess_all, mode: str, z: float = Z95,
-                  with_p: bool = True, phi=None) -> pd.DataFrame:
+def compare_joint(joint: ArrayLike, guess_a: ArrayLike, guess_b: ArrayLike, guess_all: ArrayLike, mode: str,
+                  z: float = Z95, with_p: bool = True, phi: ArrayLike | None = None) -> pd.DataFrame:
     """Per group: pairs, a, b (the two mode estimates), diff = b - a, paired_low/high,
     unpaired_low/high, phi, discordant (pairs whose success differs), pair_sd and p_value.
 
@@ -213,7 +220,7 @@ def compare_joint(joint, guess_a, guess_b, guess_all, mode: str, z: float = Z95,
     return frame
 
 
-def holm(p_values, alpha: float = 0.05):
+def holm(p_values: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
     """(rejected, adjusted p) of Holm's step-down procedure over one family of tests.
 
     Sorted ascending, p_(i) is rejected while p_(j) <= alpha / (K - j + 1) for all j <= i;
@@ -228,7 +235,7 @@ def holm(p_values, alpha: float = 0.05):
     return adjusted <= alpha, adjusted
 
 
-def samples_needed(sd, pairs, points, delta: float, tests: int, power: float = 0.8,
+def samples_needed(sd: ArrayLike, pairs: ArrayLike, points: ArrayLike, delta: float, tests: int, power: float = 0.8,
                    alpha: float = 0.05) -> np.ndarray:
     """More paired samples per point for 80% power to decide a difference of delta.
 

@@ -8,12 +8,16 @@ at once.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from resolver.analysis import compute_scores, dimension_not_carried, evaluate_command, open_dataset
 from resolver.core import UserError
 from resolver.pointsdb import validate_dimension
+
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
 
 
 def open_app_dataset(path):
@@ -26,7 +30,7 @@ def open_app_dataset(path):
     return dataset, db
 
 
-def check_group_by(db, group_by: str) -> str:
+def check_group_by(db: PointsDB, group_by: str) -> str:
     """Validate a --group-by dimension and make sure the points actually carry it."""
     name = validate_dimension(group_by)
     if not db.dimension_values(name):
@@ -51,7 +55,7 @@ def eval_matches_facets(facets: dict, selected: dict) -> bool:
     return True
 
 
-def ranked_eval_ids(db, present) -> list:
+def ranked_eval_ids(db: PointsDB, present) -> list:
     """Eval ids by overall ReasonScore (analyze.py scores' ranking), the rest after them in the given order."""
     wanted = set(present)
     ranked = [r["eval_id"] for r in compute_scores(db) if r["eval_id"] in wanted]
@@ -61,7 +65,7 @@ def ranked_eval_ids(db, present) -> list:
 class LockedDB:
     """Serialises access to one read-only DuckDB connection across Flask's request threads."""
 
-    def __init__(self, db):
+    def __init__(self, db: PointsDB):
         self.db = db
         self._lock = threading.Lock()
 

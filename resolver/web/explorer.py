@@ -10,7 +10,7 @@ samples (prompt, reasoning, answer). The whole state, inspected point included, 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html, no_update
 
@@ -23,6 +23,10 @@ from resolver.web.explorer_data import ALL_MANIFOLDS, MODE, Landscape
 from resolver.web.samples import render_sample
 from resolver.web.server import make_app
 
+if TYPE_CHECKING:
+    from resolver.catalog import Dataset
+    from resolver.pointsdb import PointsDB
+
 DEFAULT_EVALS = 2
 # plotly draws 3-D scenes at twice the screen resolution by default; at 1x a redraw costs a quarter
 # of the pixels, which is what decides its time wherever WebGL runs in software.
@@ -33,7 +37,7 @@ surface_figure, line_figure, projection_figure, token_figure = (figs.surface_fig
 _from_position, _fft_panel = figs.from_position, figs.fft_panel
 
 
-def build_app(dataset, db, tokenizer=None, url_base_pathname: str = "/", tokenizers: dict | None = None,
+def build_app(dataset: Dataset, db: PointsDB, tokenizer=None, url_base_pathname: str = "/", tokenizers: dict | None = None,
               links: dict | None = None):
     land = Landscape(dataset, db, tokenizer, tokenizers)
     if not land.tasks:

@@ -8,6 +8,7 @@ are read from the database on demand, one small query each, through a lock.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -19,13 +20,17 @@ from resolver.stats import add_statistics
 from resolver.web.data import LockedDB, ranked_eval_ids
 from resolver.web.samples import point_samples
 
+if TYPE_CHECKING:
+    from resolver.catalog import Dataset
+    from resolver.pointsdb import PointsDB
+
 MODE = "C_P"                # the default mode (analyze.py surface's); the app lets the user switch
 ALL_MANIFOLDS = "*"         # the manifold choice meaning "every manifold entry of the task"
 MANIFOLD_ID, DEGREE = "manifold.id", "manifold.degree"
 
 
 class Landscape:
-    def __init__(self, dataset, db, tokenizer=None, tokenizers: dict | None = None):
+    def __init__(self, dataset: Dataset, db: PointsDB, tokenizer=None, tokenizers: dict | None = None):
         views = _task_views(dataset, db)
         evals = db.evals()
         self.labels = eval_labels(evals)
@@ -183,7 +188,7 @@ def _in_manifold(frame: pd.DataFrame, manifold: str) -> pd.DataFrame:
     return frame[frame[MANIFOLD_ID].astype(str) == manifold]
 
 
-def _same(series: pd.Series, value) -> pd.Series:
+def _same(series: pd.Series, value) -> np.ndarray | pd.Series:
     """Equality that treats 4, 4.0 and "4" alike (click data comes back through JSON)."""
     try:
         return np.isclose(pd.to_numeric(series, errors="raise").astype(float), float(value))
@@ -191,7 +196,7 @@ def _same(series: pd.Series, value) -> pd.Series:
         return series.astype(str) == str(value)
 
 
-def _task_views(dataset, db) -> list[TaskView]:
+def _task_views(dataset: Dataset, db: PointsDB) -> list[TaskView]:
     """The config's views; without a config (or views in it), views inferred from the params."""
     if dataset.config_path is not None and dataset.config_path.is_file():
         views = config_views(dataset.config_path)
@@ -200,7 +205,7 @@ def _task_views(dataset, db) -> list[TaskView]:
     return inferred_views(db)
 
 
-def inferred_views(db, max_values: int = 200) -> list[TaskView]:
+def inferred_views(db: PointsDB, max_values: int = 200) -> list[TaskView]:
     """Per task: a 2-D view over its first two numeric params that vary, and a 1-D view per such param.
 
     For datasets whose config is unavailable; params with one value or non-numeric values
@@ -216,8 +221,8 @@ def inferred_views(db, max_values: int = 200) -> list[TaskView]:
             if 1 < len(values) <= max_values and all(isinstance(v, (int, float)) for v in values):
                 axes.append(dim)
         if len(axes) >= 2:
-            views.append(TaskView(task, "_".join(a.split(".", 1)[1] for a in axes[:2]), tuple(axes[:2])))
-        views.extend(TaskView(task, a.split(".", 1)[1], (a,)) for a in axes)
+            views.append(TaskView(str(task), "_".join(a.split(".", 1)[1] for a in axes[:2]), tuple(axes[:2])))
+        views.extend(TaskView(str(task), a.split(".", 1)[1], (a,)) for a in axes)
     if not views:
         raise UserError("no task has a numeric parameter that varies, so there is nothing to draw; "
                         "add the experiment config (with views:) to the dataset file")

@@ -219,7 +219,8 @@ def _fft_eval(land: Landscape, ident: str, eval_id: str) -> list:
     except UserError as exc:     # raw NDJSON not present (e.g. only the DB was pulled): say so, keep the rest
         return [*shown, html.Div(f"{label}: prompt FFT unavailable: {exc}", className="rs-note ex-fft-missing")]
     # Bin 0 is the removed mean (~0): leaving it in stretches the log axis over 15 decades.
-    data = [{"type": "scatter", "mode": "lines", "x": FREQUENCIES[1:].tolist(), "y": list(map(float, row.spectrum[1:])),
+    # the spectrum cell holds an array; pandas-stubs types itertuples' fields as scalars
+    data = [{"type": "scatter", "mode": "lines", "x": FREQUENCIES[1:].tolist(), "y": list(map(float, row.spectrum[1:])),  # type: ignore[index]
              "name": f"{dim} = {row.value}", "line": {"color": theme.eval_colour(i)}}
             for i, row in enumerate(table.itertuples(index=False))]
     name = f"{tokenizer.name}, fallback" if getattr(tokenizer, "fallback", False) else tokenizer.name

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dash import html
 
@@ -22,6 +22,10 @@ from resolver.web.data import LockedDB
 from resolver.web.explorer_data import inferred_views
 from resolver.web.server import DEFAULT_LINK_PORTS
 
+if TYPE_CHECKING:
+    from resolver.catalog import Dataset
+    from resolver.pointsdb import PointsDB
+
 TOP_POINTS = 5                  # largest differences listed under the grid, each linked to the explorer
 DECIDED_BORDER = "3px solid #111111"
 VERDICTS = {"b": "B better", "a": "A better", "none": "no evidence either way"}
@@ -32,7 +36,7 @@ ALL_MANIFOLDS = "*"             # the explorer's "every manifold entry" (resolve
 class Differences:
     """compare_evals on the leaderboard's selections, cached, plus the explorer link of a point."""
 
-    def __init__(self, dataset, db, group_by: str, groups: list, labels: dict):
+    def __init__(self, dataset: Dataset, db: PointsDB, group_by: str, groups: list, labels: dict):
         self.dataset = dataset
         self.db = LockedDB(db)          # Flask answers callbacks on several threads; one connection
         self.group_by = group_by

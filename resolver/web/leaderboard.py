@@ -11,6 +11,7 @@ is on screen. Each row links to the model's surfaces (explorer.py) and radar (sp
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 
@@ -21,12 +22,16 @@ from resolver.web import grid, layout, lbdiff, leaderboard_table, theme, urlstat
 from resolver.web.data import eval_facets
 from resolver.web.server import make_app
 
+if TYPE_CHECKING:
+    from resolver.catalog import Dataset
+    from resolver.pointsdb import PointsDB
+
 PAGE_SIZE = leaderboard_table.PAGE_SIZE
 SCORE_MODE = leaderboard_table.SCORE_MODE
 DEFAULTS = {"tier": OVERALL, "sort": "score", "mode": SCORE_MODE, "page": "1"}
 
 
-def build_app(dataset, db, group_by: str = "base_task", url_base_pathname: str = "/", links: dict | None = None):
+def build_app(dataset: Dataset, db: PointsDB, group_by: str = "base_task", url_base_pathname: str = "/", links: dict | None = None):
     """Precompute the board and return the Dash app."""
     board = Board(db, group_by)
     board.view((), ())  # warm the cache for the default selection at start-up (same key as the callback)
@@ -44,7 +49,7 @@ def _mode_options():
     return [{"label": label[m], "value": m, "title": MODE_DESCRIPTIONS[m]} for m in MODES]
 
 
-def _layout(dataset, board: Board, facets: dict, labels: dict):
+def _layout(dataset: Dataset, board: Board, facets: dict, labels: dict):
     tier_options = [{"label": "overall", "value": OVERALL}] + [{"label": t, "value": t} for t in board.tiers]
     controls = [
         layout.control("Find a model", dcc.Input(id="lb-search", type="search", placeholder="name, id or tag",

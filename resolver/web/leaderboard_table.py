@@ -60,7 +60,8 @@ def selected_rows(board: Board, state: dict) -> list:
     """Every row of a view state (all pages), ranked, then sorted by the clicked column if any."""
     manifolds = tuple(sorted(state["manifolds"]))
     view = board.view(manifolds, tuple(sorted(state["groups"])))
-    keep = {e.eval_id for e in board.evals.itertuples(index=False) if eval_matches_facets(e.facets, state["facets"])}
+    evals = board.evals
+    keep = {eval_id for eval_id, facets in zip(evals["eval_id"], evals["facets"]) if eval_matches_facets(facets, state["facets"])}
     rows = [r for r in rows_for(view, state["tier"], state["sort"], keep) if _matches_query(r, state["q"])]
     mode = state["mode"]
     others = board.mode_cells(manifolds, mode) if mode != SCORE_MODE else {}

@@ -7,10 +7,14 @@ and renders one sample at a time.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from dash import html
 
 from resolver.ingest import load_points, outcome_name, point_records, sample_index
+
+if TYPE_CHECKING:
+    from resolver.pointsdb import PointsDB
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
 
@@ -43,7 +47,7 @@ def split_reasoning(record: dict) -> tuple[str, str]:
     return str(reasoning), answer
 
 
-def point_samples(db, point_ids) -> list:
+def point_samples(db: PointsDB, point_ids) -> list:
     """Every answered sample of the points, in point then sample order."""
     out = []
     for _, point in load_points(db, point_ids).iterrows():

@@ -11,6 +11,7 @@ import json
 import math
 import numbers
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from dash import Input, Output, State, ctx, dcc, html, no_update
@@ -22,6 +23,10 @@ from resolver.web import layout, urlstate
 from resolver.web.data import ranked_eval_ids
 from resolver.web.server import make_app
 from resolver.web.spider_figures import OVERLAYS, bar_figure, radar_figure
+
+if TYPE_CHECKING:
+    from resolver.catalog import Dataset
+    from resolver.pointsdb import PointsDB
 
 OVERLAY_LABELS = {"ci": "95% CI band", "tokens": "token use", "truncation": "truncation"}
 MODE = "C_P"
@@ -46,7 +51,7 @@ def _group_key(label: str):
 class Profiles:
     """Per-eval radar numbers, tier accuracies and archetypes, per statistics mode."""
 
-    def __init__(self, db, group_by: str = "base_task"):
+    def __init__(self, db: PointsDB, group_by: str = "base_task"):
         self.group_by = group_by
         self.evals = db.evals()
         agg = db.aggregate(None, by=["eval_id", group_by])
@@ -98,7 +103,7 @@ class Profiles:
         return {e: classify(by_eval[e].reset_index(drop=True), medians, tier_rows.get(e)) for e in self.eval_ids}
 
 
-def build_app(dataset, db, group_by: str = "base_task", url_base_pathname: str = "/", links: dict | None = None):
+def build_app(dataset: Dataset, db: PointsDB, group_by: str = "base_task", url_base_pathname: str = "/", links: dict | None = None):
     profiles = Profiles(db, group_by)
     app = make_app(f"ReasonScape spiderweb — {dataset.name}", url_base_pathname)
     options = [{"label": profiles.labels[e], "value": e} for e in profiles.eval_ids]

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import argparse
 import re
+from typing import TYPE_CHECKING
 
 from resolver.analysis import common
 from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP
 from resolver.cli.analyze import flags, output
 from resolver.core import UserError
+
+if TYPE_CHECKING:
+    from resolver.catalog import Dataset
 
 __all__ = ["choose_evals", "delta_value", "register_compare", "run_compare"]
 
@@ -77,7 +81,7 @@ def choose_evals(evals, filters, search) -> tuple:
     return chosen[0], chosen[1]
 
 
-def _levels(dataset) -> dict | None:
+def _levels(dataset: Dataset) -> dict | None:
     if not getattr(dataset, "config_path", None):
         return None
     from resolver.config import load_config
@@ -86,7 +90,7 @@ def _levels(dataset) -> dict | None:
     return {name: (level.count, level.maxrounds) for name, level in config.precision.items()}
 
 
-def _config_text(dataset) -> str | None:
+def _config_text(dataset: Dataset) -> str | None:
     from pathlib import Path
 
     path = getattr(dataset, "config_path", None)

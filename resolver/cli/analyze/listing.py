@@ -6,11 +6,15 @@ dataset, calls the computation in resolver.analysis, renders it and writes it ou
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 from resolver.core import UserError
 from resolver.pointsdb import COUNTER_COLUMNS
+
+if TYPE_CHECKING:
+    from resolver.catalog import Dataset
 
 __all__ = [
     "load_config_or_none",
@@ -80,7 +84,7 @@ def run_tasks(args) -> int:
     return 0
 
 
-def load_config_or_none(dataset):
+def load_config_or_none(dataset: Dataset):
     """The dataset's experiment config (for views), or None when it names none."""
     if not getattr(dataset, "config_path", None):
         return None
