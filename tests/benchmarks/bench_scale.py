@@ -1,10 +1,14 @@
 """Benchmark: the cost curve of a study from 1 to 50 evals (docs/performance.md, *Scale*).
 
     .venv/bin/python tests/benchmarks/bench_scale.py [--sizes 1,10,50] [--parallel 2] [--no-browser]
+        [--distinct D]
 
 Builds (once, then reuses) a simulated r12 tree of max(sizes) + 1 distinct evals with
 tests/benchmarks/scale_tree.py (runner.py's own batch cycle answered by the simulator;
-configs/r12.yaml at --density lowdef, zerocot-nosys, greedy-2k), then for each size N
+configs/r12.yaml at --density lowdef, zerocot-nosys, greedy-2k; about 35 CPU seconds
+an eval); ``--distinct D`` builds only D of them and fills the rest with copies that
+differ in the model name alone (docs/performance.md, *Scale*, says when that was used).
+Then for each size N
 (the first N evals, a dataset and PointsDB of their own) measures:
 
 * records and bytes of NDJSON;
@@ -168,7 +172,7 @@ def measure_size(root: Path, names: list, extra: str, parallel: int, browser: bo
     size = len(names)
     dataset = write_sized_dataset(root, names, size)
     files = r12_tree.ndjson_files(root, names)
-    row: dict = {"evals": size, "files": len(files), "ndjson_mb": _mb(files), "records": _records(files), "load": {}}
+    row: dict = {"evals": size, "copied_evals": len(scale_tree.copies(root, names)), "files": len(files), "ndjson_mb": _mb(files), "records": _records(files), "load": {}}
     _fresh(dataset)
     row["load"]["evaluate"] = _load()
     first = bench_evaluate.run_evaluate(dataset, parallel, watch_memory=True)
@@ -204,10 +208,13 @@ def main() -> None:
     parser.add_argument("--dir", default=str(scale_tree.DEFAULT_DIR))
     parser.add_argument("--no-browser", action="store_true", help="leave out the web apps")
     parser.add_argument("--plot", default=str(REPO / "docs" / "scale.png"))
+    parser.add_argument("--distinct", type=int, default=None,
+                        help="build only this many distinct evals (a multiple of 5) and copy them to the "
+                             "others under their own names (scale_tree.py); default: every eval distinct")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     root = Path(args.dir)
-    names = scale_tree.build(sizes[-1] + 1, root)
+    names = scale_tree.build(sizes[-1] + 1, root, distinct=args.distinct)
     fresh = [measure_size(root, names[:n], names[n], args.parallel, not args.no_browser) for n in sizes]
     # a run of some sizes keeps the other sizes' rows of earlier runs (the 50-eval size is the long one)
     previous = OUT / "scale.json"
@@ -215,6 +222,7 @@ def main() -> None:
     rows = sorted([r for r in kept if r["evals"] not in sizes] + fresh, key=lambda r: r["evals"])
     all_sizes = [r["evals"] for r in rows]
     write_result("scale", {"cpu_count": os.cpu_count(), "density": scale_tree.DENSITY, "parallel": args.parallel,
+                           "distinct": args.distinct,
                            "rows": rows, "exponents": {key: scalefit.fit_exponent(all_sizes, [r.get(key) for r in rows])
                                                        for key, *_ in scalefit.FIGURES}})
     scalefit.plot(rows, Path(args.plot))

@@ -147,15 +147,43 @@ def _claim(root: Path, name: str) -> bool:
     return False
 
 
-def build(count: int, root: Path = DEFAULT_DIR, quiet: bool = False) -> list:
+def copy_eval(root: Path, source: str, target: str) -> None:
+    """Eval `target` as a copy of eval `source` that differs only in the model name (the
+    records' ``model`` field and the run folder's name), as r12_tree.scaled_copy makes them."""
+    old, new = f'"model": "{source}"'.encode(), f'"model": "{target}"'.encode()
+    base = root / "data" / "r12"
+    shutil.rmtree(base / target, ignore_errors=True)
+    for run in (p for p in (base / source).iterdir() if p.is_dir()):
+        dest = base / target / run.name.replace(f"_{source}_", f"_{target}_")
+        dest.mkdir(parents=True)
+        for f in run.iterdir():
+            (dest / f.name).write_bytes(f.read_bytes().replace(old, new))
+
+
+def build(count: int, root: Path = DEFAULT_DIR, quiet: bool = False, distinct: int | None = None) -> list:
     """Build (or reuse) the first `count` evals under `root`; returns their names. Several
     processes may build one tree at once (each claims the evals it builds); the call
-    returns when every eval is built."""
+    returns when every eval is built.
+
+    With `distinct` (a multiple of 5), only the first `distinct` evals are built; eval k
+    beyond them, unless an earlier build made it, is a copy of eval k mod `distinct` (the
+    same profile) under its own name (``copy_eval``): for a machine that cannot give the
+    build its hours. `copies` tells which evals are copies."""
     from resolver.sim.problems import ExperimentProblems
 
     root = Path(root)
     names = eval_names(count)
     fields = r12_tree._format()
+    if distinct is not None and distinct < count:
+        if distinct % len(PROFILES) or distinct < 1:
+            raise SystemExit(f"--distinct {distinct}: give a positive multiple of {len(PROFILES)}")
+        build(distinct, root, quiet)
+        for k, name in enumerate(names[distinct:], distinct):
+            marker = root / "data" / "r12" / name / ".done"
+            if not (marker.exists() and marker.read_text().endswith(fields)):   # built or copied before: kept
+                copy_eval(root, names[k % distinct], name)
+                marker.write_text(f"copy of {names[k % distinct]}\n" + fields)
+        return names
     problems = None
     if _claim(root, "requests"):
         _requests(root)
@@ -163,7 +191,7 @@ def build(count: int, root: Path = DEFAULT_DIR, quiet: bool = False) -> list:
         time.sleep(5)
     markers = [root / "data" / "r12" / name / ".done" for name in names]
     for name, marker in zip(names, markers):
-        if (marker.exists() and marker.read_text() == fields) or not _claim(root, name):
+        if (marker.exists() and marker.read_text().endswith(fields)) or not _claim(root, name):
             continue
         if problems is None:        # the problems of the config, generated once for every eval
             problems = ExperimentProblems(str(CONFIG), seed=42)
@@ -174,17 +202,24 @@ def build(count: int, root: Path = DEFAULT_DIR, quiet: bool = False) -> list:
             spent = ", ".join(f"{k} {v:.0f} s" for k, v in phases.items())
             print(f"scale tree: {name} written by {os.getpid()} in {time.perf_counter() - started:.0f} s ({spent}; "
                   f"load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
-    while not all(m.exists() and m.read_text() == fields for m in markers):   # evals other processes build
+    while not all(m.exists() and m.read_text().endswith(fields) for m in markers):   # evals other processes build
         time.sleep(10)
     return names
+
+
+def copies(root: Path, names) -> list:
+    """The evals among `names` that are copies of another (their .done marker says so)."""
+    return [n for n in names if (Path(root) / "data" / "r12" / n / ".done").read_text().startswith("copy of")]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--evals", type=int, default=51)
     parser.add_argument("--dir", default=str(DEFAULT_DIR))
+    parser.add_argument("--distinct", type=int, default=None,
+                        help="build only this many evals (a multiple of 5); copy them to the others")
     args = parser.parse_args()
-    names = build(args.evals, Path(args.dir))
+    names = build(args.evals, Path(args.dir), distinct=args.distinct)
     files = r12_tree.ndjson_files(Path(args.dir), names)
     print(f"{len(names)} evals: {len(files)} files, {sum(os.path.getsize(f) for f in files) / 1e6:.0f} MB")
 
