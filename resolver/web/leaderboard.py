@@ -101,6 +101,7 @@ def _layout(dataset: Dataset, board: Board, facets: dict, labels: dict):
                 html.Button("next →", id="lb-next", n_clicks=0, className="rs-button"),
             ], className="rs-pager"),
             dcc.Store(id="lb-page", data=0),
+            dcc.Store(id="lb-sorted"),
             html.Div(id="lb-empty"),
             dcc.Loading(html.Div(leaderboard_table.datatable(), className="rs-table-wrap"), id="lb-loading",
                         type="dot", delay_show=150),
@@ -136,19 +137,16 @@ def _register(app, board: Board, differ: lbdiff.Differences, links: dict):
         Output("lb-empty", "children"), Output("lb-tier-note", "children"),
         Input("lb-url", "search"), Input("lb-search", "value"), Input("lb-tier", "value"), Input("lb-sort", "value"),
         Input("lb-mode", "value"), Input({"type": "lb-facet", "key": ALL}, "value"),
-        Input("lb-manifold", "value"), Input("lb-groups", "value"), Input("lb-table", "columnState"),
+        Input("lb-manifold", "value"), Input("lb-groups", "value"), Input("lb-sorted", "data"),
         Input("lb-prev", "n_clicks"), Input("lb-next", "n_clicks"), Input("lb-reset", "n_clicks"),
         Input("lb-a", "value"), Input("lb-b", "value"),
-        State({"type": "lb-facet", "key": ALL}, "id"), State("lb-page", "data"),
+        State({"type": "lb-facet", "key": ALL}, "id"), State("lb-page", "data"), State("lb-table", "columnState"),
     )
-    def update(search, query, tier, sort, mode, facet_values, manifolds, groups, column_state, _p, _n, _r, a, b,
-               facet_ids, page):
+    def update(search, query, tier, sort, mode, facet_values, manifolds, groups, _sorted, _p, _n, _r, a, b,
+               facet_ids, page, column_state):
         trigger = ctx.triggered_id
         keys = [i["key"] for i in facet_ids]
         sort_by = grid.sort_from_state(column_state)
-        if trigger == "lb-table" and sort_by == state_from_url(board, search, keys)["sort_by"]:
-            # the grid reports its columns after every redraw and resize; only a new sort is news
-            return (*[no_update] * 4, [no_update] * len(keys), *[no_update] * 13)
         if trigger in (None, "lb-url", "lb-reset"):
             state = state_from_url(board, "" if trigger == "lb-reset" else search, keys)
         else:
@@ -167,6 +165,17 @@ def _register(app, board: Board, differ: lbdiff.Differences, links: dict):
         return (*control_values, state["page"], state_to_url(state) if url_changed else no_update,
                 out["data"], out["columns"],
                 out["label"], out["page"] == 0, out["page"] >= out["pages"] - 1, out["empty"], out["note"])
+
+    # The grid reports its columns after every redraw and resize; only a new sort is news. Those reports
+    # go to their own callback: as an input of `update` they re-sent its request while the first one was
+    # still computing (50 evals, a loaded machine), and Dash drops a superseded request's answer, so the
+    # page kept an empty table (docs/performance.md, *Scale*).
+    @app.callback(Output("lb-sorted", "data"), Input("lb-table", "columnState"), State("lb-url", "search"),
+                  State({"type": "lb-facet", "key": ALL}, "id"), State("lb-sorted", "data"), prevent_initial_call=True)
+    def sorted_by(column_state, search, facet_ids, count):
+        if grid.sort_from_state(column_state) == state_from_url(board, search, [i["key"] for i in facet_ids])["sort_by"]:
+            return no_update
+        return (count or 0) + 1
 
     @app.callback(Output("lb-diff", "children"), Output("lb-diff-key", "data"), Input("lb-url", "search"),
                   State("lb-diff-key", "data"))
