@@ -29,8 +29,8 @@ from resolver.grading import GRADER_VERSION
 from resolver.ingest import bookkeeping
 from resolver.ingest.input_files import expand_interview, file_size, plan_batches
 from resolver.ingest.points import EvalStats, eval_points, source_names
-from resolver.ingest.regrade import regrade_file_inplace, remove_regrade_temps
-from resolver.ingest.report import Report, add_regraded
+from resolver.ingest.regrade import add_regraded, regrade_file_inplace, remove_regrade_temps
+from resolver.ingest.report import Report
 from resolver.ingest.scan import SAMPLE_SCHEMA, ScanJob, scan_batch_safe
 
 

@@ -22,7 +22,7 @@ from resolver.catalog import EvalSpec
 from resolver.core import UserError
 from resolver.grading import ALL_REASONS, UNKNOWN
 from resolver.ingest.input_files import relative_names
-from resolver.ingest.report import add_regraded
+from resolver.ingest.regrade import RegradeTally, add_regraded
 from resolver.pointsdb import OUTCOME_INVALID, OUTCOME_TRUNCATED
 
 
@@ -37,10 +37,10 @@ class EvalStats:
     unanswered: int = 0
     mismatched: int = 0
     points: int = 0
-    problems: list = field(default_factory=list)   # "file:line: message"
-    regraded: dict = field(default_factory=dict)   # base_task -> [re-graded, changed verdict]
-    grader_versions: list = field(default_factory=list)
-    task_versions: dict = field(default_factory=dict)  # base_task -> sorted versions
+    problems: list[str] = field(default_factory=list)   # "file:line: message"
+    regraded: RegradeTally = field(default_factory=dict)
+    grader_versions: list[int] = field(default_factory=list)
+    task_versions: dict[str, list[int]] = field(default_factory=dict)  # base_task -> sorted versions
     status: str = "built"
 
     def add_scan(self, result, files) -> None:

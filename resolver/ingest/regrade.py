@@ -18,6 +18,17 @@ from resolver.tasks import task_of_record
 
 GRADED_FIELDS = ("normalized_answer", "extracted_answer", "is_valid", "is_correct", "is_truncated", "invalid_reason")
 
+# --offline's tallies per base task: [records re-graded, records whose verdict changed]
+RegradeTally = dict[str, list[int]]
+
+
+def add_regraded(total: RegradeTally, more: RegradeTally) -> None:
+    """Add re-grading tallies ({base_task: [re-graded, changed verdict]}) into ``total``."""
+    for task, (graded, changed) in more.items():
+        tally = total.setdefault(task, [0, 0])
+        tally[0] += graded
+        tally[1] += changed
+
 
 def regrade_record(record: dict) -> dict:
     """The record with the current grader's verdict fields and grader_version (in place)."""

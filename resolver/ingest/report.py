@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from resolver.grading import GRADER_VERSION
+from resolver.ingest.points import EvalStats
+from resolver.ingest.regrade import RegradeTally
 
 MAX_REPORTED_PROBLEMS = 20  # per eval on the console; the summary counts them all
 
@@ -14,28 +16,20 @@ class Report:
     """What a run did, for printing: per-eval stats, warnings, what was skipped."""
 
     db_path: Path | None = None
-    evals: list = field(default_factory=list)      # EvalStats
-    warnings: list = field(default_factory=list)
+    evals: list[EvalStats] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     unchanged: int = 0
     dropped: int = 0
     relabelled: int = 0
     written: bool = False
-    regraded: dict = field(default_factory=dict)   # --offline: base_task -> [re-graded, changed verdict]
+    regraded: RegradeTally = field(default_factory=dict)   # --offline only
 
     @property
     def problems(self) -> int:
         return sum(len(e.problems) for e in self.evals)
 
 
-def add_regraded(total: dict, more: dict) -> None:
-    """Add re-grading tallies ({base_task: [re-graded, changed verdict]}) into ``total``."""
-    for task, (graded, changed) in more.items():
-        tally = total.setdefault(task, [0, 0])
-        tally[0] += graded
-        tally[1] += changed
-
-
-def summary_lines(report: Report) -> list:
+def summary_lines(report: Report) -> list[str]:
     """A short human summary of a run (evaluate.py prints it)."""
     lines = []
     for e in report.evals:
@@ -63,7 +57,7 @@ def summary_lines(report: Report) -> list:
     return lines
 
 
-def regrade_lines(report: Report) -> list:
+def regrade_lines(report: Report) -> list[str]:
     """--offline: per task, how many records the current grader judged differently."""
     if not report.regraded:
         return []
@@ -76,7 +70,7 @@ def regrade_lines(report: Report) -> list:
     return lines
 
 
-def problem_lines(report: Report) -> list:
+def problem_lines(report: Report) -> list[str]:
     """Bad records with file:line, at most MAX_REPORTED_PROBLEMS per eval (the rest counted)."""
     lines = []
     for e in report.evals:
@@ -86,7 +80,7 @@ def problem_lines(report: Report) -> list:
     return lines
 
 
-def stale_grader_warnings(report: Report) -> list:
+def stale_grader_warnings(report: Report) -> list[str]:
     """Evals whose samples were graded by an older grader than the current one."""
     out = []
     for e in report.evals:

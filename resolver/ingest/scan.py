@@ -37,7 +37,7 @@ from resolver.ingest.record_checks import (
     outcome_codes,
     text_problem,
 )
-from resolver.ingest.report import add_regraded
+from resolver.ingest.regrade import add_regraded
 from resolver.pointsdb import outcome_of
 from resolver.records import CUT_LIMIT, GZIP_FRAMING, GZIP_LEVEL, RECORD_LIMIT, cut_into_pieces, long_line_problem, piece_groups, raw_line_problem
 from resolver.tasks import task_of_record
