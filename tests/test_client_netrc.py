@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from aiohttp import web
 
 from resolver.client.chat import ChatClient
@@ -42,21 +43,13 @@ def talk(url: str) -> None:
     asyncio.run(go())
 
 
-def test_the_netrc_login_of_the_host_goes_with_every_request(tmp_path, monkeypatch):
+@pytest.mark.parametrize("machine, login", [("127.0.0.1", ALICE), ("gpu.example", None)],
+                         ids=["the-host's-login-goes-with-every-request", "no-login-for-other-hosts"])
+def test_the_netrc_login_goes_only_to_its_host(tmp_path, monkeypatch, machine, login):
     netrc = tmp_path / "netrc"
-    netrc.write_text("machine 127.0.0.1 login alice password s3cret\n")
+    netrc.write_text(f"machine {machine} login alice password s3cret\n")
     netrc.chmod(0o600)
     monkeypatch.setenv("NETRC", str(netrc))
     with HeaderServer() as server:
         talk(server.url)
-    assert server.seen == [("models", ALICE)] + [("chat", ALICE)] * 3
-
-
-def test_no_login_for_other_hosts(tmp_path, monkeypatch):
-    netrc = tmp_path / "netrc"
-    netrc.write_text("machine gpu.example login alice password s3cret\n")
-    netrc.chmod(0o600)
-    monkeypatch.setenv("NETRC", str(netrc))
-    with HeaderServer() as server:
-        talk(server.url)
-    assert server.seen == [("models", None)] + [("chat", None)] * 3
+    assert server.seen == [("models", login)] + [("chat", login)] * 3
