@@ -207,6 +207,9 @@ def main() -> None:
     parser.add_argument("--parallel", type=int, default=2, help="evaluate.py --parallel (default 2)")
     parser.add_argument("--dir", default=str(scale_tree.DEFAULT_DIR))
     parser.add_argument("--no-browser", action="store_true", help="leave out the web apps")
+    parser.add_argument("--pages-only", action="store_true",
+                        help="only the web apps, on each size's dataset and PointsDB as the last run left them "
+                             "(no build, no evaluate); prints the figures, writes out/scale-pages.json")
     parser.add_argument("--plot", default=str(REPO / "docs" / "scale.png"))
     parser.add_argument("--distinct", type=int, default=None,
                         help="build only this many distinct evals (a multiple of 5) and copy them to the "
@@ -214,6 +217,13 @@ def main() -> None:
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     root = Path(args.dir)
+    if args.pages_only:
+        pages = {n: browse(root / "data" / f"scale{n}.json") for n in sizes}
+        write_result("scale-pages", {"rows": pages})
+        for n, figures in pages.items():
+            print(f"[{n} evals] " + ", ".join(f"{k} {v:.2f}" for k, v in figures.items() if isinstance(v, float))
+                  + f"; load average {figures['load']}")
+        return
     names = scale_tree.build(sizes[-1] + 1, root, distinct=args.distinct)
     fresh = [measure_size(root, names[:n], names[n], args.parallel, not args.no_browser) for n in sizes]
     # a run of some sizes keeps the other sizes' rows of earlier runs (the 50-eval size is the long one)
