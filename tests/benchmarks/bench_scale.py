@@ -1,7 +1,7 @@
 """Benchmark: the cost curve of a study from 1 to 50 evals (docs/performance.md, *Scale*).
 
     .venv/bin/python tests/benchmarks/bench_scale.py [--sizes 1,10,50] [--parallel 2] [--no-browser]
-        [--distinct D]
+        [--distinct D] [--pages-only]
 
 Builds (once, then reuses) a simulated r12 tree of max(sizes) + 1 distinct evals with
 tests/benchmarks/scale_tree.py (runner.py's own batch cycle answered by the simulator;
@@ -20,7 +20,8 @@ Then for each size N
 * ``analyze.py scores``, ``cluster`` and ``compare`` (the first two evals) wall time,
   real subprocesses with their default markdown output;
 * in headless Chromium (tests/support/browser.py): the leaderboard's first page and
-  the explorer's first surface, from navigation start to the first frame showing them
+  the explorer's first surface (and again in the same browser: a returning visitor), from
+  navigation start to the first frame showing them
   with no callback pending that the next frame follows within 50 ms (timed in the page;
   bench_webapps_browser.py's rule), and one leaderboard filter change (tier "hard",
   bench_webapps_browser.py's probe: from the mouse release to the new table);
@@ -162,6 +163,8 @@ def browse(dataset: Path) -> dict:
                     out["leaderboard_filter_s"] = measure(browser, timeout=120)["done"]
                 else:
                     out["explorer_surface_s"] = page_load(browser, server.url("/"), EXPLORER_READY)
+                    # a returning visitor: plotly.js and the page's scripts come from the browser's caches
+                    out["explorer_revisit_s"] = page_load(browser, server.url("/"), EXPLORER_READY)
         finally:
             browser.close()
             db.close()
