@@ -412,3 +412,31 @@ def test_fft_reads_a_point_run_twice(tmp_path):
              "params": {"length": 3}, "sources": np.array(["run1/f.ndjson", "run2/f.ndjson"], dtype=object)}
     assert [r["key"] for r in point_records(point, tmp_path)] == ["x-1", "x-2"]
     assert list(point_records({**point, "sources": None}, tmp_path)) == []
+
+
+def test_default_view_is_drawn_at_start_up(dataset, tmp_path):
+    """build_app computes the default page's figures: its first visit reads no raw NDJSON (the prompt FFT
+    shows with the run folders gone), while a view that was not warmed reports them unavailable."""
+    import shutil
+
+    from resolver.probe.tokenizers import load_tokenizer
+    from resolver.web import explorer as ex
+    from resolver.web.data import open_app_dataset
+    from resolver.web.explorer_data import Landscape
+
+    copy = tmp_path / "data"
+    shutil.copytree(Path(dataset).parent, copy)
+    ds, db = open_app_dataset(copy / Path(dataset).name)
+    with db:
+        land = Landscape(ds, db, load_tokenizer("bytes"))
+        ex.warm(land)
+        shutil.rmtree(copy / "webtest")          # the raw NDJSON the FFT reads
+        current = ex.state_update(land, None, [], "", None, None, None, None, None, None)[7]
+        assert len(current["evals"]) == ex.DEFAULT_EVALS
+        main, _tokens = ex.surfaces_update(land, current["view"], current["evals"], current["manifold"],
+                                           current["mode"])
+        assert len(main) == ex.DEFAULT_EVALS
+        panel = str(ex.fft_update(land, current["view"], current["evals"]))
+        assert "ex-fft-graph" in panel and "unavailable" not in panel
+        other = next(v.ident for v in land.views if v.base_task != land.view(current["view"]).base_task)
+        assert "prompt FFT unavailable" in str(ex.fft_update(land, other, current["evals"]))

@@ -82,7 +82,19 @@ def build_app(dataset: Dataset, db: PointsDB, tokenizer=None, url_base_pathname:
         ], className="rs-grid"),
     ], nav=nav)
     _register(app, land)
+    warm(land)
     return app
+
+
+def warm(land: Landscape) -> None:
+    """Compute the default page's figures once at start-up (as the leaderboard warms its default board),
+    so the first visit gets them from the caches: the prompt FFT alone reads the raw NDJSON of the two
+    default evals, 90% of a cold first draw (docs/performance.md, *Scale*)."""
+    current = state_update(land, None, [], "", None, None, None, None, None, None)[7]
+    draw_update(land, current["view"], current["evals"], current["manifold"], current["mode"])
+    if current["evals"]:
+        figs.projection_figure(land, current["view"], tuple(current["evals"]), {}, current["manifold"],
+                               current["mode"])
 
 
 def _register(app, land: Landscape):
@@ -100,12 +112,19 @@ def _register(app, land: Landscape):
         return state_update(land, ctx.triggered_id, ctx.triggered, search, task, ident, manifold, mode,
                             eval_ids, point)
 
-    @app.callback(Output("ex-main", "children"), Output("ex-tokens", "figure"), Output("ex-fft", "children"),
-                  Input("ex-state", "data"))
+    @app.callback(Output("ex-main", "children"), Output("ex-tokens", "figure"), Input("ex-state", "data"))
     def draw(current):
         if not current:
-            return no_update, no_update, no_update
-        return draw_update(land, current["view"], current["evals"], current["manifold"], current["mode"])
+            return no_update, no_update
+        return surfaces_update(land, current["view"], current["evals"], current["manifold"], current["mode"])
+
+    # The prompt FFT reads raw NDJSON (seconds on a cold cache): a callback of its own, so the surfaces
+    # above never wait for it.
+    @app.callback(Output("ex-fft", "children"), Input("ex-state", "data"))
+    def fft(current):
+        if not current:
+            return no_update
+        return fft_update(land, current["view"], current["evals"])
 
     @app.callback(Output("ex-projection", "figure"), Input("ex-state", "data"), Input("ex-point-store", "data"))
     def project(current, point):
@@ -244,10 +263,20 @@ def _clicked_point(land: Landscape, ident: str, trigger: dict, click: dict | Non
 
 
 def draw_update(land: Landscape, ident: str, eval_ids, manifold: str = ALL_MANIFOLDS, mode: str = MODE):
-    """Main graphs, token histograms and FFT for a view and evals (the main callback)."""
+    """Main graphs, token histograms and FFT for a view and evals (the draw and fft callbacks together)."""
+    return (*surfaces_update(land, ident, eval_ids, manifold, mode), fft_update(land, ident, eval_ids))
+
+
+def fft_update(land: Landscape, ident: str, eval_ids):
+    """The FFT panel of a view and evals (the fft callback)."""
+    return figs.fft_panel(land, ident, eval_ids) if ident and eval_ids else ""
+
+
+def surfaces_update(land: Landscape, ident: str, eval_ids, manifold: str = ALL_MANIFOLDS, mode: str = MODE):
+    """Main graphs and token histograms for a view and evals (the draw callback)."""
     if not ident or not eval_ids:
         return html.Div("Choose at least one eval to draw (the Evals box above).", className="rs-note rs-empty",
-                        id="ex-empty"), {}, ""
+                        id="ex-empty"), {}
     view = land.view(ident)
     if len(view.dims) == 2:
         main = [_surface_panel(land, ident, e, manifold, mode) for e in eval_ids]
@@ -257,7 +286,7 @@ def draw_update(land: Landscape, ident: str, eval_ids, manifold: str = ALL_MANIF
                                    figure=figs.line_figure(land, ident, eval_ids, manifold, mode),
                                    config={"displaylogo": False}), className="rs-panel")]
         main += [_no_data(land, ident, e, manifold) for e in eval_ids if e not in drawn]
-    return main, figs.token_figure(land, view.base_task, tuple(eval_ids)), figs.fft_panel(land, ident, eval_ids)
+    return main, figs.token_figure(land, view.base_task, tuple(eval_ids))
 
 
 def _surface_panel(land: Landscape, ident: str, eval_id: str, manifold: str, mode: str):

@@ -1,7 +1,7 @@
 """Benchmark: the cost curve of a study from 1 to 50 evals (docs/performance.md, *Scale*).
 
     .venv/bin/python tests/benchmarks/bench_scale.py [--sizes 1,10,50] [--parallel 2] [--no-browser]
-        [--distinct D]
+        [--distinct D] [--pages-only]
 
 Builds (once, then reuses) a simulated r12 tree of max(sizes) + 1 distinct evals with
 tests/benchmarks/scale_tree.py (runner.py's own batch cycle answered by the simulator;
@@ -20,7 +20,8 @@ Then for each size N
 * ``analyze.py scores``, ``cluster`` and ``compare`` (the first two evals) wall time,
   real subprocesses with their default markdown output;
 * in headless Chromium (tests/support/browser.py): the leaderboard's first page and
-  the explorer's first surface, from navigation start to the first frame showing them
+  the explorer's first surface (and again in the same browser: a returning visitor), from
+  navigation start to the first frame showing them
   with no callback pending that the next frame follows within 50 ms (timed in the page;
   bench_webapps_browser.py's rule), and one leaderboard filter change (tier "hard",
   bench_webapps_browser.py's probe: from the mouse release to the new table);
@@ -162,6 +163,8 @@ def browse(dataset: Path) -> dict:
                     out["leaderboard_filter_s"] = measure(browser, timeout=120)["done"]
                 else:
                     out["explorer_surface_s"] = page_load(browser, server.url("/"), EXPLORER_READY)
+                    # a returning visitor: plotly.js and the page's scripts come from the browser's caches
+                    out["explorer_revisit_s"] = page_load(browser, server.url("/"), EXPLORER_READY)
         finally:
             browser.close()
             db.close()
@@ -207,6 +210,9 @@ def main() -> None:
     parser.add_argument("--parallel", type=int, default=2, help="evaluate.py --parallel (default 2)")
     parser.add_argument("--dir", default=str(scale_tree.DEFAULT_DIR))
     parser.add_argument("--no-browser", action="store_true", help="leave out the web apps")
+    parser.add_argument("--pages-only", action="store_true",
+                        help="only the web apps, on each size's dataset and PointsDB as the last run left them "
+                             "(no build, no evaluate); prints the figures, writes out/scale-pages.json")
     parser.add_argument("--plot", default=str(REPO / "docs" / "scale.png"))
     parser.add_argument("--distinct", type=int, default=None,
                         help="build only this many distinct evals (a multiple of 5) and copy them to the "
@@ -214,6 +220,13 @@ def main() -> None:
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     root = Path(args.dir)
+    if args.pages_only:
+        pages = {n: browse(root / "data" / f"scale{n}.json") for n in sizes}
+        write_result("scale-pages", {"rows": pages})
+        for n, figures in pages.items():
+            print(f"[{n} evals] " + ", ".join(f"{k} {v:.2f}" for k, v in figures.items() if isinstance(v, float))
+                  + f"; load average {figures['load']}")
+        return
     names = scale_tree.build(sizes[-1] + 1, root, distinct=args.distinct)
     fresh = [measure_size(root, names[:n], names[n], args.parallel, not args.no_browser) for n in sizes]
     # a run of some sizes keeps the other sizes' rows of earlier runs (the 50-eval size is the long one)
