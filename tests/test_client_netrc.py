@@ -34,9 +34,17 @@ class HeaderServer(LoopbackServer):
         return web.json_response({"object": "list", "data": [{"id": "m"}]})
 
 
-def talk(url: str) -> None:
+def use_netrc(tmp_path, monkeypatch, machine: str) -> None:
+    """$NETRC names a file holding alice's login for `machine`."""
+    netrc = tmp_path / "netrc"
+    netrc.write_text(f"machine {machine} login alice password s3cret\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+
+
+def talk(url: str, apikey: str | None = None) -> None:
     async def go():
-        async with ChatClient(url) as client:
+        async with ChatClient(url, apikey) as client:
             await client.list_models()
             for _ in range(3):
                 await client.complete(BODY)
@@ -46,10 +54,14 @@ def talk(url: str) -> None:
 @pytest.mark.parametrize("machine, login", [("127.0.0.1", ALICE), ("gpu.example", None)],
                          ids=["the-host's-login-goes-with-every-request", "no-login-for-other-hosts"])
 def test_the_netrc_login_goes_only_to_its_host(tmp_path, monkeypatch, machine, login):
-    netrc = tmp_path / "netrc"
-    netrc.write_text(f"machine {machine} login alice password s3cret\n")
-    netrc.chmod(0o600)
-    monkeypatch.setenv("NETRC", str(netrc))
+    use_netrc(tmp_path, monkeypatch, machine)
     with HeaderServer() as server:
         talk(server.url)
     assert server.seen == [("models", login)] + [("chat", login)] * 3
+
+
+def test_an_api_key_wins_over_the_netrc_login(tmp_path, monkeypatch):
+    use_netrc(tmp_path, monkeypatch, "127.0.0.1")
+    with HeaderServer() as server:
+        talk(server.url, apikey="sk-test")
+    assert server.seen == [("models", "Bearer sk-test")] + [("chat", "Bearer sk-test")] * 3

@@ -209,7 +209,8 @@ class ChatClient:
         # Proxies come from resolver.client.http_policy.proxy_for (http(s)_proxy, then all_proxy,
         # no_proxy respected) and the .netrc login is read here once: aiohttp's trust_env would
         # look both up again in a worker thread for every request (docs/performance.md).
-        login = None if is_socks(self.proxy) else _netrc_login(self.base)
+        # An explicit key wins: the .netrc login is for servers the user gave no key for.
+        login = None if is_socks(self.proxy) or self.apikey else _netrc_login(self.base)
         self._netrc_headers = None if login is None else {"Authorization": login.encode()}
         self._session = aiohttp.ClientSession(
             connector=connector, headers=headers, timeout=aiohttp.ClientTimeout(total=self.timeout))
