@@ -40,12 +40,10 @@ def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals=(), sear
             rows[spec.eval_id] = _eval_row({"eval_id": spec.eval_id, "label": spec.label, "model": spec.model,
                                             "template": spec.template, "sampler": spec.sampler,
                                             "groups": list(spec.groups), "hf_id": spec.hf_id})
-    by_id = counts.set_index("eval_id") if not counts.empty else None
-    for eval_id, row in rows.items():
-        if by_id is not None and eval_id in by_id.index:
-            # the counts are integers; pandas-stubs types a cell as any scalar (str, date, None, ...)
-            row["points"] = int(by_id.at[eval_id, "points"])  # type: ignore[arg-type]
-            row["samples"] = int(by_id.at[eval_id, "samples"])  # type: ignore[arg-type]
+    for eval_id, points, samples in zip(counts["eval_id"], counts["points"].astype(int).tolist(),
+                                        counts["samples"].astype(int).tolist()):
+        if eval_id in rows:
+            rows[eval_id].update(points=points, samples=samples)
     regex = compile_search(search)
     result = []
     for row in rows.values():
