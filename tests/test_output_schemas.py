@@ -131,6 +131,31 @@ def test_the_leaderboard_download_conforms_to_its_schema(hand):
             assert gamma["boolean points"] is None and gamma["arithmetic points"] == arithmetic_points
 
 
+def test_the_spiderweb_download_conforms_to_its_schema(hand):
+    """The spiderweb's JSON download: valid against its schema, and the same text as the export
+    frame's rows written by pandas and the standard library (what the download always was)."""
+    import pandas as pd
+
+    from resolver.pointsdb import open_pointsdb
+    from resolver.web.spiderweb import Profiles, export_frame, export_json
+
+    with open_pointsdb(hand.parent / "hand.db", read_only=True) as db:
+        profiles = Profiles(db, "base_task")
+    for mode in ("C_P", "C_I"):
+        frame = export_frame(profiles, [GAMMA, ALPHA], mode)
+        text = export_json(frame, mode, "base_task")
+        data = json.loads(text)
+        _validate(data, "spiderweb-export.json")
+        assert text == json.dumps({"mode": mode, "group_by": "base_task",
+                                   "rows": json.loads(frame.to_json(orient="records"))}, indent=1)
+        assert {r["eval_id"] for r in data["rows"]} == {GAMMA, ALPHA}
+        groups = {e: {r["group"] for r in data["rows"] if r["eval_id"] == e} for e in (GAMMA, ALPHA)}
+        assert groups == {GAMMA: {"arithmetic"}, ALPHA: {"arithmetic", "boolean"}}     # Gamma never ran boolean
+        assert all(r["mode"] == mode and r["archetype"] for r in data["rows"])
+    with pytest.raises(pydantic.ValidationError, match="archetype"):
+        export_json(pd.DataFrame([{"mode": "C_P"}]), "C_P", "base_task")
+
+
 def test_the_model_keeps_the_text_of_the_dict_it_is_given(hand):
     """Key order, integers, floats and nulls as the standard library writes the same dict."""
     from resolver.analysis.compare import compare_evals

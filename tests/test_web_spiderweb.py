@@ -1,6 +1,8 @@
 """spiderweb.py in headless Chromium: radar numbers, radar/bar toggle, overlays, eval choice, archetype."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.conftest import run_script
@@ -122,6 +124,12 @@ def test_csv_download_of_the_radar_numbers(page, dataset, tmp_path):
     hand = _hand_counts(dataset, "Gamma-2B")["arithmetic"]
     assert float(gamma["arithmetic"]["center"]) == pytest.approx(_wilson(hand["correct"], hand["n"])[0], abs=1e-9)
     assert float(gamma["arithmetic"]["truncated_ratio"]) == 0 and gamma["arithmetic"]["mode"] == "C_P"
+    # the JSON download holds the same rows (docs/schemas/spiderweb-export.json)
+    page.mouse_click("#sw-json")
+    data = json.loads(page.wait_download(tmp_path, "spiderweb.json").read_text())
+    assert (data["mode"], data["group_by"]) == ("C_P", "base_task")
+    assert [(r["eval_id"], r["group"]) for r in data["rows"]] == [(r["eval_id"], r["group"]) for r in rows]
+    assert [r["center"] for r in data["rows"]] == pytest.approx([float(r["center"]) for r in rows], abs=1e-9)
 
 
 @needs_browser

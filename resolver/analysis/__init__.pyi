@@ -62,6 +62,7 @@ from .outputs import (
     RankOutput as RankOutput,
     ScoresOutput as ScoresOutput,
     ShortcutsOutput as ShortcutsOutput,
+    SpiderwebExport as SpiderwebExport,
     SpiderwebOutput as SpiderwebOutput,
     SurfaceOutput as SurfaceOutput,
     TasksOutput as TasksOutput,

@@ -12,7 +12,7 @@ from resolver.analysis.output_base import OutputModel, missing_columns
 
 __all__ = [
     "SURFACE_COLUMNS", "AggregateOutput", "CapacityOutput", "CompressionOutput", "HazardOutput", "PointsOutput",
-    "Rows", "SpiderwebOutput", "SurfaceOutput", "TokensOutput",
+    "Rows", "SpiderwebExportRows", "SpiderwebOutput", "SurfaceOutput", "TokensOutput",
 ]
 
 
@@ -62,6 +62,13 @@ class SpiderwebOutput(Rows):
 
     REQUIRED = ("eval_id", "label", "model", "group", "mode", "center", "margin", "low", "high", "below_chance",
                 "truncated_ratio", "tokens_mean", "samples", "points")
+
+
+class SpiderwebExportRows(Rows):
+    """The rows of the spiderweb app's JSON download: analyze.py spiderweb's columns (mode first),
+    whether the truncated share is marked on the chart, and the eval's archetype."""
+
+    REQUIRED = SpiderwebOutput.REQUIRED + ("truncation_marked", "archetype")
 
 
 class CompressionOutput(Rows):

@@ -22,6 +22,7 @@ from resolver.analysis.output_tables import (
     HazardOutput,
     PointsOutput,
     Rows,
+    SpiderwebExportRows,
     SpiderwebOutput,
     SurfaceOutput,
     TokensOutput,
@@ -33,7 +34,7 @@ from resolver.run import RunSummary
 __all__ = [
     "OUTPUT_MODELS", "AggregateOutput", "CapacityOutput", "ClusterOutput", "CompareOutput", "CompressionOutput",
     "EvalListing", "EvalScores", "EvalsOutput", "FailureOutput", "FftOutput", "HazardOutput", "LeaderboardExport",
-    "PointsOutput", "RankOutput", "Rows", "ScoresOutput", "ShortcutsOutput", "SpiderwebOutput", "SurfaceOutput",
+    "PointsOutput", "RankOutput", "Rows", "ScoresOutput", "ShortcutsOutput", "SpiderwebExport", "SpiderwebOutput", "SurfaceOutput",
     "TasksOutput", "TokensOutput", "TruncationOutput", "output_json", "output_schema_texts",
 ]
 
@@ -367,6 +368,14 @@ class LeaderboardExport(OutputModel):
     rows: list[LeaderboardRow]
 
 
+class SpiderwebExport(OutputModel):
+    """The spiderweb's "JSON" download: the radar numbers of the evals shown, in the shown mode."""
+
+    mode: str
+    group_by: str
+    rows: SpiderwebExportRows
+
+
 # docs/schemas/<file>: (model, title). The input files' models are resolver.catalog.json_schemas'.
 OUTPUT_MODELS: dict[str, tuple[type[BaseModel], str]] = {
     "compare-output.json": (CompareOutput, "analyze.py compare --format json (docs/analyze.md)"),
@@ -388,6 +397,7 @@ OUTPUT_MODELS: dict[str, tuple[type[BaseModel], str]] = {
     "fft-output.json": (FftOutput, "probe.py fft --format json (docs/probe.md)"),
     "shortcuts-output.json": (ShortcutsOutput, "probe.py shortcuts --json PATH (docs/tasks.md)"),
     "leaderboard-export.json": (LeaderboardExport, "The leaderboard's JSON download (docs/webapps.md)"),
+    "spiderweb-export.json": (SpiderwebExport, "The spiderweb's JSON download (docs/webapps.md)"),
 }
 
 

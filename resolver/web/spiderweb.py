@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING
 import pandas as pd
 from dash import Input, Output, State, ctx, dcc, html, no_update
 
-from resolver.analysis import DEGREE_COLUMN, eval_labels, format_value, spiderweb_from_aggregate, tier_name
+from resolver.analysis import (
+    DEGREE_COLUMN,
+    SpiderwebExport,
+    eval_labels,
+    format_value,
+    spiderweb_from_aggregate,
+    tier_name,
+)
 from resolver.analysis.archetypes import classify, dataset_medians
 from resolver.stats import MODE_DESCRIPTIONS, MODES, add_statistics
 from resolver.web import layout, urlstate
@@ -169,9 +176,7 @@ def _register(app, profiles: Profiles):
     def download(_csv, _json, eval_ids, mode):
         frame = export_frame(profiles, eval_ids or [], mode or MODE)
         if ctx.triggered_id == "sw-json":
-            records = json.loads(frame.to_json(orient="records"))
-            return {"content": json.dumps({"mode": mode, "group_by": profiles.group_by, "rows": records}, indent=1),
-                    "filename": "spiderweb.json"}
+            return {"content": export_json(frame, mode, profiles.group_by), "filename": "spiderweb.json"}
         return {"content": frame.to_csv(index=False), "filename": "spiderweb.csv"}
 
 
@@ -204,6 +209,14 @@ def export_frame(profiles: Profiles, eval_ids, mode: str) -> pd.DataFrame:
     archetypes = profiles.archetypes_for(mode)
     frame["archetype"] = [archetypes[e].name if e in archetypes else "" for e in frame["eval_id"]]
     return frame.drop(columns=["tokens_scaled"], errors="ignore")
+
+
+def export_json(frame: pd.DataFrame, mode: str, group_by: str) -> str:
+    """The JSON download: the export frame's rows as pandas writes them (NaN as null, floats to 10
+    significant digits), checked against its model (docs/schemas/spiderweb-export.json)."""
+    records = json.loads(frame.to_json(orient="records"))
+    export = SpiderwebExport.model_validate({"mode": mode, "group_by": group_by, "rows": records})
+    return json.dumps(export.model_dump(mode="json"), indent=1)
 
 
 def profile_update(profiles: Profiles, eval_ids, kind: str, overlays, mode: str = MODE):
