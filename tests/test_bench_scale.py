@@ -46,3 +46,18 @@ def test_table_rows_exponents_and_limits():
     compare = next(line for line in lines if line.startswith("| analyze compare (s) |"))
     assert compare == "| analyze compare (s) | - | - | - | - | < 30 s: MISSED |"
 
+
+
+def test_floor_page_holds_each_figure_at_its_size():
+    from plotly_floor import floor_page
+
+    figures = [{"data": [{"type": "surface", "z": [[0, 1], [1, 0]], "name": "a </script><b>"}], "layout": {},
+                "width": 640, "height": 480},
+               {"data": [], "layout": {"title": {"text": "t"}}, "width": 300, "height": 200}]
+    page = floor_page(figures, {"displaylogo": False})
+    assert '<div id="g0" style="display:inline-block;width:640px;height:480px">' in page
+    assert '<div id="g1" style="display:inline-block;width:300px;height:200px">' in page
+    # a trace name cannot close the page's script early: two scripts open, two close
+    assert page.count("<script") == 2 and page.count("</script>") == 2
+    assert '"name": "a <\\/script><b>"' in page
+    assert "Plotly.newPlot('g' + i, f.data, f.layout, config)" in page and '{"displaylogo": false}' in page

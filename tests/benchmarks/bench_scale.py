@@ -24,7 +24,9 @@ Then for each size N
   navigation start to the first frame showing them
   with no callback pending that the next frame follows within 50 ms (timed in the page;
   bench_webapps_browser.py's rule), and one leaderboard filter change (tier "hard",
-  bench_webapps_browser.py's probe: from the mouse release to the new table);
+  bench_webapps_browser.py's probe: from the mouse release to the new table); then the floor
+  under the explorer's figure: the same figures drawn by plotly.js alone in a bare page, in a
+  fresh browser and again in it (plotly_floor.py);
 * the study's disk footprint: run folders, PointsDB and evaluate's cache.
 
 Each timed figure is stored with the 1-minute load average when it started. Prints the
@@ -47,6 +49,7 @@ import time
 from pathlib import Path
 
 import bench_evaluate
+import plotly_floor
 import r12_tree
 import scale_tree
 import scalefit
@@ -145,6 +148,7 @@ def browse(dataset: Path) -> dict:
     from tests.support.browser import Browser, DashServer
 
     out: dict = {"load": {}}
+    figures: list = []
     for name, build in (("leaderboard", lb.build_app), ("explorer", ex.build_app)):
         ds, db = open_app_dataset(dataset)
         browser = Browser(1400, 1000)
@@ -165,9 +169,12 @@ def browse(dataset: Path) -> dict:
                     out["explorer_surface_s"] = page_load(browser, server.url("/"), EXPLORER_READY)
                     # a returning visitor: plotly.js and the page's scripts come from the browser's caches
                     out["explorer_revisit_s"] = page_load(browser, server.url("/"), EXPLORER_READY)
+                    figures = browser.driver.execute_script(plotly_floor.CAPTURE)
         finally:
             browser.close()
             db.close()
+    # the same figures drawn by plotly.js alone, in a fresh browser: the floor under the explorer's figures
+    out.update(plotly_floor.measure_floor(figures, ex.SURFACE_CONFIG, page_load, EXPLORER_READY))
     return out
 
 

@@ -27,6 +27,9 @@ FIGURES = (
     ("leaderboard_load_s", "leaderboard first page", "s", 2.0),
     ("leaderboard_filter_s", "leaderboard filter change", "s", 2.0),
     ("explorer_surface_s", "explorer first surface", "s", 2.0),
+    ("explorer_revisit_s", "explorer revisit", "s", 2.0),
+    ("explorer_floor_s", "plotly.js alone, same figures", "s", None),
+    ("explorer_floor_revisit_s", "plotly.js alone, revisit", "s", None),
     ("footprint_mb", "study on disk", "MB", None),
 )
 
@@ -80,6 +83,9 @@ def plot(rows: list, path: Path) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    plain = FuncFormatter(lambda v, _: f"{v:g}" if v < 1e5 else f"{v:,.0f}")   # 0.1, 2, 1000: no 10^k, no crowded minor labels
 
     sizes = [row["evals"] for row in rows]
     columns = 5
@@ -99,6 +105,9 @@ def plot(rows: list, path: Path) -> Path:
         ax.set_title(f"{title}" + (f" ({unit})" if unit else "") + ("" if exponent is None else f"\nexponent {exponent:.2f}"),
                      fontsize=8)
         ax.tick_params(labelsize=7)
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_formatter(plain)
+            axis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("evals", fontsize=7)
     for ax in list(axes.flat)[count:]:
         ax.axis("off")
