@@ -94,3 +94,18 @@ def test_estimator_modes_are_defined_once():
     scores = build_parser()._subparsers._group_actions[0].choices["compare"]
     [mode] = [a for a in scores._actions if a.dest == "mode"]
     assert tuple(mode.choices) == stats.MODES and mode.default == stats.DEFAULT_MODE
+
+
+def test_the_seed_default_is_written_once():
+    """runner.py's --seed default is resolver.config.DEFAULT_SEED, and every tool that replays a run's
+    problems (simulator, agreement, shortcuts audit, config expansion) defaults to that name, not to
+    a number of its own."""
+    from resolver.config import DEFAULT_SEED
+    from resolver.run import RunOptions
+
+    assert DEFAULT_SEED == float(_runner_doc_defaults()["--seed"])
+    assert RunOptions.model_fields["seed"].default == DEFAULT_SEED
+    literal = re.compile(r"seed\w*\s*:\s*int\s*=\s*42\b|--seed\"[^)]*default=42\b")
+    written = [f"{path.relative_to(REPO)}:{n}" for path in sorted((REPO / "resolver").rglob("*.py"))
+               for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if literal.search(line)]
+    assert written == []

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from resolver.audit.film_reader import READERS
 from resolver.audit.players import PLAYERS
-from resolver.config import ExperimentConfig, Template, expand_steps
+from resolver.config import DEFAULT_SEED, ExperimentConfig, Template, expand_steps
 from resolver.grading import grade
 from resolver.tasks import get_task
 
@@ -211,7 +211,7 @@ def _tier(manifold: dict) -> str:
 
 
 def run_audit(config: ExperimentConfig, *, samples: int = 256, density: str = "normal", degree: int | None = None,
-              tasks: Sequence[str] | None = None, seed: int = 42, tokenizer: str | None = None,
+              tasks: Sequence[str] | None = None, seed: int = DEFAULT_SEED, tokenizer: str | None = None,
               template: Template | None = None, cache_dir: str | Path = "cache",
               progress: Callable[[int, int], object] | None = None,
               calibration_progress: Callable[..., Any] | None = None) -> AuditReport:

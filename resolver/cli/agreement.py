@@ -6,6 +6,7 @@ The measurement is resolver/sim/agreement.py; this module is its flags and its t
 from __future__ import annotations
 
 from resolver.cli.base import ArgParser, positive_int, run_main
+from resolver.config import DEFAULT_SEED
 from resolver.core import UserError
 
 
@@ -19,7 +20,7 @@ def main(argv=None) -> int:
     parser.add_argument("--samples", type=positive_int, default=200, help="samples per point (default 200)")
     parser.add_argument("--profiles", default=",".join(PROFILES),
                         help="comma-separated profiles (default: all)")
-    parser.add_argument("--seed", type=int, default=42, help="the runner's --seed (default 42)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the runner's --seed (default {DEFAULT_SEED})")
     parser.add_argument("--pointsdb", metavar="FILE",
                         help="measure the evals of this PointsDB instead of simulating (other flags ignored)")
     args = parser.parse_args(argv)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 
 from resolver.cli.base import ArgParser, positive_int
+from resolver.config import DEFAULT_SEED
 from resolver.core import UserError
 from resolver.sim.gpu import DEFAULT_MAX_BATCH, PRESETS
 
@@ -18,7 +19,7 @@ def build_parser() -> ArgParser:
                                    "`python -m resolver.simulator run-batch --help`: the vllm run-batch stand-in.")
     parser.add_argument("--config", help="experiment config whose prompts it should recognise "
                         "(without it every prompt gets a plausible wrong answer)")
-    parser.add_argument("--seed", type=int, default=42, help="the runner's --seed (default 42)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the runner's --seed (default {DEFAULT_SEED})")
     parser.add_argument("--precision", help="recognise only as many rounds as this precision level "
                         "can ask for (default: the config's deepest level)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
@@ -62,7 +63,7 @@ def build_run_batch_parser() -> ArgParser:
     parser.add_argument("-i", "--input-file", required=True, metavar="IN", help="run-batch input NDJSON")
     parser.add_argument("-o", "--output-file", required=True, metavar="OUT", help="where to write vLLM's output NDJSON")
     parser.add_argument("--config", help="experiment config whose prompts it should recognise")
-    parser.add_argument("--seed", type=int, default=42, help="the runner's --seed (default 42)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the runner's --seed (default {DEFAULT_SEED})")
     parser.add_argument("--precision", help="recognise only as many rounds as this precision level can ask for")
     add_answer_flags(parser)
     parser.add_argument("--gpu", metavar="PRESET", default="h200-8b",

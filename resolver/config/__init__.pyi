@@ -16,6 +16,7 @@ from .loader import (
     expected_points as expected_points,
     load_config as load_config,
 )
+from .point_identity import DEFAULT_SEED as DEFAULT_SEED
 from .prompts import (
     Sampler as Sampler,
     SamplerFile as SamplerFile,

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from resolver.config.config_file import MAX_CONFIG_POINTS, MAX_GRID_POINTS, ExperimentConfig, ManifoldEntry, Precision, TaskConfig, combos
-from resolver.config.point_identity import canonical_params, identity_text, step_seed
+from resolver.config.point_identity import DEFAULT_SEED, canonical_params, identity_text, step_seed
 from resolver.core import UserError, choices_text, file_not_found, read_yaml_file
 from resolver.core.typed import validate_file
 from resolver.tasks import get_task
@@ -148,7 +148,7 @@ def _entry_points(where: str, task_cfg: TaskConfig, entry: ManifoldEntry, *, tok
 
 
 def expand_steps(config: ExperimentConfig, *, density: str = "normal", degree: int | None = None,
-                 tasks=None, seed: int = 42, tokenizer=None, template=None,
+                 tasks=None, seed: int = DEFAULT_SEED, tokenizer=None, template=None,
                  cache_dir="cache", progress=None) -> list[Step]:
     """The steps of a run, indexed in config order (tasks, entries, grid order); `progress`:
     a tqdm-like factory for calibration's bar (none: no bar)."""

@@ -30,7 +30,11 @@ def identity_text(params: dict) -> str:
     return json.dumps(params, sort_keys=True)
 
 
-def step_seed(params_without_count: dict, base_seed: int = 42) -> int:
+# runner.py's --seed default (docs/runner.md); every tool that replays a run's problems uses it too
+DEFAULT_SEED = 42
+
+
+def step_seed(params_without_count: dict, base_seed: int = DEFAULT_SEED) -> int:
     """Seed of a step's random.Random: sha256 of the sorted-key JSON, last 8 hex digits, + seed."""
     digest = hashlib.sha256(identity_text(params_without_count).encode()).hexdigest()
     return int(digest[-8:], 16) + base_seed

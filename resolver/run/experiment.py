@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from resolver.client import DEFAULT_LOAD_TIMEOUT, DEFAULT_TIMEOUT, api_key_from_env
 from resolver.config import (
+    DEFAULT_SEED,
     Density,
     ExperimentConfig,
     Precision,
@@ -71,7 +72,7 @@ class RunOptions(BaseModel):
     ca_bundle: str | None = Field(None, description="PEM file of extra CA certificates for an https apibase")
     batch: str | None = None
     precision: str | None = None
-    seed: int = 42
+    seed: int = DEFAULT_SEED
     density: Density = "normal"
     degree: int | None = Field(None, ge=0)
     parallel: int = Field(16, ge=1)

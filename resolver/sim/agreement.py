@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from os import PathLike
 
+from resolver.config import DEFAULT_SEED
 from resolver.pointsdb import OUTCOME_CORRECT, open_pointsdb
 from resolver.run import RunOptions, build_experiment, messages_for, request_for
 from resolver.sim.app import SimulatorApp
@@ -53,7 +54,7 @@ def within_point_phi(groups: dict) -> float:
 
 
 def simulated_correctness(config: str, template: str, sampler: str, profiles: Sequence[str], samples: int,
-                          seed: int = 42) -> dict:
+                          seed: int = DEFAULT_SEED) -> dict:
     """{profile: {(point, sample_index): correct}} for samples 0..samples-1 of every point."""
     experiment = build_experiment(RunOptions(config=config, template=template, sampler=sampler,
                                              model="sim", apibase="http://127.0.0.1:1", seed=seed).checked())

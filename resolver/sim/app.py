@@ -15,6 +15,7 @@ from functools import lru_cache
 from aiohttp import web
 
 from resolver.client import request_key
+from resolver.config import DEFAULT_SEED
 from resolver.sim.faults import FaultPlan, SimStats
 from resolver.sim.gpuserve import GpuServing, StreamEvents, gpu_reply
 from resolver.sim.problems import ExperimentProblems
@@ -36,7 +37,7 @@ def _error(status: int, message: str, kind: str = "invalid_request_error",
 class SimulatorApp:
     """Request handling; one instance per server."""
 
-    def __init__(self, problems: ExperimentProblems | None, *, seed: int = 42,
+    def __init__(self, problems: ExperimentProblems | None, *, seed: int = DEFAULT_SEED,
                  latency_ms: float = 0.0, faults: FaultPlan | None = None,
                  api_key: str | None = None, think_style: str = "inline", gpu: GpuServing | None = None):
         self.problems = problems

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from resolver.config import expand_steps, load_config
+from resolver.config import DEFAULT_SEED, expand_steps, load_config
 from resolver.grading import grade
 from resolver.run import CaseStreams
 from resolver.sim.profiles import Problem, problem_latent
@@ -98,7 +98,7 @@ def _ignore(line: str) -> None:
     pass
 
 
-def simulator_steps(config_path: str, *, seed: int = 42, precision: str | None = None,
+def simulator_steps(config_path: str, *, seed: int = DEFAULT_SEED, precision: str | None = None,
                     tokenizer: str | None = None, template: Template | None = None, cache_dir: str = "cache",
                     warn: Callable[[str], object] = _ignore,
                     progress: Callable[..., Any] | None = None) -> tuple[list[Step], int, int]:
@@ -136,7 +136,7 @@ class ExperimentProblems:
     count x maxrounds of the chosen precision level (default: the deepest).
     """
 
-    def __init__(self, config_path: str, *, seed: int = 42, precision: str | None = None,
+    def __init__(self, config_path: str, *, seed: int = DEFAULT_SEED, precision: str | None = None,
                  tokenizer: str | None = None, template: Template | None = None, cache_dir: str = "cache",
                  warn: Callable[[str], object] | None = None, progress: Callable[..., Any] | None = None):
         self.index = ProblemIndex()

@@ -33,6 +33,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Iterable
 from aiohttp import web
 
 from resolver.client import fast_event_loop
+from resolver.config import DEFAULT_SEED
 from resolver.core import UserError, child_options
 from resolver.sim.app import SimulatorApp
 from resolver.sim.faults import FaultPlan, SimStats
@@ -85,7 +86,7 @@ class SimulatorServer:
             ... requests to sim.url ...   # http://127.0.0.1:<port>
     """
 
-    def __init__(self, config: str | None, *, seed: int = 42, host: str = "127.0.0.1", port: int = 0,
+    def __init__(self, config: str | None, *, seed: int = DEFAULT_SEED, host: str = "127.0.0.1", port: int = 0,
                  latency_ms: float = 0.0, faults: dict | None = None, retry_after: float = 1.0,
                  stall_seconds: float = 30.0, api_key: str | None = None,
                  think_style: str = "inline", precision: str | None = None,
@@ -177,7 +178,7 @@ class SimulatorProcess:
 READY_PREFIX = "simulator ready on "
 
 
-def start_simulator_process(config: str | None, *, port: int = 0, seed: int = 42, latency_ms: float = 0.0,
+def start_simulator_process(config: str | None, *, port: int = 0, seed: int = DEFAULT_SEED, latency_ms: float = 0.0,
                             faults: str | None = None, api_key: str | None = None,
                             extra_args: Iterable[object] = (), ready_timeout: float = 120.0,
                             python: str = sys.executable, cpu: int | None = None) -> SimulatorProcess:
@@ -235,7 +236,7 @@ def gpu_serving(gpu: str | None, max_batch: int, time_scale: float) -> GpuServin
 
 
 # ================================================================ serving until stopped
-def run_simulator(*, config: str | None, seed: int = 42, precision: str | None = None, host: str = "127.0.0.1",
+def run_simulator(*, config: str | None, seed: int = DEFAULT_SEED, precision: str | None = None, host: str = "127.0.0.1",
                   port: int = 3333, latency_ms: float = 0.0, faults: dict | None = None, retry_after: float = 1.0,
                   stall_seconds: float = 30.0, api_key: str | None = None, think_style: str = "inline",
                   tokenizer: str | None = None, template: Template | None = None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 from resolver.cli.analyze import output
+from resolver.config import DEFAULT_SEED
 
 __all__ = ["register_shortcuts", "run_shortcuts"]
 
@@ -24,7 +25,7 @@ def register_shortcuts(subparsers) -> None:
     p.add_argument("--density", choices=list(DENSITIES), default="normal", help="grid density (default normal)")
     p.add_argument("--degree", type=int, default=None, help="only this tier (default all)")
     p.add_argument("--task", action="append", default=None, metavar="NAME", help="only this task (repeatable)")
-    p.add_argument("--seed", type=int, default=42, help="run seed, as runner.py --seed (default 42)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"run seed, as runner.py --seed (default {DEFAULT_SEED})")
     p.add_argument("--tokenizer", default=None, help="tokenizer for calibrate tasks (as runner.py)")
     p.add_argument("--template", default=None, help="template for calibrate tasks (as runner.py)")
     p.add_argument("--top", type=positive_int, default=3, help="worst points shown per task (default 3)")
