@@ -138,11 +138,8 @@ def _entry_points(where: str, task_cfg: TaskConfig, entry: ManifoldEntry, *, tok
     if not tokenizer:
         raise UserError(f"{where}: task {task_cfg.name!r} uses mode: calibrate, which needs --tokenizer "
                         f"(a HuggingFace tokenizer id or a local tokenizer directory)")
-    try:
-        from resolver.config.calibrate import resolve_calibration
-    except ImportError:
-        raise UserError(f"{where}: task {task_cfg.name!r} uses mode: calibrate, but calibration "
-                        f"(resolver/config/calibrate.py) is not available in this installation")
+    # loaded only here: calibration brings in the tokenizer libraries (pyproject's PLC0415 list)
+    from resolver.config.calibrate import resolve_calibration
     resolved = resolve_calibration(task_cfg, entry, tokenizer, template, cache_dir, progress)
     return [(dict(params), {**manifold, "target_tokens": int(target)}) for target, params in resolved]
 
