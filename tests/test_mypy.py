@@ -80,11 +80,12 @@ FULLY_TYPED = ("core", "grading", "records", "stats", "pointsdb", "client",
                "llamacpp", "audit", "probe", "sim", "share", "catalog")
 
 
-def test_incomplete_signatures_are_refused_in_the_typed_packages():
-    covered = set(_overrides("disallow_incomplete_defs"))
+@pytest.mark.parametrize("option", ["disallow_incomplete_defs", "disallow_untyped_defs"])
+def test_unannotated_signatures_are_refused_in_the_typed_packages(option):
+    covered = set(_overrides(option))
     missing = [p for p in FULLY_TYPED if f"resolver.{p}.*" not in covered]
-    assert not missing, f"disallow_incomplete_defs is off for {missing} (pyproject.toml [[tool.mypy.overrides]])"
-    assert not MYPY.get("disallow_incomplete_defs"), "set per package, not globally: the other packages are not there yet"
+    assert not missing, f"{option} is off for {missing} (pyproject.toml [[tool.mypy.overrides]])"
+    assert not MYPY.get(option), "set per package, not globally: the other packages are not there yet"
 
 
 def test_pandas_is_checked_against_its_stubs():
