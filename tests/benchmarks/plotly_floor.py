@@ -12,8 +12,8 @@ explorer can go below (docs/performance.md, *Scale*).
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>plotly.js floor</title></head>
@@ -50,53 +50,29 @@ def floor_page(figures: list, config: dict) -> str:
     return PAGE.format(divs=divs, figures=json.dumps(plain).replace("</", "<\\/"), config=json.dumps(config))
 
 
-class FloorServer:
-    """The bare page and plotly.min.js on 127.0.0.1, in a background thread."""
+def floor_app(page: str):
+    """The bare page and plotly.min.js as a WSGI app, in the shape DashServer serves (``.server``)."""
+    script, html = plotly_js(), page.encode()
 
-    def __init__(self, page: str):
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    def wsgi(environ, start_response):
+        body, kind, cache = ((script, "text/javascript; charset=utf-8", "max-age=31536000")
+                             if environ.get("PATH_INFO") == "/plotly.min.js"
+                             else (html, "text/html; charset=utf-8", "no-cache"))
+        start_response("200 OK", [("Content-Type", kind), ("Content-Length", str(len(body))), ("Cache-Control", cache)])
+        return [body]
 
-        script, html = plotly_js(), page.encode()
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 (http.server's name)
-                body, kind, cache = ((script, "text/javascript; charset=utf-8", "max-age=31536000")
-                                     if self.path == "/plotly.min.js" else (html, "text/html; charset=utf-8", "no-cache"))
-                self.send_response(200)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.send_header("Cache-Control", cache)
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/"
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=10)
+    return SimpleNamespace(server=wsgi)
 
 
 def measure_floor(figures: list, config: dict, page_load, ready_js: str) -> dict:
     """Seconds to the first steady frame of the bare page: a fresh browser, then a revisit in it."""
-    from tests.support.browser import Browser
+    from tests.support.browser import Browser, DashServer
 
     browser = Browser(1400, 1000)
     try:
-        with FloorServer(floor_page(figures, config)) as server:
-            cold = page_load(browser, server.url(), ready_js)
-            revisit = page_load(browser, server.url(), ready_js)
+        with DashServer(floor_app(floor_page(figures, config))) as server:
+            cold = page_load(browser, server.url("/"), ready_js)
+            revisit = page_load(browser, server.url("/"), ready_js)
     finally:
         browser.close()
     return {"explorer_floor_s": cold, "explorer_floor_revisit_s": revisit}
