@@ -26,7 +26,7 @@ from contextlib import nullcontext
 from functools import lru_cache
 from itertools import product
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from resolver.config.hf_tokenizers import load_hf_tokenizer
 from resolver.config.point_identity import canonical_params, step_seed
@@ -36,6 +36,8 @@ from resolver.records import safe_name
 from resolver.tasks import get_task, skipped_guess_rates
 
 if TYPE_CHECKING:
+    from resolver.config.config_file import ManifoldEntry, TaskConfig
+    from resolver.config.prompts import Template
     from resolver.tasks import Task, TestCase
 CEILING_SAMPLES = 16    # cases per ceiling measurement (what calibration searches on)
 TAIL_SDS = 3.5          # the longest of ~500 cases sits about 3 standard deviations above the mean
@@ -48,12 +50,12 @@ TOLERANCE = 0.015
 
 # ---------------------------------------------------------------- tokenizer
 @lru_cache(maxsize=8)
-def load_tokenizer(name_or_path: str):
+def load_tokenizer(name_or_path: str) -> Any:
     """A HuggingFace tokenizer from a local directory or a hub id (local cache first)."""
     return load_hf_tokenizer(name_or_path)
 
 
-def count_prompt_tokens(tokenizer, messages: list[dict]) -> int:
+def count_prompt_tokens(tokenizer: Any, messages: list[dict]) -> int:
     """Tokens of a chat prompt: the tokenizer's chat template when it has one."""
     if getattr(tokenizer, "chat_template", None):
         ids = tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True)
@@ -65,7 +67,7 @@ def count_prompt_tokens(tokenizer, messages: list[dict]) -> int:
 
 
 # ---------------------------------------------------------------- measuring
-def _messages(task: Task, params: dict, case: TestCase, template) -> list[dict]:
+def _messages(task: Task, params: dict, case: TestCase, template: Template | None) -> list[dict]:
     if template is None:
         text = f"{task.description_for(params)} Respond with {task.answer_format_for(params)}\n{case.input}"
         return [{"role": "user", "content": text}]
@@ -73,7 +75,7 @@ def _messages(task: Task, params: dict, case: TestCase, template) -> list[dict]:
     return render_messages(template, task, params, case)
 
 
-def prompt_tokens(task: Task, params: dict, tokenizer, template, samples: int) -> list[int]:
+def prompt_tokens(task: Task, params: dict, tokenizer: Any, template: Template | None, samples: int) -> list[int]:
     """Prompt lengths of the first `samples` cases of the step with these params."""
     params = canonical_params(task, params)
     valid = task.validate(params)
@@ -82,14 +84,16 @@ def prompt_tokens(task: Task, params: dict, tokenizer, template, samples: int) -
     return [count_prompt_tokens(tokenizer, _messages(task, valid, c, template)) for c in cases]
 
 
-def ceiling_prompt_tokens(task: Task, params: dict, tokenizer, template, samples: int = CEILING_SAMPLES) -> float:
+def ceiling_prompt_tokens(task: Task, params: dict, tokenizer: Any, template: Template | None,
+                          samples: int = CEILING_SAMPLES) -> float:
     """A length the step's prompts stay within: the longest measured prompt or
     mean + TAIL_SDS standard deviations, whichever is larger."""
     counts = prompt_tokens(task, params, tokenizer, template, samples)
     return max(max(counts), statistics.fmean(counts) + TAIL_SDS * statistics.pstdev(counts))
 
 
-def search_parameter(measure, low, high, target: float, is_int: bool, at_most: bool = False):
+def search_parameter(measure: Callable[[float], float], low: float, high: float, target: float, is_int: bool,
+                     at_most: bool = False) -> float:
     """The value in [low, high] whose measure(value) is closest to target; with
     `at_most`, the one closest from below (measure <= target; `low` if none is).
 
@@ -104,7 +108,7 @@ def search_parameter(measure, low, high, target: float, is_int: bool, at_most: b
     class Close(Exception):
         """A measurement within TOLERANCE of the target: stop searching."""
 
-    def m(v):
+    def m(v: float) -> float:
         if v not in seen:
             seen[v] = measure(v)
             if abs(seen[v] - target) <= TOLERANCE * target and not (at_most and seen[v] > target):
@@ -121,7 +125,7 @@ def search_parameter(measure, low, high, target: float, is_int: bool, at_most: b
     return best
 
 
-def _search(m, low, high, target, is_int):
+def _search(m: Callable[[float], float], low: float, high: float, target: float, is_int: bool) -> float:
     lo = low
     if m(lo) >= target:
         return lo
@@ -137,11 +141,11 @@ def _search(m, low, high, target, is_int):
     return min((lo, hi), key=lambda v: abs(m(v) - target))
 
 
-def _interpolate(x0, x1, y0, y1, target):
+def _interpolate(x0: float, x1: float, y0: float, y1: float, target: float) -> float:
     return x0 + (target - y0) * (x1 - x0) / (y1 - y0) if y1 != y0 else (x0 + x1) / 2
 
 
-def _bracket(m, lo, high, target, is_int):
+def _bracket(m: Callable[[float], float], lo: float, high: float, target: float, is_int: bool) -> float:
     """A value above the target: extrapolate from `lo` (aiming 10% high), else double."""
     x = min(high, lo + 1 if is_int else (lo * 2 or 1.0))
     while m(x) < target and x < high:
@@ -152,7 +156,7 @@ def _bracket(m, lo, high, target, is_int):
 
 
 # ---------------------------------------------------------------- cache
-def _cache_path(cache_dir, tokenizer_id: str, template, generator: str) -> Path:
+def _cache_path(cache_dir: str | Path, tokenizer_id: str, template: Template | None, generator: str) -> Path:
     template_name = getattr(template, "name", "plain")
     template_body = json.dumps(getattr(template, "messages", None), sort_keys=True, default=str)
     digest = hashlib.sha256(f"{tokenizer_id}|{template_body}|{CACHE_VERSION}".encode()).hexdigest()[:10]
@@ -178,8 +182,8 @@ def _grid_points(grid: dict) -> list[dict]:
     return [dict(zip(names, values)) for values in product(*(grid[n] for n in names))]
 
 
-def resolve_calibration(task_config, manifold_entry, tokenizer, template, cache_dir,
-                        progress=None) -> list[tuple[int, dict]]:
+def resolve_calibration(task_config: TaskConfig, manifold_entry: ManifoldEntry, tokenizer: Any, template: Template | None,
+                        cache_dir: str | Path, progress: Callable[..., Any] | None = None) -> list[tuple[int, dict]]:
     """[(target_tokens, params)] for a calibrate entry: one per target and grid point.
 
     `tokenizer` is a tokenizer id / directory (loaded with load_tokenizer) or an
@@ -188,6 +192,7 @@ def resolve_calibration(task_config, manifold_entry, tokenizer, template, cache_
     """
     task = get_task(task_config.generator)
     spec = manifold_entry.calibrate
+    assert spec is not None  # only `mode: calibrate` entries come here (loader._entry_points)
     param = next(p for p in task.params if p.name == spec.param)
     tokenizer_id = tokenizer if isinstance(tokenizer, str) else getattr(tokenizer, "name_or_path", "tokenizer")
     loaded = load_tokenizer(tokenizer) if isinstance(tokenizer, str) else tokenizer
@@ -200,7 +205,7 @@ def resolve_calibration(task_config, manifold_entry, tokenizer, template, cache_
         for target, point in jobs:
             key = json.dumps({"param": param.name, "target": target, "grid": point}, sort_keys=True)
             if key not in cache:
-                def measure(value, point=point):
+                def measure(value: float, point: dict = point) -> float:
                     return ceiling_prompt_tokens(task, {**point, param.name: value}, loaded, template)
 
                 low = param.low if param.low is not None else (1 if param.kind is int else 0.0)

@@ -61,7 +61,7 @@ class View(FileModel):
 
     @field_validator("filters", mode="before")
     @classmethod
-    def _no_filters(cls, value):
+    def _no_filters(cls, value: Any) -> Any:
         return {} if value is None else value
 
 
@@ -85,7 +85,7 @@ class ManifoldEntry(FileModel):
 
     @field_validator("grid", mode="before")
     @classmethod
-    def _no_grid(cls, value):
+    def _no_grid(cls, value: Any) -> Any:
         return {} if value is None else value
 
     def points(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 from resolver.core import UserError
 from resolver.tasks import get_task
@@ -37,7 +38,7 @@ def hub_unreachable(repo_id: str, timeout: float = HUB_PROBE_TIMEOUT_S) -> str |
     return None
 
 
-def load_hf_tokenizer(name_or_path: str, *, offline: bool = False):
+def load_hf_tokenizer(name_or_path: str, *, offline: bool = False) -> Any:
     """AutoTokenizer for a local directory or a hub id: the local cache first, then the hub.
 
     offline=True never contacts the hub (an eval's hf_id on a machine without network
@@ -64,7 +65,7 @@ def load_hf_tokenizer(name_or_path: str, *, offline: bool = False):
                     "tokenizer id (cached or downloadable) or a directory with tokenizer files")
 
 
-def train_table_tokenizer(path, num_rows: int = 20, repeats: int = 6, vocab_size: int = 2000) -> None:
+def train_table_tokenizer(path: str | Path, num_rows: int = 20, repeats: int = 6, vocab_size: int = 2000) -> None:
     """Train a small, deterministic byte-level BPE on tables prompts and save it at `path`
     as a transformers tokenizer: a stand-in for a model's tokenizer where none can be
     downloaded (the simulated r12 study, calibration tests)."""

@@ -24,13 +24,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, get_args
 
 from resolver.config.config_file import MAX_CONFIG_POINTS, MAX_GRID_POINTS, ExperimentConfig, ManifoldEntry, Precision, TaskConfig, combos
 from resolver.config.point_identity import DEFAULT_SEED, canonical_params, identity_text, step_seed
 from resolver.core import UserError, choices_text, file_not_found, read_yaml_file
 from resolver.core.typed import validate_file
 from resolver.tasks import get_task
+
+if TYPE_CHECKING:
+    from resolver.config.prompts import Template
 
 __all__ = ["DENSITIES", "Density", "ExperimentConfig", "ManifoldEntry", "MAX_CONFIG_POINTS", "MAX_GRID_POINTS", "Precision",
            "Step", "TaskConfig", "config_degrees", "expand_steps", "expected_points", "load_config", "step_name",
@@ -56,7 +59,7 @@ class Step:
 
 
 # ---------------------------------------------------------------- loading
-def load_config(path, check_points: bool = True) -> ExperimentConfig:
+def load_config(path: str | Path, check_points: bool = True) -> ExperimentConfig:
     """Read and validate an experiment config (UserError on any problem).
 
     ``check_points=False`` skips the generators' cross-parameter check of every grid
@@ -109,17 +112,17 @@ def step_name(index: int, task_name: str, params: dict) -> str:
     return "_".join([f"{index:03d}", task_name, *parts])
 
 
-def _check_choice(value, valid, flag: str, path: str) -> None:
+def _check_choice(value: str, valid: tuple[str, ...], flag: str, path: str) -> None:
     if value not in valid:
         raise UserError(f"{path}: {flag} {value!r} is not valid; valid: {choices_text(valid)}")
 
 
-def config_degrees(config: ExperimentConfig, tasks=None) -> list[int]:
+def config_degrees(config: ExperimentConfig, tasks: Sequence[str] | None = None) -> list[int]:
     return sorted({e.degree for t in config.tasks if tasks is None or t.name in tasks
                    for e in t.manifolds if e.degree is not None})
 
 
-def _selected_tasks(config: ExperimentConfig, tasks) -> list[TaskConfig]:
+def _selected_tasks(config: ExperimentConfig, tasks: Sequence[str] | None) -> list[TaskConfig]:
     if not tasks:
         return list(config.tasks)
     for name in tasks:
@@ -129,8 +132,9 @@ def _selected_tasks(config: ExperimentConfig, tasks) -> list[TaskConfig]:
     return [t for t in config.tasks if t.name in set(tasks)]
 
 
-def _entry_points(where: str, task_cfg: TaskConfig, entry: ManifoldEntry, *, tokenizer, template, cache_dir,
-                  progress=None):
+def _entry_points(where: str, task_cfg: TaskConfig, entry: ManifoldEntry, *, tokenizer: str | None,
+                  template: Template | None, cache_dir: str | Path,
+                  progress: Callable[..., Any] | None = None) -> list[tuple[dict, dict]]:
     """(params, manifold) for each point of one (thinned) entry."""
     manifold = {"id": entry.id, **({"degree": entry.degree} if entry.degree is not None else {})}
     if entry.calibrate is None:
@@ -145,8 +149,9 @@ def _entry_points(where: str, task_cfg: TaskConfig, entry: ManifoldEntry, *, tok
 
 
 def expand_steps(config: ExperimentConfig, *, density: str = "normal", degree: int | None = None,
-                 tasks=None, seed: int = DEFAULT_SEED, tokenizer=None, template=None,
-                 cache_dir="cache", progress=None) -> list[Step]:
+                 tasks: Sequence[str] | None = None, seed: int = DEFAULT_SEED, tokenizer: str | None = None,
+                 template: Template | None = None, cache_dir: str | Path = "cache",
+                 progress: Callable[..., Any] | None = None) -> list[Step]:
     """The steps of a run, indexed in config order (tasks, entries, grid order); `progress`:
     a tqdm-like factory for calibration's bar (none: no bar)."""
     _check_choice(density, DENSITIES, "--density", config.path)

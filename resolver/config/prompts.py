@@ -107,7 +107,7 @@ class TemplateFile(FileModel):
         return self
 
 
-def _range(name: str, left: str, low: float, high: float, right: str):
+def _range(name: str, left: str, low: float, high: float, right: str) -> Any:
     bounds: dict[str, Any] = {"gt" if left == "(" else "ge": low, "lt" if right == ")" else "le": high}
     return Field(None, allow_inf_nan=False, **bounds,
                  description=f"{name}: a number in {left}{low:g}, {high:g}{right} (the range servers accept)")
@@ -169,7 +169,7 @@ class SamplerFile(FileModel):
 
     @field_validator("stop_loops")
     @classmethod
-    def _loop_rule(cls, value):
+    def _loop_rule(cls, value: bool | dict[str, Any] | None) -> bool | dict[str, Any] | None:
         if isinstance(value, dict):
             loop_rule(value)
         return value
@@ -187,7 +187,7 @@ class SamplerFile(FileModel):
 
     @field_validator("extra_body")
     @classmethod
-    def _engine_fields_in_range(cls, body):
+    def _engine_fields_in_range(cls, body: dict[str, Any] | None) -> dict[str, Any] | None:
         # Sampling fields sent through extra_body get the same range checks as at the top.
         checked = {k: v for k, v in (body or {}).items() if k in _RANGE_CHECKED}
         try:
@@ -236,7 +236,7 @@ SamplerFile.field_messages = {
 
 
 # ---------------------------------------------------------------- loading
-def _read_json_object(path, what: str) -> dict:
+def _read_json_object(path: str | Path, what: str) -> dict:
     p = Path(path)
     if p.is_dir():
         raise UserError(f"{what} {str(path)!r} is a directory; expected a JSON file")
@@ -257,13 +257,13 @@ def _fields(text: str, where: str = "") -> list[str]:
     return [name for _, name, _, _ in parsed if name is not None]
 
 
-def _check_placeholders(text: str, where: str, allowed) -> None:
+def _check_placeholders(text: str, where: str, allowed: tuple[str, ...]) -> None:
     for name in _fields(text, where):
         if name not in allowed:
             raise at(where, f"unknown placeholder {{{name}}}; valid: {choices_text(allowed)}")
 
 
-def load_template(path) -> Template:
+def load_template(path: str | Path) -> Template:
     """Read and validate a template file (UserError names the file and the key)."""
     data = validate_file(TemplateFile, _read_json_object(path, "template"), str(path))
     messages = tuple({"role": m.role} if m.role == EXAMPLES_ROLE else {"role": m.role, "content": m.content}
@@ -273,7 +273,7 @@ def load_template(path) -> Template:
     return Template(Path(path).stem, str(path), messages, data.shots, data.example_answer, uses_examples)
 
 
-def load_sampler(path) -> Sampler:
+def load_sampler(path: str | Path) -> Sampler:
     """Read and validate a sampler file; unknown keys are refused (typo guard).
 
     The request carries the file's fields exactly as written (the model only checks them),
@@ -341,7 +341,7 @@ def _fill(text: str, values: dict) -> str:
     return text.format(**values)
 
 
-def _examples_text(template: Template, examples) -> str:
+def _examples_text(template: Template, examples: tuple[TestCase, ...]) -> str:
     blocks = []
     for n, case in enumerate(examples, 1):
         answer = _fill(template.example_answer, {"target": case.target})

@@ -46,7 +46,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Coroutine, Iterable
 
 from resolver.client import (
     TRANSPORT_ONLY_FIELDS,
@@ -81,6 +81,8 @@ from resolver.run.rounds import Tally, needs_another_round
 from resolver.run.summary import RunSummary
 
 if TYPE_CHECKING:
+    import ssl
+
     from resolver.tasks import TestCase
 
 
@@ -174,7 +176,7 @@ class RunLoop:
         return None if rule is None else LoopRule(**rule)
 
     # ---- top level -----------------------------------------------------------
-    async def run(self, steps) -> RunSummary:
+    async def run(self, steps: Iterable[Step]) -> RunSummary:
         steps = list(steps)
         self._planned = len(steps) * self.exp.precision.count
         self._bar.total = self._planned
@@ -251,7 +253,7 @@ class RunLoop:
                                f"{state.tally.untruncated + state.tally.truncated} samples, "
                                f"excess accuracy {state.tally.excess():.2f} ({interval})")
 
-    def _prepare(self, step, index: int, case: TestCase) -> _Sample:
+    def _prepare(self, step: Step, index: int, case: TestCase) -> _Sample:
         messages = messages_for(self.exp, step, case)
         body = request_for(self.exp, messages)
         stop_loops = self.exp.sampler.stop_loops
@@ -436,7 +438,7 @@ def ordered_steps(experiment: Experiment, opts: RunOptions) -> list:
     return steps
 
 
-async def _run_with_client(opts: RunOptions, experiment: Experiment, cache: ResponseCache, ssl_context,
+async def _run_with_client(opts: RunOptions, experiment: Experiment, cache: ResponseCache, ssl_context: ssl.SSLContext | None,
                            reporter: Reporter) -> RunSummary:
     assert opts.apibase is not None, "RunOptions.checked() requires --apibase in api mode"
     async with ChatClient(opts.apibase, opts.apikey, parallel=opts.in_flight, timeout=opts.timeout,
@@ -457,13 +459,13 @@ async def _run_with_client(opts: RunOptions, experiment: Experiment, cache: Resp
             return await _interruptible(loop.run(ordered_steps(experiment, opts)), reporter)
 
 
-async def _interruptible(coro, reporter: Reporter) -> RunSummary:
+async def _interruptible(coro: Coroutine[Any, Any, RunSummary], reporter: Reporter) -> RunSummary:
     """Run `coro`; the first Ctrl-C / SIGTERM cancels it cleanly, a second one is immediate."""
     task = asyncio.ensure_future(coro)
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
 
-    def stop(signum):
+    def stop(signum: signal.Signals) -> None:
         reporter.warn("\nstopping: finishing writes (Ctrl-C again to quit at once)")
         for sig in installed:
             loop.remove_signal_handler(sig)

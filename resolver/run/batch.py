@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from resolver.client import (
     TRANSPORT_ONLY_FIELDS,
@@ -48,7 +48,10 @@ from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.rounds import Tally, needs_another_round
 
 if TYPE_CHECKING:
+    from resolver.config import Step
     from resolver.run.experiment import Experiment, RunOptions
+    from resolver.run.report import Reporter
+    from resolver.run.summary import RunSummary
 
 CHAT_URL = "/v1/chat/completions"
 
@@ -115,7 +118,7 @@ def read_batch_output(path: str | Path) -> BatchOutput:
     return result
 
 
-def _failure_status(response, error) -> int | None:
+def _failure_status(response: Any, error: Any) -> int | None:
     """The HTTP status of a failed line: response.status_code (current vLLM), else the
     error's own `code` (older vLLM wrote `"response": null`); None when neither says."""
     status = response.get("status_code") if isinstance(response, dict) else None
@@ -126,7 +129,7 @@ def _failure_status(response, error) -> int | None:
     return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
-def _failure(custom_id: str, status, error) -> tuple[str, PromptTooLong | None, str | None]:
+def _failure(custom_id: str, status: Any, error: Any) -> tuple[str, PromptTooLong | None, str | None]:
     """A failed line: a prompt-too-long sample when http_policy says so, else a problem."""
     inner = error.get("error") if isinstance(error, dict) and "error" in error else error
     message = error_text(inner)
@@ -180,7 +183,7 @@ class BatchPlan:
         return sum(last - first + 1 for first, last in self.rounds.values())
 
 
-def _round_requests(experiment: Experiment, step, start: int, stop: int) -> list:
+def _round_requests(experiment: Experiment, step: Step, start: int, stop: int) -> list:
     """(index, case, messages, body, cache key) of samples start..stop-1 of a step."""
     keyed = []
     for index, case in experiment.cases(step, start, stop):
@@ -190,7 +193,8 @@ def _round_requests(experiment: Experiment, step, start: int, stop: int) -> list
     return keyed
 
 
-def _round_records(experiment: Experiment, step, start: int, stop: int, cache):
+def _round_records(experiment: Experiment, step: Step, start: int, stop: int,
+                   cache: ResponseCache) -> tuple[list[dict], list[tuple[str, dict]]]:
     """Graded records of the cached samples of one round, and the missing (key, body) pairs.
 
     A request run-batch refused as too long (the cache's too_long table) is a
@@ -213,7 +217,7 @@ def _round_records(experiment: Experiment, step, start: int, stop: int, cache):
     return records, missing
 
 
-def _unanswered(experiment: Experiment, step, start: int, stop: int, cache) -> list:
+def _unanswered(experiment: Experiment, step: Step, start: int, stop: int, cache: ResponseCache) -> list:
     """The (key, body) pairs of samples start..stop-1 that the cache cannot answer (no grading)."""
     keyed = _round_requests(experiment, step, start, stop)
     cached = cache.get_many(k[-1] for k in keyed)
@@ -222,7 +226,7 @@ def _unanswered(experiment: Experiment, step, start: int, stop: int, cache) -> l
             if key not in too_long and (key not in cached or cached_completion(cached[key]) is None)]
 
 
-def plan_batch(experiment: Experiment, cache, rounds: int | None = None) -> BatchPlan:
+def plan_batch(experiment: Experiment, cache: ResponseCache, rounds: int | None = None) -> BatchPlan:
     """Walk every step's rounds through the cache, as the API loop would; from the first
     round that is not fully answered, collect the unanswered requests of that round and
     the later ones up to maxrounds (at most `rounds` rounds per step when given).
@@ -277,7 +281,7 @@ class WrittenBatch:
     lines: int = 0
 
 
-def run_write_batch(opts, reporter=None) -> WrittenBatch:
+def run_write_batch(opts: RunOptions, reporter: Reporter | None = None) -> WrittenBatch:
     """runner.py --mode write-batch: write the rounds every unfinished step may still need
     (`opts.rounds` of them at most; `reporter`: shows calibration's bar)."""
     experiment = build_experiment(opts, reporter.bar if reporter is not None else None)
@@ -304,8 +308,9 @@ class ReadBatch:
     left_out: int = 0       # the batch's answers beyond where adaptive stopping ended their step
 
 
-def read_batch(opts, reporter=None) -> ReadBatch:
+def read_batch(opts: RunOptions, reporter: Reporter | None = None) -> ReadBatch:
     """runner.py --mode read-batch, first part: build the experiment and read --batch."""
+    assert opts.batch is not None, "RunOptions.checked() requires --batch in read-batch mode"
     experiment = build_experiment(opts, reporter.bar if reporter is not None else None)
     output = read_batch_output(opts.batch)
     known = experiment_keys(experiment)
@@ -313,7 +318,7 @@ def read_batch(opts, reporter=None) -> ReadBatch:
     return ReadBatch(experiment, output, known, unknown)
 
 
-def import_batch(batch: ReadBatch, cache) -> None:
+def import_batch(batch: ReadBatch, cache: ResponseCache) -> None:
     """Put the experiment's answers (and its prompts too long for the model) into the cache."""
     for custom_id, answer in batch.output.answers.items():
         if custom_id in batch.known:
@@ -326,7 +331,7 @@ def import_batch(batch: ReadBatch, cache) -> None:
     cache.flush()
 
 
-def replay_batch(batch: ReadBatch, opts, cache, reporter=None):
+def replay_batch(batch: ReadBatch, opts: RunOptions, cache: ResponseCache, reporter: Reporter | None = None) -> RunSummary:
     """Write a run folder from the cache alone; returns the RunSummary (its `incomplete`
     steps still need rounds) and sets `batch.left_out`: the batch's answers the adaptive
     rule did not take stay in the cache only, so the folder equals an API run's."""

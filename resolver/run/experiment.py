@@ -16,7 +16,7 @@ import random
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Literal, get_args
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -48,7 +48,7 @@ RunMode = Literal["api", "write-batch", "read-batch"]
 RUN_MODES: tuple[str, ...] = get_args(RunMode)
 
 if TYPE_CHECKING:
-    from resolver.tasks import TestCase
+    from resolver.tasks import Task, TestCase
 
 
 # Flags whose bound needs its reason in the error line.
@@ -92,7 +92,7 @@ class RunOptions(BaseModel):
     command: list[str] = Field(default_factory=list,
                                description="the command line as typed, kept in the run folder's metadata.json")
 
-    def __init__(self, **values):
+    def __init__(self, **values: Any):
         try:
             super().__init__(**values)
         except ValidationError as exc:
@@ -105,8 +105,9 @@ class RunOptions(BaseModel):
             raise UserError(f"{flag}: {message}")
 
     @classmethod
-    def from_namespace(cls, args) -> "RunOptions":
-        """Options from argparse's namespace (every flag is a field: a new flag needs one)."""
+    def from_namespace(cls, args: object) -> "RunOptions":
+        """Options from argparse's namespace (every flag is a field: a new flag needs one);
+        typed `object`, read through vars(), since argparse stays in resolver/cli/."""
         values = dict(vars(args))
         mode = values.pop("mode", None)
         opts = cls(**values, mode=mode or "api", mode_given=mode is not None)
@@ -215,7 +216,7 @@ class Experiment:
         self.streams.forget(step)
 
 
-def build_experiment(opts: RunOptions, progress=None) -> Experiment:
+def build_experiment(opts: RunOptions, progress: Callable[..., Any] | None = None) -> Experiment:
     """Load config, template, sampler and expand the steps (UserError on bad input);
     `progress` (a Reporter's `bar`) shows calibration's bar."""
     config = load_config(opts.config)
@@ -231,7 +232,7 @@ def build_experiment(opts: RunOptions, progress=None) -> Experiment:
     return Experiment(config, steps, template, sampler, opts.model, precision, opts.seed, precision_name)
 
 
-def _task(step: Step):
+def _task(step: Step) -> Task:
     return get_task(step.generator)
 
 
@@ -264,7 +265,8 @@ def request_for(experiment: Experiment, messages: list[dict]) -> dict:
     return build_request(experiment.model, messages, experiment.sampler)
 
 
-def blank_record(experiment: Experiment, step: Step, sample_index: int, case: TestCase, messages, count: int) -> dict:
+def blank_record(experiment: Experiment, step: Step, sample_index: int, case: TestCase, messages: list[dict],
+                 count: int) -> dict:
     """The docs/runner.md record of a sample before any answer: answer fields null / false.
 
     ``task_version`` is the generator's ``Task.version``; ``grader_version`` and

@@ -6,6 +6,8 @@ nothing, so a run started from Python (tests, benchmarks) is silent.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from resolver.core.progress import Bar, NullBar
 
 
@@ -14,7 +16,7 @@ class Reporter:
     line above it (per-step results, failed requests), `warn` a line of its own (warnings,
     "stopping: ...")."""
 
-    def bar(self, **kwargs) -> Bar:
+    def bar(self, **kwargs: Any) -> Bar:
         return NullBar()
 
     def note(self, line: str) -> None:

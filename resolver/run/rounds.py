@@ -4,8 +4,12 @@ another round while its skill interval is too wide (docs/runner.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from resolver.stats import skill_interval
+
+if TYPE_CHECKING:
+    from resolver.config import Precision
 
 
 # ================================================================ statistics per step
@@ -50,7 +54,7 @@ class Tally:
         return (high - low) / 2.0
 
 
-def needs_another_round(tally: Tally, rounds_done: int, precision) -> bool:
+def needs_another_round(tally: Tally, rounds_done: int, precision: Precision) -> bool:
     """The adaptive rule (docs/configs.md): more rounds until the margin is small enough.
 
     The margin is the half-width of the calibrated skill interval (C_I), the

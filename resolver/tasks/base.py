@@ -309,11 +309,11 @@ class TokenCursor:
     def __init__(self, tokens: list):
         self.tokens, self.pos = tokens, 0
 
-    def peek(self):
+    def peek(self) -> Any:
         """The next token, or None at the end."""
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
 
-    def take(self):
+    def take(self) -> Any:
         """The next token, consumed."""
         self.pos += 1
         return self.tokens[self.pos - 1]

@@ -134,7 +134,7 @@ def _force(node: tuple, want: bool, tokens: list, rng: random.Random) -> int:
     return _force(rng.choice(children), want, tokens, rng)
 
 
-def _render(tokens: list, words: tuple[str, str], prob_dewhitespace: float, rng) -> tuple[str, int]:
+def _render(tokens: list, words: tuple[str, str], prob_dewhitespace: float, rng: random.Random) -> tuple[str, int]:
     parts = [(words[0] if t else words[1]) if isinstance(t, bool) else t for t in tokens]
     out, removed = [], 0
     for i, part in enumerate(parts):

@@ -80,12 +80,12 @@ class _Lot:
 
 
 # ---- one function per operation: (lot, mover, rng) -> (sentence, destination) or None
-def _absolute(lot, mover, rng):
+def _absolute(lot: _Lot, mover: str, rng: random.Random) -> tuple[str, int]:
     dest = rng.randint(1, lot.cars)
     return f"{mover} moves to car {dest}.", dest
 
 
-def _reference(lot, mover, rng):
+def _reference(lot: _Lot, mover: str, rng: random.Random) -> tuple[str, int]:
     refs = [("the front car", 1), ("the last car", lot.cars),
             ("the car just behind the front car", 2),
             ("the car just in front of the last car", lot.cars - 1)]
@@ -95,7 +95,7 @@ def _reference(lot, mover, rng):
     return f"{mover} moves to {phrase}.", dest
 
 
-def _relative(lot, mover, rng):
+def _relative(lot: _Lot, mover: str, rng: random.Random) -> tuple[str, int]:
     here = lot.seats[mover]
     steps = [d for d in (-3, -2, -1, 1, 2, 3) if 1 <= here + d <= lot.cars]
     d = rng.choice(steps)
@@ -103,7 +103,7 @@ def _relative(lot, mover, rng):
     return f"{mover} moves {_car_count_words(abs(d))} {way}.", here + d
 
 
-def _person_relative(lot, mover, rng):
+def _person_relative(lot: _Lot, mover: str, rng: random.Random) -> tuple[str, int] | None:
     others = [p for p in lot.seats if p != mover]
     if not others:
         return None
@@ -117,12 +117,12 @@ def _person_relative(lot, mover, rng):
     return rng.choice(options)
 
 
-def _attribute_absolute(lot, mover, rng):
+def _attribute_absolute(lot: _Lot, mover: str, rng: random.Random) -> tuple[str, int]:
     dest = rng.randint(1, lot.cars)
     return f"{mover} moves to {lot.describe(dest, rng)}.", dest
 
 
-def _attribute_relative(lot, mover, rng):
+def _attribute_relative(lot: _Lot, mover: str, rng: random.Random) -> tuple[str, int] | None:
     """The nearest car of a colour or brand in front of or behind the mover's car."""
     here = lot.seats[mover]
     choices = []
@@ -139,7 +139,8 @@ def _attribute_relative(lot, mover, rng):
     return f"{mover} moves to the nearest {what} {way} them.", dest
 
 
-def _occupancy(lot, people, rng, source=None, dest=None):
+def _occupancy(lot: _Lot, people: list[str], rng: random.Random, source: int | None = None,
+               dest: int | None = None) -> tuple[str, list[str]]:
     """Everyone in one occupied car moves to another car: (sentence, people moved)."""
     if source is None:
         source = rng.choice(sorted(set(lot.seats.values())))
@@ -158,7 +159,7 @@ _PERSON_MOVES = {1: _absolute, 2: _reference, 4: _relative, 8: _person_relative,
 _STATEFUL = (4, 8, 64, 16)
 
 
-def _ways_to(lot, mover, dest, op):
+def _ways_to(lot: _Lot, mover: str, dest: int, op: int) -> list[str]:
     """Sentences of kind `op` that take `mover` from their car to `dest` (maybe none)."""
     here = lot.seats[mover]
     if op == 4:
@@ -189,7 +190,8 @@ def _ways_to(lot, mover, dest, op):
     return []
 
 
-def _final_move(lot, people, target, kinds, rng, dest=None):
+def _final_move(lot: _Lot, people: list[str], target: str, kinds: list[int], rng: random.Random,
+                dest: int | None = None) -> tuple[str, int, list[str]]:
     """The person asked about moves, by a kind whose destination depends on where
     someone sits now, to `dest` (or a car drawn uniformly from the others). The
     caller draws `dest` uniformly, so the answer is spread evenly over the cars even
@@ -282,7 +284,7 @@ class Cars(Task[CarsParams]):
                        "target_moves": target_moves, "confounders": p.confounders},
         )
 
-    def _seat(self, p: CarsParams, rng: random.Random):
+    def _seat(self, p: CarsParams, rng: random.Random) -> tuple[_Lot, list[str], list[str]]:
         cars = p.cars
         vocab = load_json("cars.json")
         # Colours and brands repeat along the row; each (colour, brand) pair is unique.
@@ -294,7 +296,8 @@ class Cars(Task[CarsParams]):
         start_text = [f"{who} is in car {seats[who]}." for who in people]
         return _Lot(cars, colours, brands, seats), people, start_text
 
-    def _set_up(self, lot, people, target, enabled, stateful, answer, rng):
+    def _set_up(self, lot: _Lot, people: list[str], target: str, enabled: list[int], stateful: list[int],
+                answer: int, rng: random.Random) -> tuple[str, int, list[str]]:
         """The move before the last: any move after which the person is not yet in car
         `answer` and a relative kind (not occupancy, whose sentence names the car) can
         take them there next."""
@@ -312,7 +315,8 @@ class Cars(Task[CarsParams]):
         away = rng.choice([c for c in range(1, lot.cars + 1) if c not in (answer, lot.seats[target])])
         return _final_move(lot, people, target, stateful, rng, away)
 
-    def _move(self, lot, people, target, enabled, rng):
+    def _move(self, lot: _Lot, people: list[str], target: str, enabled: list[int],
+              rng: random.Random) -> tuple[str, int, list[str]]:
         """Apply one random move of the `enabled` kinds; returns (sentence, op bit, people
         who moved)."""
         for attempt in range(100):
@@ -333,7 +337,7 @@ class Cars(Task[CarsParams]):
         return sentence, 1, [target]
 
     @staticmethod
-    def _render(lot, people, start_seats, events, target) -> str:
+    def _render(lot: _Lot, people: list[str], start_seats: list[str], events: list[str], target: str) -> str:
         n = lot.cars
         cars = " ".join(f"Car {i} is {_article(lot.colours[i - 1])} {lot.colours[i - 1]} {lot.brands[i - 1]}."
                         for i in range(1, n + 1))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from dataclasses import dataclass
+from typing import Callable, Hashable
 
 from resolver.tasks import Task, TestCase, param, register
 from resolver.tasks.vocab import format_options, load_json, load_lines, number_words, option_labels, ordinal
@@ -147,7 +148,8 @@ def _event(today: dt.date, rng: random.Random) -> tuple[str, dt.date]:
             return f" The town fair {happened} {_relative(_span(abs(amount), unit), amount, 'today')}.", day
 
 
-def question_family(tier: int, today: dt.date, event, count: int, key, rng: random.Random) -> list:
+def question_family(tier: int, today: dt.date, event: dt.date | None, count: int, key: Callable[[dt.date], Hashable],
+                    rng: random.Random) -> list:
     """`count` questions with different answers (compared by `key(date)`): a drawn
     question and its neighbours, topped up with fresh draws. Which one is asked is
     decided afterwards, uniformly."""

@@ -18,7 +18,7 @@ from collections import Counter
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
-from typing import Any, Callable, Hashable, TypeVar
+from typing import Any, Callable, Hashable, Iterator, TypeVar
 
 P = TypeVar("P")  # a task's parameter model (a frozen dataclass)
 
@@ -27,7 +27,7 @@ _SKIP: ContextVar[bool] = ContextVar("skip_guess_rates", default=False)
 
 
 @contextmanager
-def skipped():
+def skipped() -> Iterator[None]:
     """Within the block `mode_rate` returns 0 without drawing: for callers that only
     measure the problems' text (calibration counts prompt tokens over many sizes and
     would otherwise pay for a guess-rate estimate at every size it tries)."""

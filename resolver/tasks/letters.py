@@ -109,7 +109,7 @@ class Letters(Task[LettersParams]):
             raise UserError("task 'letters': at least one of letters_common, letters_uncommon, "
                             "letters_rare must be >= 1")
 
-    def _counted(self, p: LettersParams, rng: random.Random):
+    def _counted(self, p: LettersParams, rng: random.Random) -> tuple[list[str], tuple[str, ...], list[str]]:
         """The target letters and the list to count (the first draws of every case)."""
         tiers = load_json("letters.json")
         per_tier = p.letters_per_tier()
@@ -144,7 +144,8 @@ class Letters(Task[LettersParams]):
         )
 
     @staticmethod
-    def _word_list(pool, with_letter, count, prob_repeat, rng):
+    def _word_list(pool: tuple[str, ...], with_letter: tuple[str, ...], count: int, prob_repeat: float,
+                   rng: random.Random) -> list[str]:
         """Half the fresh words contain a target letter (`with_letter` holds those of the
         pool), so counts are rarely all zero."""
         words: list[str] = []

@@ -22,6 +22,7 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
+from typing import Any, cast
 
 from resolver.core import UserError
 from resolver.tasks import Task, TestCase, param, permutation, register
@@ -139,7 +140,7 @@ def _nested() -> tuple[int, ...]:
                  for mine in keys)
 
 
-def _mask(films) -> int:
+def _mask(films: list[int]) -> int:
     out = 0
     for i in films:
         out |= 1 << i
@@ -275,7 +276,7 @@ def _wrong_ok(common: _Common, kind: str, sharers: int, answer: tuple, index: in
 
 
 def _liked_group(p: MoviesParams, links: dict, options: list[int], answer: int, rng: random.Random,
-                 strict: bool):
+                 strict: bool) -> tuple[str, frozenset, list[Film]] | None:
     """(kind, labels, liked films) for an answer among fixed options: reference_count - 1
     films of one of its free criteria, not among the options, against which every other
     option is a fair wrong option (`_wrong_ok`); or None."""
@@ -300,7 +301,8 @@ def _liked_group(p: MoviesParams, links: dict, options: list[int], answer: int, 
     return None
 
 
-def _symmetric_problem(p: MoviesParams, links: dict, rng: random.Random, strict: bool, every: bool = True):
+def _symmetric_problem(p: MoviesParams, links: dict, rng: random.Random, strict: bool,
+                       every: bool = True) -> tuple[list[int], int, tuple[str, frozenset, list[Film]]] | None:
     """Options drawn first, each with a free link; then a liked group for each; only then
     the answer, uniformly among the options that have one, so the options alone never
     tell which it is. `every`: all options must have a group. None if no such set."""
@@ -312,11 +314,13 @@ def _symmetric_problem(p: MoviesParams, links: dict, rng: random.Random, strict:
         able = [i for i, g in enumerate(groups) if g is not None]
         if able and (len(able) == len(options) or not every):
             pick = rng.choice(able)
-            return options, options[pick], groups[pick]
+            # `able` holds only the films whose group is not None
+            return options, options[pick], cast("tuple[str, frozenset, list[Film]]", groups[pick])
     return None
 
 
-def _answer_first_problem(p: MoviesParams, links: dict, rng: random.Random):
+def _answer_first_problem(p: MoviesParams, links: dict,
+                          rng: random.Random) -> tuple[list[int], int, tuple[str, frozenset, list[Film]]] | None:
     """The answer and its liked group first, then wrong options drawn from every film
     that is a fair wrong option for them (when too few films allow a symmetric set)."""
     films = catalogue()
@@ -364,6 +368,8 @@ class Movies(Task[MoviesParams]):
 
     def generate(self, p: MoviesParams, rng: random.Random) -> TestCase:
         films = catalogue()
+        options: list[Any]  # film indexes from the problem, then the films they name
+        answer: Any
         # The kind of link first, by its weight, so the weights are the kinds' shares
         # (drawn per option, the kind with more free links would win more often).
         kind = rng.choices(("genres", "themes"), (p.genre_weight, p.theme_weight))[0]

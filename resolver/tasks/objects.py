@@ -123,7 +123,8 @@ class Objects(Task[ObjectsParams]):
         )
 
     @staticmethod
-    def _target_items(domains, targets, count, rng):
+    def _target_items(domains: dict[str, list[str]], targets: list[str], count: int,
+                      rng: random.Random) -> list[tuple[str, str]]:
         """Distinct items from the target domains, every target domain represented."""
         pool = [(d, item) for d in targets for item in domains[d]]
         first = [(d, rng.choice(domains[d])) for d in targets]

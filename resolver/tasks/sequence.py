@@ -84,12 +84,12 @@ def _draw_rules(kinds: list[str], count: int, rng: random.Random) -> list[Rule]:
     return rules
 
 
-def _moves(numbers) -> bool:
+def _moves(numbers: list[int]) -> bool:
     """False for a sequence stuck on one value (a fixed point of the rules)."""
     return all(a != b for a, b in zip(numbers, numbers[1:]))
 
 
-def _every_rule_matters(start, step, rules, total, numbers) -> bool:
+def _every_rule_matters(start: int, step: int, rules: list[Rule], total: int, numbers: list[int]) -> bool:
     return all(run(start, step, rules[:i] + rules[i + 1:], total) != numbers for i in range(len(rules)))
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from resolver.core import UserError
 from resolver.tasks import Task, TestCase, param, register
@@ -26,24 +27,24 @@ _ARC_PIECE_MAX = math.radians(150)  # every arc command spans < 180 degrees: lar
 
 # ---- canonical shapes: (start point, [commands], closed). A command is
 # ("L", point) or ("A", rx, ry, axis_rotation_radians, point); arcs always sweep positively.
-def _polygon(points):
+def _polygon(points: list[tuple[float, float]]) -> tuple[tuple[float, float], list[tuple[Any, ...]], bool]:
     return points[0], [("L", p) for p in points[1:]], True
 
 
-def _ellipse_point(rx, ry, t):
+def _ellipse_point(rx: float, ry: float, t: float) -> tuple[float, float]:
     return (rx * math.cos(t), ry * math.sin(t))
 
 
-def _arc_commands(rx, ry, t0, span, pieces):
+def _arc_commands(rx: float, ry: float, t0: float, span: float, pieces: int) -> list[tuple[Any, ...]]:
     step = span / pieces
     return [("A", rx, ry, 0.0, _ellipse_point(rx, ry, t0 + step * (i + 1))) for i in range(pieces)]
 
 
-def _arc_pieces(span, extra):
+def _arc_pieces(span: float, extra: int) -> int:
     return max(1, math.ceil(span / _ARC_PIECE_MAX)) + extra
 
 
-def _canonical(shape, rng, extra):
+def _canonical(shape: int, rng: random.Random, extra: int) -> tuple[tuple[float, float], list[tuple[Any, ...]], bool]:
     u = rng.uniform
     if shape == 0:
         return (-0.5, 0.0), [("L", (0.5, 0.0))], False
@@ -63,7 +64,7 @@ def _canonical(shape, rng, extra):
     return _polygon(_quadrilateral(shape, rng))
 
 
-def _triangle(rng):
+def _triangle(rng: random.Random) -> list[tuple[float, float]]:
     """Three points on a circle with every interior angle at least 25 degrees."""
     while True:
         angles = sorted(rng.uniform(0, 2 * math.pi) for _ in range(3))
@@ -73,7 +74,7 @@ def _triangle(rng):
             return [(0.5 * math.cos(a), 0.5 * math.sin(a)) for a in angles]
 
 
-def _quadrilateral(shape, rng):
+def _quadrilateral(shape: int, rng: random.Random) -> list[tuple[float, float]]:
     u = rng.uniform
     if shape == 5:  # square
         return [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]
@@ -96,7 +97,8 @@ def _quadrilateral(shape, rng):
     return [(x - cx, y - cy) for x, y in pts]
 
 
-def _split_lines(start, commands, closed, extra, rng):
+def _split_lines(start: tuple[float, float], commands: list[tuple[Any, ...]], closed: bool, extra: int,
+                 rng: random.Random) -> list[tuple[Any, ...]]:
     """Cut every straight edge into `extra` + 1 collinear pieces at random points."""
     if not extra:
         return commands
@@ -121,11 +123,11 @@ def _split_lines(start, commands, closed, extra, rng):
 class _Placement:
     """Rotation, uniform scale and offset applied to a canonical shape."""
 
-    def __init__(self, rotation, scale, dx, dy):
+    def __init__(self, rotation: float, scale: float, dx: float, dy: float):
         self.cos, self.sin = math.cos(rotation), math.sin(rotation)
         self.rotation, self.scale, self.dx, self.dy = rotation, scale, dx, dy
 
-    def point(self, p):
+    def point(self, p: tuple[float, float]) -> tuple[float, float]:
         x, y = p
         return (round(self.scale * (x * self.cos - y * self.sin) + self.dx, 1),
                 round(self.scale * (x * self.sin + y * self.cos) + self.dy, 1))
@@ -136,7 +138,8 @@ def _num(v: float) -> str:
     return "0.0" if text == "-0.0" else text
 
 
-def render_path(start, commands, closed, place: _Placement, relative: bool) -> str:
+def render_path(start: tuple[float, float], commands: list[tuple[Any, ...]], closed: bool, place: _Placement,
+                relative: bool) -> str:
     here = place.point(start)
     parts = [f"M {_num(here[0])} {_num(here[1])}"]
     for cmd in commands:

@@ -108,7 +108,8 @@ def _threshold(column_values: list[int], pivot: int, above: bool, rng: random.Ra
     return rng.randint(pivot + 1, ceiling)
 
 
-def _draw_question(op, header, rows, columns, rng):
+def _draw_question(op: str, header: list[str], rows: list[list], columns: list[dict],
+                   rng: random.Random) -> tuple[str, int, str, list[list], int]:
     """(question text, answer, filter kind, kept rows, value column) for one operation."""
     numeric = [i + 1 for i, c in enumerate(columns) if c["kind"] == "number"]
     category = [i + 1 for i, c in enumerate(columns) if c["kind"] == "category"]
@@ -142,7 +143,7 @@ def _draw_question(op, header, rows, columns, rng):
     return f"What is the {word} {header[value_col]} among the products {where}?", answer, kind, chosen, value_col
 
 
-def _degenerate(op, answer, chosen, rows, value_col) -> bool:
+def _degenerate(op: str, answer: int, chosen: list[list], rows: list[list], value_col: int) -> bool:
     """A filter that keeps every row, or a max / min whose filter does not matter
     (the answer is the whole table's extreme of that column)."""
     if op == "lookup":
@@ -158,7 +159,8 @@ def _degenerate(op, answer, chosen, rows, value_col) -> bool:
 _TRIES = 40
 
 
-def _question(op, header, rows, columns, rng):
+def _question(op: str, header: list[str], rows: list[list], columns: list[dict],
+              rng: random.Random) -> tuple[str, int, str, int, int]:
     """A question whose filter matters: degenerate draws are redrawn (up to _TRIES
     times; a table where no filter can matter, e.g. one row, keeps the last draw)."""
     for attempt in range(_TRIES):
@@ -168,7 +170,7 @@ def _question(op, header, rows, columns, rng):
     return question, answer, kind, _TRIES, value_col
 
 
-def _problem(p: TablesParams, rng: random.Random):
+def _problem(p: TablesParams, rng: random.Random) -> tuple[list[str], list[list], tuple[str, int, str, int, int]]:
     columns = _columns(p.num_cols, rng)
     header = ["product"] + [c["name"] for c in columns]
     rows = _rows(_product_names(p.num_rows, rng), columns, rng)

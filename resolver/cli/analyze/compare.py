@@ -86,6 +86,7 @@ def _levels(dataset: Dataset) -> dict | None:
         return None
     from resolver.config import load_config
 
+    assert dataset.config_path is not None  # the getattr above found it set
     config = load_config(dataset.config_path, check_points=False)
     return {name: (level.count, level.maxrounds) for name, level in config.precision.items()}
 

@@ -90,6 +90,7 @@ def load_config_or_none(dataset: Dataset):
         return None
     from resolver.config import load_config
 
+    assert dataset.config_path is not None  # the getattr above found it set
     return load_config(dataset.config_path)
 
 
