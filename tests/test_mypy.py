@@ -77,7 +77,7 @@ def test_mypy_is_pinned():
 
 # The packages whose signatures are typed whole (docs/decisions.md, "Typing depth").
 FULLY_TYPED = ("core", "grading", "records", "stats", "pointsdb", "client",
-               "llamacpp", "audit", "probe", "sim", "share", "catalog", "config", "run", "tasks")
+               "llamacpp", "audit", "probe", "sim", "share", "catalog", "config", "run", "tasks", "ingest", "plots")
 
 
 @pytest.mark.parametrize("option", ["disallow_incomplete_defs", "disallow_untyped_defs"])

@@ -13,7 +13,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Sequence
 
 from resolver import pointsdb
 from resolver.catalog import EvalSpec, eval_file_paths
@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 INGEST_VERSION = 2
 
 
-def files_fingerprint(spec: EvalSpec, files, base: Path | None, regrade_version: int | None = None,
-                      sizes: list | None = None) -> str:
+def files_fingerprint(spec: EvalSpec, files: Sequence[str], base: Path | None, regrade_version: int | None = None,
+                      sizes: list[int] | None = None) -> str:
     """What an eval's points depend on: its triple, its files (path, size, mtime), the pipeline.
 
     ``regrade_version``: the grader version of an --offline build (its verdicts are
@@ -46,7 +46,7 @@ def files_fingerprint(spec: EvalSpec, files, base: Path | None, regrade_version:
     return h.hexdigest()[:20]
 
 
-def existing_state(db_path: Path):
+def existing_state(db_path: Path) -> tuple[dict[str, dict[str, Any]], dict]:
     """({eval_id: evals row}, meta) of the live DB; ({}, {}) when there is none or it is stale.
 
     A DB written by an older schema counts as empty (everything is rebuilt); a file
@@ -79,7 +79,7 @@ def _metadata_differs(spec: EvalSpec, old: dict) -> bool:
     return any(_norm(new[k]) != _norm(old.get(k)) for k in _METADATA_KEYS)
 
 
-def _norm(value):
+def _norm(value: Any) -> Any:
     if isinstance(value, str) and value.startswith("{"):
         return json.loads(value)
     if value is not None and not isinstance(value, (str, int, float, dict)):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob as globlib
 import os
 from pathlib import Path
+from typing import Callable, Sequence
 
 from resolver.core import UserError
 
@@ -19,7 +20,7 @@ MIN_BATCH_BYTES = 16 * 2**20
 MAX_BATCH_BYTES = 256 * 2**20
 
 
-def expand_interview(spec_text: str, warn) -> list:
+def expand_interview(spec_text: str, warn: Callable[[str], None]) -> list[str]:
     """Files named by --interview: comma-separated paths, globs or folders (-> their *.ndjson)."""
     files: list[str] = []
     for item in (p.strip() for p in spec_text.split(",")):
@@ -39,7 +40,7 @@ def expand_interview(spec_text: str, warn) -> list:
     return unique
 
 
-def relative_names(files, base) -> list:
+def relative_names(files: Sequence[str | Path], base: str | Path | None) -> list[str]:
     """``os.path.relpath(f, base)`` of every file, one relpath per folder (not per file)."""
     folders: dict[str, str] = {}
     out = []
@@ -52,14 +53,14 @@ def relative_names(files, base) -> list:
     return out
 
 
-def file_size(path) -> int:
+def file_size(path: str) -> int:
     try:
         return os.path.getsize(path)
     except OSError:
         return 0
 
 
-def plan_batches(sizes: list, workers: int) -> list:
+def plan_batches(sizes: list[list[int]], workers: int) -> list[tuple[int, int, int]]:
     """Cut each list of file sizes (an eval's files, in merge order) into batches.
 
     Returns (list index, first, end) slices, in the order they should be scanned.

@@ -17,6 +17,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 import pyarrow as pa
 
@@ -33,11 +34,22 @@ from resolver.ingest.regrade import add_regraded, regrade_file_inplace, remove_r
 from resolver.ingest.report import Report
 from resolver.ingest.scan import SAMPLE_SCHEMA, ScanJob, scan_batch_safe
 
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+    from types import ModuleType
+    from typing import TypeVar
+
+    from resolver.core.progress import Bar
+    from resolver.ingest.scan import ScanResult
+
+    _T = TypeVar("_T")
+    _R = TypeVar("_R")
+
 
 class _NoPandas:
     """An import hook that makes ``import pandas`` fail (see ``keep_pandas_out``)."""
 
-    def find_spec(self, name, path=None, target=None):
+    def find_spec(self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None) -> None:
         if name == "pandas" or name.startswith("pandas."):
             raise ImportError("evaluate.py does not use pandas")
         return None
@@ -86,17 +98,17 @@ class Workers:
             self.executor = ProcessPoolExecutor(self.size, mp_context=multiprocessing.get_context("fork"),
                                                 initializer=_start_worker)
 
-    def __enter__(self):
+    def __enter__(self) -> Workers:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         if self.executor is not None:
             for process in list(getattr(self.executor, "_processes", {}).values()):
                 if process.is_alive():
                     process.terminate()
             self.executor.shutdown(wait=True, cancel_futures=True)
 
-    def map(self, function, items) -> list:
+    def map(self, function: Callable[[_T], _R], items: Iterable[_T]) -> list[Callable[..., _R]]:
         """Start ``function`` on every item now; returns a list of result getters (in order)."""
         if self.executor is None:
             return [lambda item=item: function(item) for item in items]
@@ -109,7 +121,7 @@ class Workers:
         return [lambda f=f: _result(f) for f in futures]
 
 
-def _result(future):
+def _result(future: Future[_R]) -> _R:
     try:
         return future.result()
     except BrokenProcessPool:
@@ -117,13 +129,13 @@ def _result(future):
                         "perhaps with a smaller --parallel")
 
 
-def _checked(result):
+def _checked(result: ScanResult | UserError) -> ScanResult:
     if isinstance(result, UserError):
         raise result
     return result
 
 
-def _progress(total_bytes: int, quiet: bool, progress):
+def _progress(total_bytes: int, quiet: bool, progress: Callable[..., Any] | None) -> Bar:
     """A progress bar over the bytes scanned: `progress` is a tqdm-like factory the command hands in."""
     if progress is None:
         return NullBar()
@@ -131,7 +143,8 @@ def _progress(total_bytes: int, quiet: bool, progress):
                     disable=quiet or None)
 
 
-def plan_jobs(file_lists, expects, parallel: int, regrade: bool, sizes: list | None = None) -> tuple:
+def plan_jobs(file_lists: list[list[str]], expects: Sequence[tuple[str, str, str] | None], parallel: int, regrade: bool,
+              sizes: list[list[int]] | None = None) -> tuple[list[ScanJob], list[int], list[list[int]], list[int]]:
     """ScanJobs for every list of files (an eval's, in merge order) and the list index of each.
 
     ``sizes``: each list's file sizes when already known (else they are ``stat``ed here).
@@ -146,7 +159,8 @@ def plan_jobs(file_lists, expects, parallel: int, regrade: bool, sizes: list | N
     return jobs, owners, sizes, job_bytes
 
 
-def _gather(getters, job_bytes, owners, count: int, bar):
+def _gather(getters: list[Callable[..., ScanResult | UserError]], job_bytes: list[int], owners: list[int], count: int,
+            bar: Bar) -> Iterator[tuple[int, list[ScanResult]]]:
     """Yield (list index, [ScanResult]) as soon as all batches of a file list are done, in order."""
     pending: dict[int, list] = {}
     remaining = [owners.count(n) for n in range(count)]
@@ -158,15 +172,15 @@ def _gather(getters, job_bytes, owners, count: int, bar):
             yield owner, pending.pop(owner)
 
 
-def _samples(results) -> pa.Table:
+def _samples(results: list[ScanResult]) -> pa.Table:
     tables = [r.samples for r in results if r.samples.num_rows]
     return pa.concat_tables(tables) if tables else SAMPLE_SCHEMA.empty_table()
 
 
 # ============================================================ dataset mode
 
-def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offline: bool = False,
-                     progress=None) -> Report:
+def evaluate_dataset(dataset_path: str | os.PathLike[str], parallel: int = 16, quiet: bool = False, offline: bool = False,
+                     progress: Callable[..., Any] | None = None) -> Report:
     """Bring a dataset's PointsDB up to date (idempotent; see the module docstring).
 
     ``offline``: re-grade every stored answer with the current grader while building
@@ -186,7 +200,8 @@ def evaluate_dataset(dataset_path, parallel: int = 16, quiet: bool = False, offl
     return report
 
 
-def _run_plan(plan: bookkeeping.Plan, parallel: int, offline: bool, quiet: bool, progress, report: Report) -> None:
+def _run_plan(plan: bookkeeping.Plan, parallel: int, offline: bool, quiet: bool, progress: Callable[..., Any] | None,
+              report: Report) -> None:
     """Write what the plan says: drops, relabels, the scanned evals, the dataset's meta."""
     file_lists = [item.files for item in plan.build]
     expects = [(item.spec.model, item.spec.template, item.spec.sampler) for item in plan.build]
@@ -221,7 +236,7 @@ def _run_plan(plan: bookkeeping.Plan, parallel: int, offline: bool, quiet: bool,
     report.dropped, report.relabelled, report.written = len(plan.drop), len(plan.relabel), True
 
 
-def expected_rows(meta: bookkeeping.MetaUpdate, warn) -> list:
+def expected_rows(meta: bookkeeping.MetaUpdate, warn: Callable[[str], None]) -> list:
     """(base_task, degree, points) from the dataset's config, or [] (with a warning) when unavailable."""
     config = meta.config_path
     if config is None:
@@ -236,8 +251,9 @@ def expected_rows(meta: bookkeeping.MetaUpdate, warn) -> list:
 
 # ============================================================ interview mode
 
-def evaluate_interview(spec_text: str, db_path=None, parallel: int = 16, quiet: bool = False,
-                       offline: bool = False, inplace: bool = False, progress=None) -> Report:
+def evaluate_interview(spec_text: str, db_path: str | os.PathLike[str] | None = None, parallel: int = 16,
+                       quiet: bool = False, offline: bool = False, inplace: bool = False,
+                       progress: Callable[..., Any] | None = None) -> Report:
     """Evaluate loose NDJSON files; evals come from the records' model/template/sampler.
 
     With ``db_path`` the result is written as a complete PointsDB (rebuilt each time,
@@ -264,7 +280,8 @@ def evaluate_interview(spec_text: str, db_path=None, parallel: int = 16, quiet: 
     return report
 
 
-def _interview_evals(report: Report, files: list, results: list, source_base, spec_text: str) -> None:
+def _interview_evals(report: Report, files: list[str], results: list[ScanResult], source_base: Path | None,
+                     spec_text: str) -> None:
     """Split the scanned files by eval triple and write (or only count) each eval."""
     samples = _samples(results)
     per_file: dict[int, set[tuple]] = {}        # file_no -> set of triples
@@ -312,7 +329,7 @@ def _interview_evals(report: Report, files: list, results: list, source_base, sp
     report.warnings.extend(orphans.problems)
 
 
-def _interview_spec(triple) -> EvalSpec:
+def _interview_spec(triple: tuple[str, str, str]) -> EvalSpec:
     model, template, sampler = triple
     return EvalSpec(eval_id=eval_id(model, template, sampler), model=model, template=template, sampler=sampler,
                     label=model, groups=(), facets={}, tags=(), hf_id=None, cohort="", glob="")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -24,6 +25,9 @@ from resolver.grading import ALL_REASONS, UNKNOWN
 from resolver.ingest.input_files import relative_names
 from resolver.ingest.regrade import RegradeTally, add_regraded
 from resolver.pointsdb import OUTCOME_INVALID, OUTCOME_TRUNCATED
+
+if TYPE_CHECKING:
+    from resolver.ingest.scan import ScanResult
 
 
 @dataclass
@@ -43,7 +47,7 @@ class EvalStats:
     task_versions: dict[str, list[int]] = field(default_factory=dict)  # base_task -> sorted versions
     status: str = "built"
 
-    def add_scan(self, result, files) -> None:
+    def add_scan(self, result: ScanResult, files: list[str]) -> None:
         """Counts and problems of one worker batch (its samples go to the aggregation)."""
         self.records += sum(result.records)
         self.unanswered += sum(result.unanswered)
@@ -58,7 +62,7 @@ class EvalStats:
                 "task_versions": pointsdb.canonical_json(self.task_versions)}
 
 
-def source_names(files, source_base: Path | None) -> list:
+def source_names(files: Sequence[str], source_base: Path | None) -> list[str]:
     """How `sources` names each file: relative to the DB's directory (absolute without a DB)."""
     return [str(f) for f in files] if source_base is None else relative_names(files, source_base)
 
@@ -73,7 +77,7 @@ def _segments(values: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.r_[True, values[1:] != values[:-1]]) if len(values) else np.zeros(0, np.int64)
 
 
-def _list_column(values: np.ndarray, starts: np.ndarray, kind) -> pa.Array:
+def _list_column(values: np.ndarray, starts: np.ndarray, kind: pa.DataType) -> pa.Array:
     offsets = np.r_[starts, len(values)].astype(np.int32)
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(values, kind))
 
@@ -199,7 +203,8 @@ def _counters(col: dict, keep: np.ndarray, starts: np.ndarray) -> dict:
     return out
 
 
-def invalid_reason_counts(reasons, outcome: np.ndarray, keep: np.ndarray, starts: np.ndarray) -> list:
+def invalid_reason_counts(reasons: pa.ChunkedArray | pa.Array, outcome: np.ndarray, keep: np.ndarray,
+                          starts: np.ndarray) -> list[str]:
     """Each point's invalid samples counted by reason, as canonical JSON ({} when none).
 
     Only samples whose outcome is invalid count (a truncated one is counted as

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 import pandas as pd
 
@@ -28,7 +28,7 @@ POINT_COLUMNS = ["id", "eval_id", "model", "template", "sampler", "base_task", "
                  "params", "manifold", "sources", "correct", "incorrect", "invalid", "truncated"]
 
 
-def load_points(db: PointsDB, point_ids) -> pd.DataFrame:
+def load_points(db: PointsDB, point_ids: Iterable[int]) -> pd.DataFrame:
     """The PointsDB rows of the given ids, in the order given; unknown ids are a UserError."""
     ids = [int(p) for p in point_ids]
     placeholders = ", ".join("?" for _ in ids)
@@ -46,7 +46,7 @@ def load_points(db: PointsDB, point_ids) -> pd.DataFrame:
     return frame.sort_values("id", key=lambda s: s.map(order)).reset_index(drop=True)
 
 
-def source_paths(point, db_dir) -> list[Path]:
+def source_paths(point: pd.Series | Mapping[str, Any], db_dir: str | os.PathLike[str]) -> list[Path]:
     """Absolute paths of a point's NDJSON sources (relative ones are under the DB's directory)."""
     base = Path(db_dir)
     # a list from Python, an array from a DuckDB frame (whose truth value is ambiguous past one element)
@@ -54,7 +54,7 @@ def source_paths(point, db_dir) -> list[Path]:
     return [Path(s) if os.path.isabs(s) else base / s for s in sources]
 
 
-def _matches(record: dict, point) -> bool:
+def _matches(record: dict, point: pd.Series | Mapping[str, Any]) -> bool:
     if not isinstance(record, dict):
         return False
     if (record.get("model"), record.get("template"), record.get("sampler"), record.get("base_task")) != \
@@ -76,7 +76,7 @@ def outcome_name(record: dict) -> str:
     return OUTCOME_NAMES[outcome_of(record)]
 
 
-def point_records(point, db_dir) -> Iterator[dict]:
+def point_records(point: pd.Series | Mapping[str, Any], db_dir: str | os.PathLike[str]) -> Iterator[dict]:
     """The answered records of one point, each sample index once, in sample order."""
     seen: dict[int, dict] = {}
     for path in source_paths(point, db_dir):

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
@@ -174,7 +175,7 @@ def _row_rule(message: str) -> str:
 _UNLOADABLE = object()
 
 
-def _loads(raw: str):
+def _loads(raw: str) -> Any:
     """Python's value of a raw JSON text (_UNLOADABLE for spellings only DuckDB reads: nan, inf)."""
     try:
         return json.loads(raw)
@@ -182,7 +183,7 @@ def _loads(raw: str):
         return _UNLOADABLE
 
 
-def _is_text(value) -> bool:
+def _is_text(value: object) -> bool:
     """A str that is also valid UTF-8 text (not a lone surrogate from a \\ud800 escape)."""
     if not isinstance(value, str):
         return False
@@ -193,8 +194,8 @@ def _is_text(value) -> bool:
     return True
 
 
-def _required_string(name: str):
-    def verdict(raw):
+def _required_string(name: str) -> Callable[[str | None], tuple[str | None, str | None]]:
+    def verdict(raw: str | None) -> tuple[str | None, str | None]:
         value = None if raw is None else _loads(raw)
         if _is_text(value) and value:
             return None, value
@@ -202,7 +203,7 @@ def _required_string(name: str):
     return verdict
 
 
-def _task(raw):
+def _task(raw: str | None) -> tuple[str | None, str | None]:
     if raw is None:
         return None, None
     value = _loads(raw)
@@ -211,7 +212,7 @@ def _task(raw):
     return f"'task' must be a string, got {raw[:40]}", None
 
 
-def _object(name: str, raw: str, drop=()):
+def _object(name: str, raw: str, drop: tuple[str, ...] = ()) -> tuple[str | None, str | None]:
     """(problem, canonical text) of a raw JSON object, without the keys in ``drop``."""
     value = _loads(raw)
     if value is _UNLOADABLE:
@@ -219,14 +220,14 @@ def _object(name: str, raw: str, drop=()):
     return None, canonical_json({k: v for k, v in value.items() if k not in drop})
 
 
-def _params(raw):
+def _params(raw: str | None) -> tuple[str | None, str | None]:
     """The point identity's params: the object without `count` (samples per point)."""
     if raw is not None and raw.startswith("{"):
         return _object("params", raw, drop=("count",))
     return "'params' missing or not an object", None
 
 
-def _manifold(raw):
+def _manifold(raw: str | None) -> tuple[str | None, str | None]:
     if raw is None:
         return None, "{}"
     if raw.startswith("{"):
@@ -234,7 +235,7 @@ def _manifold(raw):
     return f"'manifold' must be an object, got {raw[:40]}", None
 
 
-def _guess(raw):
+def _guess(raw: str | None) -> tuple[str | None, float | None]:
     if raw is None:
         return None, 0.0
     value = _loads(raw)
@@ -243,8 +244,8 @@ def _guess(raw):
     return f"'guess_chance' must be a number from 0 to 1, got {raw[:40]}", None
 
 
-def _flag(name: str):
-    def verdict(raw):
+def _flag(name: str) -> Callable[[str | None], tuple[str | None, bool | None]]:
+    def verdict(raw: str | None) -> tuple[str | None, bool | None]:
         if raw is None or raw == "false":
             return None, False
         if raw == "true":
@@ -253,8 +254,8 @@ def _flag(name: str):
     return verdict
 
 
-def _version(name: str):
-    def verdict(raw):
+def _version(name: str) -> Callable[[str | None], tuple[str | None, int | None]]:
+    def verdict(raw: str | None) -> tuple[str | None, int | None]:
         if raw is None:
             return None, 1
         value = _loads(raw)
@@ -264,7 +265,7 @@ def _version(name: str):
     return verdict
 
 
-def _invalid_reason(raw):
+def _invalid_reason(raw: str | None) -> tuple[str | None, str | None]:
     """A reason of the grader's vocabulary, None (none recorded), or "unknown" for anything else."""
     if raw is None:
         return None, None
@@ -290,10 +291,10 @@ class ValueRules:
     """The VALUE_FIELDS of a batch of rows: each distinct raw value is decided once (and
     remembered for the rest of the scan), then spread to its rows by dictionary index."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.memo: dict[str, dict] = {name: {} for name in VALUE_FIELDS}
 
-    def _field(self, name: str, column) -> tuple:
+    def _field(self, name: str, column: pa.Array) -> tuple:
         """(dictionary index of each row, [(problem, value)] per dictionary entry) of one column."""
         encoded = pc.dictionary_encode(column, null_encoding="encode")
         memo, (verdict, _) = self.memo[name], _VERDICTS[name]
@@ -305,7 +306,7 @@ class ValueRules:
             verdicts.append(found)
         return encoded.indices, verdicts
 
-    def check(self, batch, expect: tuple | None) -> tuple:
+    def check(self, batch: pa.RecordBatch, expect: tuple | None) -> tuple:
         """(rank of each row's first problem (NO_PROBLEM: none), {row: message}, typed values).
 
         ``typed``: {field: Arrow array of each row's value (null where refused)}.
@@ -344,7 +345,7 @@ class ValueRules:
 _KEY_INDEX = re.compile(r"-([0-9]+)\Z")
 
 
-def _token_count(value) -> bool:
+def _token_count(value: object) -> bool:
     return value is None or (type(value) is int and 0 <= value <= INT32_MAX)
 
 

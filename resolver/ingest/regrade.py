@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Iterable
 
 from resolver.grading import GRADER_VERSION, grade_record
 from resolver.pointsdb import outcome_of
@@ -40,7 +41,7 @@ def regrade_record(record: dict) -> dict:
     return record
 
 
-def regrade_file_inplace(path: str) -> dict:
+def regrade_file_inplace(path: str) -> RegradeTally:
     """Re-grade one file in place; returns {base_task: [records re-graded, verdicts changed]}."""
     tally: dict[str, list[int]] = {}
     tmp, replaced = f"{path}.regrade-{os.getpid()}", False
@@ -67,7 +68,7 @@ def regrade_file_inplace(path: str) -> dict:
     return tally
 
 
-def _record(raw: bytes):
+def _record(raw: bytes) -> dict | None:
     """The record on a line that can be re-graded, else None (copied through unchanged)."""
     if not raw.strip() or raw_line_problem(raw):        # the scan refuses lines over 16 MB
         return None
@@ -82,7 +83,7 @@ def _record(raw: bytes):
     return record
 
 
-def remove_regrade_temps(files) -> None:
+def remove_regrade_temps(files: Iterable[str]) -> None:
     """Delete `<file>.regrade-<pid>` copies of an interrupted --inplace run (originals are intact)."""
     for path in files:
         folder, name = os.path.split(path)

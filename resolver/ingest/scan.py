@@ -18,6 +18,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -41,6 +42,9 @@ from resolver.ingest.regrade import add_regraded
 from resolver.pointsdb import outcome_of
 from resolver.records import CUT_LIMIT, GZIP_FRAMING, GZIP_LEVEL, RECORD_LIMIT, cut_into_pieces, long_line_problem, piece_groups, raw_line_problem
 from resolver.tasks import task_of_record
+
+if TYPE_CHECKING:
+    import duckdb
 
 MAX_OBJECT_SIZE = RECORD_LIMIT    # DuckDB's maximum_object_size for the scan (its default, 16 MB)
 ROWS_PER_BATCH = 2048            # Arrow rows held at once while scanning
@@ -79,7 +83,7 @@ class ScanResult:
 _worker_con = None
 
 
-def _duckdb():
+def _duckdb() -> duckdb.DuckDBPyConnection:
     """One single-threaded DuckDB connection per worker process (parallelism is by process)."""
     global _worker_con
     if _worker_con is None:
@@ -122,19 +126,19 @@ def _params(job: ScanJob) -> dict:
     return {"files": list(job.files)}
 
 
-def _utf8_offsets(column) -> np.ndarray:
+def _utf8_offsets(column: pa.Array) -> np.ndarray:
     """The value offsets of an Arrow string / large_string array (len + 1 of them)."""
     width = np.int64 if column.type == pa.large_string() else np.int32
     return np.frombuffer(column.buffers()[1], dtype=width)[column.offset: column.offset + len(column) + 1]
 
 
-def _utf8_views(column, offsets) -> list:
+def _utf8_views(column: pa.Array, offsets: np.ndarray) -> list[memoryview]:
     """Each value of an Arrow string array as a memoryview of its UTF-8 bytes (no copies)."""
     data = memoryview(column.buffers()[2] or b"")
     return [data[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
 
 
-def _gzip_sizes(recorded: pa.Array, text: pa.Array, compress) -> pa.Array:
+def _gzip_sizes(recorded: pa.Array, text: pa.Array, compress: Callable[[memoryview, int], bytearray]) -> pa.Array:
     """Each row's gzip size: the record's own (``text_size``) or, where it has none, its text deflated."""
     if recorded.null_count == 0:
         return recorded.cast(pa.int32())
@@ -277,7 +281,8 @@ def _scan_files(job: ScanJob, raw: str = _RAW, long_lines: list | None = None) -
     return result
 
 
-def _check_texts(job: ScanJob, keep: np.ndarray, flagged: np.ndarray, file_no, ordinal, problems: list):
+def _check_texts(job: ScanJob, keep: np.ndarray, flagged: np.ndarray, file_no: np.ndarray, ordinal: np.ndarray,
+                 problems: list) -> np.ndarray:
     """Rows whose answer / reasoning might not be text: their line's raw JSON decides (see record_checks.py)."""
     wanted: dict[int, dict[int, int]] = {}
     for flagged_row in np.flatnonzero(flagged).tolist():
@@ -293,7 +298,7 @@ def _check_texts(job: ScanJob, keep: np.ndarray, flagged: np.ndarray, file_no, o
     return keep
 
 
-def _non_blank_lines(path: str):
+def _non_blank_lines(path: str) -> Iterator[tuple[int, int, bytes]]:
     """(line number, raw line) of the lines DuckDB reads as records (blank lines are skipped)."""
     with open(path, "rb") as fh:
         number = 0
@@ -333,7 +338,7 @@ def _with_line_numbers(job: ScanJob, problems: list) -> list:
     return out
 
 
-def _regrade(job: ScanJob, samples: pa.Table, problems: list):
+def _regrade(job: ScanJob, samples: pa.Table, problems: list) -> tuple[pa.Table, dict[str, list[int]]]:
     """--offline: grade every sample's stored answer again; new outcomes and changed-verdict counts.
 
     A record Python's json cannot load cannot be re-graded: it is refused like a bad record.
@@ -374,7 +379,7 @@ def _regrade(job: ScanJob, samples: pa.Table, problems: list):
     return samples.filter(pa.array(refused)), regraded
 
 
-def scan_batch_safe(job: ScanJob):
+def scan_batch_safe(job: ScanJob) -> ScanResult | UserError:
     """Worker entry: a UserError (e.g. --offline on an unknown task) travels back as text."""
     try:
         return scan_batch(job)

@@ -1,6 +1,8 @@
 """Capacity figures: logistic frontiers and effective capacity against token budget."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Mapping
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -11,27 +13,33 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from resolver.analysis import PROMPT_BUDGET, TARGET_DIM, logistic
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.typing import ColorType
+
 DPI = 100
 
 
-def _facets(frame, facet_by):
+def _facets(frame: pd.DataFrame, facet_by: str | None) -> list[Any]:
     return sorted(frame[facet_by].dropna().unique().tolist(), key=str) if facet_by else [None]
 
 
-def _series_name(row, keys, labels) -> str:
+def _series_name(row: Mapping[str, Any], keys: list[str], labels: dict) -> str:
     parts = [labels.get(row["eval_id"], row["eval_id"])]
     parts += [f"{k}={row[k]}" for k in keys if k != "eval_id"]
     return ", ".join(str(p) for p in parts)
 
 
-def _colours(frame, series_keys):
+def _colours(frame: pd.DataFrame, series_keys: list[str]) -> dict[tuple, ColorType]:
     """One colour per series, the same in every facet."""
     keys = sorted({tuple(r) for r in frame[series_keys].itertuples(index=False, name=None)}, key=str)
     cmap = plt.get_cmap("tab10" if len(keys) <= 10 else "tab20")
     return {k: cmap(i % cmap.N) for i, k in enumerate(keys)}
 
 
-def _size_axis(ax, sizes, label: str) -> None:
+def _size_axis(ax: Axes, sizes: pd.Series, label: str) -> None:
     """Log axis with plain-number ticks at the measured sizes."""
     ax.set_xscale("log")
     ticks = sorted(set(float(v) for v in sizes))
@@ -41,20 +49,21 @@ def _size_axis(ax, sizes, label: str) -> None:
     ax.set_xlabel(label)
 
 
-def _shared_legend(fig, colours, series_keys, labels) -> None:
+def _shared_legend(fig: Figure, colours: dict[tuple, ColorType], series_keys: list[str], labels: dict) -> None:
     handles = [Line2D([], [], color=c, marker="o", label=_series_name(dict(zip(series_keys, k)), series_keys, labels))
                for k, c in colours.items()]
     fig.legend(handles=handles, loc="lower center", ncol=min(3, len(handles)), fontsize=8, frameon=False)
 
 
-def _fit_row(fits, series_keys, key):
+def _fit_row(fits: pd.DataFrame, series_keys: list[str], key: tuple) -> pd.Series | None:
     match = fits
     for k, v in zip(series_keys, key):
         match = match[match[k] == v]
     return match.iloc[0] if len(match) else None
 
 
-def _panels(frame, keys: list, facet_by: str | None, width: int, height: int):
+def _panels(frame: pd.DataFrame, keys: list, facet_by: str | None, width: int,
+            height: int) -> tuple[Figure, dict[tuple, ColorType], list[str], list[tuple]]:
     """One panel per facet value, titled and gridded; each with its series (key, colour, rows),
     coloured alike in every panel. Returns (fig, colours, series_keys, panels)."""
     facets = _facets(frame, facet_by)
@@ -75,7 +84,8 @@ def _panels(frame, keys: list, facet_by: str | None, width: int, height: int):
     return fig, colours, series_keys, panels
 
 
-def _finish(fig, panels, ylabel: str, title: str, colours, series_keys, labels):
+def _finish(fig: Figure, panels: list[tuple], ylabel: str, title: str, colours: dict[tuple, ColorType],
+            series_keys: list[str], labels: dict) -> Figure:
     panels[0][0].set_ylabel(ylabel)
     fig.suptitle(title, fontsize=12)
     _shared_legend(fig, colours, series_keys, labels)
@@ -83,8 +93,8 @@ def _finish(fig, panels, ylabel: str, title: str, colours, series_keys, labels):
     return fig
 
 
-def frontier_figure(curve, fits, size_param: str, keys: list, facet_by: str | None, labels: dict,
-                    mode: str, width: int = 1200, height: int = 560):
+def frontier_figure(curve: pd.DataFrame, fits: pd.DataFrame, size_param: str, keys: list, facet_by: str | None,
+                    labels: dict, mode: str, width: int = 1200, height: int = 560) -> Figure:
     """Accuracy vs size with fitted logistic per series; dotted line at each x50 inside the data."""
     fig, colours, series_keys, panels = _panels(curve, keys, facet_by, width, height)
     for ax, facet, part, series in panels:
@@ -113,8 +123,8 @@ def frontier_figure(curve, fits, size_param: str, keys: list, facet_by: str | No
                    f"Capacity frontier: accuracy vs {size_param} with logistic fit", colours, series_keys, labels)
 
 
-def peak_figure(table, summary, keys: list, facet_by: str | None, labels: dict, threshold: float,
-                width: int = 1200, height: int = 560):
+def peak_figure(table: pd.DataFrame, summary: pd.DataFrame, keys: list, facet_by: str | None, labels: dict,
+                threshold: float, width: int = 1200, height: int = 560) -> Figure:
     """Effective capacity (accuracy lower bound x size) vs the token budget; star at each series' peak.
 
     The budget is the table's target_tokens column, or the derived prompt_budget (docs/analysis.md)."""

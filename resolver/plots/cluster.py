@@ -3,6 +3,8 @@ each series' 95% interval (best at the top), the shared range of every cluster a
 a shaded band, and a membership grid on the right (a series may be in several)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -11,12 +13,18 @@ from matplotlib import colormaps
 
 from resolver.analysis import memberships
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.colors import Colormap
+    from matplotlib.figure import Figure
+
 DPI = 100
 ROW_INCHES = 0.28
 PANEL_EXTRA_INCHES = 0.9
 
 
-def cluster_figure(sections: list, name, title: str, width: int = 1200, facet=None):
+def cluster_figure(sections: list, name: Callable[[Any], str], title: str, width: int = 1200,
+                   facet: str | None = None) -> Figure:
     """A Figure with one row of panels per facet section."""
     heights = [max(len(s["series"]), 1) * ROW_INCHES + PANEL_EXTRA_INCHES for s in sections]
     fig_height = sum(heights) + 0.8
@@ -32,7 +40,7 @@ def cluster_figure(sections: list, name, title: str, width: int = 1200, facet=No
     return fig
 
 
-def _interval_panel(ax, section, name, palette):
+def _interval_panel(ax: Axes, section: dict[str, Any], name: Callable[[Any], str], palette: Colormap) -> None:
     rows = section["series"]
     ys = range(len(rows))
     for cluster in section["clusters"]:
@@ -50,7 +58,7 @@ def _interval_panel(ax, section, name, palette):
     ax.tick_params(axis="x", labelsize=8)
 
 
-def _membership_panel(ax, section, palette):
+def _membership_panel(ax: Axes, section: dict[str, Any], palette: Colormap) -> None:
     rows = section["series"]
     member_of = memberships(section["clusters"])
     clusters = [c["rank"] for c in section["clusters"]]

@@ -7,6 +7,8 @@ and "B" or "A"; it only draws what resolver.analysis.compare computed.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -16,19 +18,22 @@ from matplotlib.patches import Rectangle
 
 from resolver.plots.layout import wrap
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 __all__ = ["compare_figure"]
 
 DPI = 100
 
 
-def _grid(cells: list):
+def _grid(cells: list[dict[str, Any]]) -> tuple[list[Any], list[Any], dict[tuple[Any, Any], dict[str, Any]]]:
     tiers = list(dict.fromkeys(c["tier"] for c in cells))
     groups = list(dict.fromkeys(c["group"] for c in cells))
     index = {(c["tier"], c["group"]): c for c in cells}
     return tiers, groups, index
 
 
-def compare_figure(result: dict, label_a: str, label_b: str, width: int = 1200):
+def compare_figure(result: dict, label_a: str, label_b: str, width: int = 1200) -> Figure:
     """The heat map of result["cells"] with the overall difference in the title."""
     tiers, groups, index = _grid(result["cells"])
     values = np.array([[index[(t, g)]["diff"] if (t, g) in index else np.nan for g in groups] for t in tiers])

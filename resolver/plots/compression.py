@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 import matplotlib
 
@@ -11,11 +12,15 @@ import numpy as np
 
 from resolver.analysis import LOOP_RATIO, PANELS
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
 DPI = 100
 
 
-def compression_figure(samples, facet_by: str | None, group_by: str | None, title: str,
-                       width: int = 1400, row_height: int = 380):
+def compression_figure(samples: pd.DataFrame, facet_by: str | None, group_by: str | None, title: str,
+                       width: int = 1400, row_height: int = 380) -> Figure:
     """Rows = facet values, columns = correct / incorrect / truncated; colour = group value.
 
     x = completion tokens, y = gzip size of the answer in bytes (both log scale). The
@@ -72,10 +77,10 @@ def compression_figure(samples, facet_by: str | None, group_by: str | None, titl
     return fig
 
 
-def _bytes_per_token(samples) -> float:
+def _bytes_per_token(samples: pd.DataFrame) -> float:
     tokens = samples["tokens"].sum()
     return float(samples["answer_bytes"].sum() / tokens) if tokens else 4.0
 
 
-def _sort_key(value):
+def _sort_key(value: object) -> tuple[int, object, str]:
     return (0, value, "") if isinstance(value, (int, float)) else (1, 0, str(value))

@@ -7,6 +7,8 @@ panel, never over the curves; the title sits above every panel.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -18,6 +20,13 @@ from resolver.plots.layout import grid_shape, wrap
 from resolver.plots.ticks import tick_text
 from resolver.probe import FREQUENCIES
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from resolver.analysis import TaskView
+
 DPI = 100
 TITLE_PX = 70           # the figure title's band above the grid
 TITLE_CHARS = 52        # panel titles wrap at this many characters (fits the axes at 9 pt)
@@ -27,7 +36,7 @@ def _short(dimension: str) -> str:
     return dimension.removeprefix("params.")
 
 
-def view_entries(table, views: list) -> list:
+def view_entries(table: pd.DataFrame, views: list[TaskView]) -> list[tuple[TaskView, str, pd.DataFrame]]:
     """[(view, facet name, rows of the table)] in view order, facets sorted; '' = no facet."""
     entries = []
     for view in views:
@@ -38,8 +47,8 @@ def view_entries(table, views: list) -> list:
     return entries
 
 
-def fft_figure(table, views: list, evals: list, labels: dict, title: str, tokenizer_names: dict,
-               cell_w: int = 640, cell_h: int = 360):
+def fft_figure(table: pd.DataFrame, views: list[TaskView], evals: list[str], labels: dict, title: str,
+               tokenizer_names: dict, cell_w: int = 640, cell_h: int = 360) -> Figure:
     """Each panel: mean magnitude spectrum per value of the view's dimension, coloured by that value."""
     entries = view_entries(table, views)
     panels = [(entry, eval_id) for entry in entries for eval_id in evals]
@@ -54,12 +63,14 @@ def fft_figure(table, views: list, evals: list, labels: dict, title: str, tokeni
     return fig
 
 
-def _draw_panel(ax, view, facet: str, part, eval_id, labels: dict, tokenizer_names: dict) -> None:
+def _draw_panel(ax: Axes, view: TaskView, facet: str, part: pd.DataFrame, eval_id: str, labels: dict,
+                tokenizer_names: dict) -> None:
     values = sorted(part["value"].unique().tolist(), key=lambda v: (isinstance(v, str), v)) if len(part) else []
     numeric = bool(values) and all(isinstance(v, (int, float, np.integer, np.floating)) for v in values)
     cmap = plt.get_cmap("viridis")
     norm = Normalize(min(values), max(values) if max(values) > min(values) else min(values) + 1) if numeric else None
     cell = part[part["eval_id"] == eval_id] if len(part) else part
+    row: Any        # pandas-stubs type itertuples' fields as scalars; `spectrum` holds an array
     for i, row in enumerate(cell.itertuples(index=False)):
         colour = cmap(norm(row.value)) if norm is not None else cmap(i / max(len(values) - 1, 1))
         # bin 0 is the mean, removed before the transform: leave it out of a log plot

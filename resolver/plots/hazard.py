@@ -11,6 +11,9 @@ import numpy as np
 from matplotlib.lines import Line2D
 
 if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
     from matplotlib.typing import ColorType, LineStyleType
 
 DPI = 100
@@ -22,13 +25,13 @@ MIN_AT_RISK = 5
 CAUSE_STYLES: dict[str, LineStyleType] = {"correct": "-", "incorrect": "--", "still generating": ":"}
 
 
-def _masked_hazard(table, column):
+def _masked_hazard(table: pd.DataFrame, column: str) -> np.ndarray:
     values = table[column].to_numpy(dtype=float).copy()
     values[table["at_risk"].to_numpy() < MIN_AT_RISK] = np.nan
     return values
 
 
-def _draw_series(left, right, table, colours: dict, styles: dict, label: str | None):
+def _draw_series(left: Axes, right: Axes, table: pd.DataFrame, colours: dict, styles: dict, label: str | None) -> None:
     """One series: hazards (left) and cumulative incidence + survival (right)."""
     mid = ((table["start"] + table["end"]) / 2).to_numpy()
     for cause, column in (("correct", "hazard_correct"), ("incorrect", "hazard_incorrect")):
@@ -46,7 +49,7 @@ def _draw_series(left, right, table, colours: dict, styles: dict, label: str | N
 
 
 def hazard_figure(series: dict, title: str, bucket_size: int, width: int = 1200, height: int = 500,
-                  names: dict | None = None):
+                  names: dict | None = None) -> Figure:
     """Left: hazard per token bucket; right: cumulative incidence of each cause.
 
     One series: green correct, red incorrect, grey still generating. Several series

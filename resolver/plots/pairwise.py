@@ -6,6 +6,8 @@ no label is rotated or cut off whatever the labels' length (docs/analyze.md).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -13,6 +15,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from resolver.plots.layout import wrap
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 DPI = 100
 LABEL_CHARS = 42        # row labels wrap at this many characters
@@ -32,7 +37,7 @@ def figure_height(row_labels: list) -> float:
     return HEADER_PX + rows + FOOTER_PX
 
 
-def pairwise_figure(result: dict, labels: list, width: int = 1200, group=None):
+def pairwise_figure(result: dict, labels: list, width: int = 1200, group: str | None = None) -> Figure:
     """Heat map of P(row beats column), rows/columns in the result's order, with
     expected wins and Bradley-Terry strength under each row label."""
     k = len(labels)

@@ -10,6 +10,7 @@ crosshatched block at the right end whose width is the truncation ratio.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
@@ -29,6 +30,11 @@ from resolver.analysis import (
     score_table_columns,
 )
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.colors import Colormap
+    from matplotlib.figure import Figure
+
 DPI = 100
 ROW_INCHES = 0.34
 CMAP = "RdYlGn"
@@ -36,7 +42,7 @@ HATCH_COLOR = "0.45"
 BELOW_CHANCE_COLOR = "#8b0000"
 
 
-def _layout(results, columns_by_tier):
+def _layout(results: list[dict[str, Any]], columns_by_tier: dict[str, list]) -> list[tuple]:
     """Rows to draw: ('tier', name) headers and ('eval', entry, tier) rows, by score/token within a tier."""
     rows: list[tuple] = []
     for tier in columns_by_tier:
@@ -48,12 +54,12 @@ def _layout(results, columns_by_tier):
     return rows
 
 
-def _finite(value) -> float:
+def _finite(value: float | None) -> float:
     """A sort key for a number that may be missing (None/NaN sorts last)."""
     return -math.inf if value is None or math.isnan(value) else float(value)
 
 
-def _draw_cell(ax, x, y, task, cmap, norm):
+def _draw_cell(ax: Axes, x: int, y: int, task: dict[str, Any] | None, cmap: Colormap, norm: Normalize) -> None:
     ax.add_patch(Rectangle((x + 0.04, y + 0.12), 0.92, 0.76, facecolor="0.95", edgecolor="0.8", linewidth=0.5))
     if not task:
         ax.text(x + 0.5, y + 0.5, "—", ha="center", va="center", fontsize=8, color="0.4")
@@ -74,7 +80,7 @@ def _draw_cell(ax, x, y, task, cmap, norm):
             bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": color if below else "none", "pad": 0.6})
 
 
-def scores_figure(results: list, width: int = 1400, title: str = "ReasonScore"):
+def scores_figure(results: list, width: int = 1400, title: str = "ReasonScore") -> Figure:
     """A matplotlib Figure of the heat-bar chart; width in pixels.
 
     Layout in inches: title, column header, one ROW_INCHES row per eval and tier
@@ -121,7 +127,7 @@ def scores_figure(results: list, width: int = 1400, title: str = "ReasonScore"):
     return fig
 
 
-def _row_label(row) -> str:
+def _row_label(row: tuple) -> str:
     _, entry, tier = row
     data = entry["tiers"][tier]
     score = f" ({format_score(data['reasonscore'], data['any_incomplete'])})"
@@ -135,9 +141,9 @@ def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _legend(fig, cmap, norm, legend_in: float):
+def _legend(fig: Figure, cmap: Colormap, norm: Normalize, legend_in: float) -> None:
     height = fig.get_figheight()
-    cax = fig.add_axes([0.2, 0.5 / height, 0.4, 0.16 / height])
+    cax = fig.add_axes((0.2, 0.5 / height, 0.4, 0.16 / height))
     bar = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
     bar.set_label("ReasonScore input: excess accuracy (bar and colour; black tick = its Wilson upper end)", fontsize=8)
     bar.ax.tick_params(labelsize=7)

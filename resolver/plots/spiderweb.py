@@ -1,12 +1,17 @@
 """Static spiderweb (radar) and bar charts of one eval's profile across groups."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 DPI = 100
 ACCURACY = "#1f77b4"
@@ -27,11 +32,11 @@ def _below(rows: pd.DataFrame) -> np.ndarray:
     return rows["below_chance"].fillna(False).to_numpy(dtype=bool)
 
 
-def _spoke(group, below: bool) -> str:
+def _spoke(group: object, below: bool) -> str:
     return f"{group}\n({BELOW_CHANCE_MARK})" if below else str(group)
 
 
-def radar_figure(rows: pd.DataFrame, group_by: str, mode: str, width: int, height: int, max_tokens: float):
+def radar_figure(rows: pd.DataFrame, group_by: str, mode: str, width: int, height: int, max_tokens: float) -> Figure:
     """Radar: accuracy line with its interval band, token overlay, truncation marks."""
     if len(rows) < 3:  # a radar needs three spokes; fewer groups read better as bars
         return bar_figure(rows, group_by, mode, width, height, max_tokens)
@@ -40,7 +45,7 @@ def radar_figure(rows: pd.DataFrame, group_by: str, mode: str, width: int, heigh
     angles = np.linspace(0, 2 * np.pi, len(rows), endpoint=False)
     closed = np.append(angles, angles[0])
 
-    def ring(values):
+    def ring(values: pd.Series | np.ndarray) -> np.ndarray:
         values = np.asarray(values, dtype=float)
         return np.append(values, values[0])
 
@@ -72,7 +77,7 @@ def radar_figure(rows: pd.DataFrame, group_by: str, mode: str, width: int, heigh
     return fig
 
 
-def bar_figure(rows: pd.DataFrame, group_by: str, mode: str, width: int, height: int, max_tokens: float):
+def bar_figure(rows: pd.DataFrame, group_by: str, mode: str, width: int, height: int, max_tokens: float) -> Figure:
     """Bars: accuracy with interval whiskers, mean tokens on a second axis, truncation marked."""
     fig, ax = plt.subplots(figsize=(width / DPI, height / DPI), dpi=DPI)
     x = np.arange(len(rows))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
@@ -11,11 +12,17 @@ import numpy as np
 
 from resolver.plots.ticks import tick_text
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from resolver.analysis import TaskView
+
 DPI = 100
 CMAP = "RdYlGn"
 
 
-def _axis_positions(values):
+def _axis_positions(values: list[Any]) -> tuple[list[Any], dict[Any, float], bool]:
     """Sorted distinct values and their plotting positions (numbers keep their scale)."""
     distinct = sorted(set(values), key=lambda v: (not isinstance(v, (int, float)), v if isinstance(v, (int, float)) else str(v)))
     numeric = all(isinstance(v, (int, float, np.integer, np.floating)) for v in distinct)
@@ -23,7 +30,8 @@ def _axis_positions(values):
     return distinct, positions, numeric
 
 
-def surface_figure(panels: list, evals: list, labels: dict, title: str, cell: int = 420):
+def surface_figure(panels: list[tuple[TaskView, pd.DataFrame]], evals: list[str], labels: dict, title: str,
+                   cell: int = 420) -> Figure:
     """`panels`: list of (view, table); one row per view, one column per eval id."""
     rows, cols = max(1, len(panels)), max(1, len(evals))
     fig = plt.figure(figsize=(cols * cell / DPI, rows * cell / DPI + 0.6), dpi=DPI)

@@ -1,8 +1,13 @@
 """analyze.py cluster, rank and aggregate: the series / facet / split family (docs/analyze.md)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["register_aggregate", "register_cluster", "register_rank", "run_aggregate", "run_cluster", "run_rank"]
 
@@ -40,7 +45,7 @@ def run_cluster(args) -> int:
         if args.format == "png":
             from resolver.plots import cluster_figure
 
-            content = cluster_figure(sections, cluster.namer(series, labels), title, args.width, facet)
+            content: Figure | str = cluster_figure(sections, cluster.namer(series, labels), title, args.width, facet)
         elif args.format == "json":
             content = output_json(ClusterOutput, cluster.cluster_json(sections, series, facet, split, value, args.mode,
                                                                       labels))

@@ -16,6 +16,8 @@ from resolver.cli.analyze import flags, output
 from resolver.core import UserError
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from resolver.catalog import Dataset
 
 __all__ = ["choose_evals", "delta_value", "register_compare", "run_compare"]
@@ -119,6 +121,7 @@ def run_compare(args) -> int:
     result["labels"] = {"a": labels.get(a, a), "b": labels.get(b, b)}
     plan = sampling_plan(result, evals, _config_text(dataset), _levels(dataset))
     result["sampling"] = plan
+    content: Figure | str
     if args.format == "png":
         from resolver.plots import compare_figure
 

@@ -1,8 +1,13 @@
 """analyze.py scores: the ReasonScore ranking as markdown, JSON or PNG heat bars."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["register_scores", "run_scores"]
 
@@ -37,7 +42,7 @@ def run_scores(args) -> int:
     if args.format == "png":
         from resolver.plots import scores_figure
 
-        content = scores_figure(results, args.width, title)
+        content: Figure | str = scores_figure(results, args.width, title)
     elif args.format == "json":
         from resolver.analysis.outputs import ScoresOutput, output_json
 
