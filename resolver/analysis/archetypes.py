@@ -48,12 +48,12 @@ def _fmt(value: float) -> str:
     return f"{value:.2f}".replace("0.", ".", 1) if 0 <= value < 1 else f"{value:.2f}"
 
 
-def _margin(row) -> float:
+def _margin(row: pd.Series) -> float:
     value = row.get("margin", 0.0) if hasattr(row, "get") else 0.0
     return 0.0 if value is None or pd.isna(value) else float(value)
 
 
-def _apart(high_row, low_row) -> bool:
+def _apart(high_row: pd.Series, low_row: pd.Series) -> bool:
     """True when high_row's interval lies entirely above low_row's."""
     return high_row["center"] - _margin(high_row) > low_row["center"] + _margin(low_row)
 
@@ -83,12 +83,13 @@ def classify(profile: pd.DataFrame, dataset: pd.DataFrame | tuple | None = None,
     return _balanced(profile)
 
 
-def _truncation_share(profile) -> float:
+def _truncation_share(profile: pd.DataFrame) -> float:
     weights = profile["samples"].to_numpy(dtype=float)
     return float(np.average(profile["truncated_ratio"], weights=weights)) if weights.sum() > 0 else 0.0
 
 
-def _over_thinker(profile, dataset, _tiers):
+def _over_thinker(profile: pd.DataFrame, dataset: pd.DataFrame | tuple | None,
+                  _tiers: pd.DataFrame | None) -> Archetype | None:
     medians = dataset if isinstance(dataset, tuple) else dataset_medians(dataset)
     if medians is None:
         return None
@@ -105,9 +106,10 @@ def _over_thinker(profile, dataset, _tiers):
     return None
 
 
-def _truncation_limited(profile, _dataset, _tiers):
+def _truncation_limited(profile: pd.DataFrame, _dataset: pd.DataFrame | tuple | None,
+                        _tiers: pd.DataFrame | None) -> Archetype | None:
     share = _truncation_share(profile)
-    worst = profile.loc[profile["truncated_ratio"].idxmax()]
+    worst = profile.loc[profile["truncated_ratio"].idxmax()]  # type: ignore[call-overload]  # stubs: idxmax -> Hashable, not a label .loc takes
     if share >= TRUNCATION_LIMITED or worst["truncated_ratio"] >= TRUNCATION_LIMITED_WORST:
         return Archetype("truncation-limited",
                          f"{share:.0%} of its answers hit the token limit (worst: {worst['group']} at "
@@ -115,7 +117,8 @@ def _truncation_limited(profile, _dataset, _tiers):
     return None
 
 
-def _collapse(_profile, _dataset, tiers):
+def _collapse(_profile: pd.DataFrame, _dataset: pd.DataFrame | tuple | None,
+              tiers: pd.DataFrame | None) -> Archetype | None:
     if tiers is None or len(tiers) < 2:
         return None
     ordered = tiers.sort_values("tier_order")
@@ -127,20 +130,21 @@ def _collapse(_profile, _dataset, tiers):
     return None
 
 
-def _specialist(profile, _dataset, _tiers):
+def _specialist(profile: pd.DataFrame, _dataset: pd.DataFrame | tuple | None,
+                _tiers: pd.DataFrame | None) -> Archetype | None:
     if len(profile) < 2:
         return None
-    best = profile.loc[profile["center"].idxmax()]
-    worst = profile.loc[profile["center"].idxmin()]
+    best = profile.loc[profile["center"].idxmax()]  # type: ignore[call-overload]  # stubs: idxmax -> Hashable, not a label .loc takes
+    worst = profile.loc[profile["center"].idxmin()]  # type: ignore[call-overload]  # stubs: idxmin -> Hashable, not a label .loc takes
     if best["center"] - worst["center"] >= SPECIALIST_SPREAD and _apart(best, worst):
         return Archetype("specialist", f"best on {best['group']} ({_fmt(best['center'])}), far weaker on "
                                        f"{worst['group']} ({_fmt(worst['center'])})")
     return None
 
 
-def _balanced(profile):
-    best = profile.loc[profile["center"].idxmax()]
-    worst = profile.loc[profile["center"].idxmin()]
+def _balanced(profile: pd.DataFrame) -> Archetype:
+    best = profile.loc[profile["center"].idxmax()]  # type: ignore[call-overload]  # stubs: idxmax -> Hashable, not a label .loc takes
+    worst = profile.loc[profile["center"].idxmin()]  # type: ignore[call-overload]  # stubs: idxmin -> Hashable, not a label .loc takes
     mean = float(profile["center"].mean())
     level = ("strong all-round" if mean >= STRONG_FROM else "weak all-round" if mean < WEAK_BELOW
              else "mid-level all-round")

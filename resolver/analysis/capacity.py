@@ -40,7 +40,7 @@ from resolver.core import UserError
 from resolver.stats import SUMMED_COLUMNS, Z95, add_statistics
 
 if TYPE_CHECKING:
-    from resolver.pointsdb import PointsDB
+    from resolver.pointsdb import FiltersLike, PointsDB
 
 DEFAULT_SIZE_PARAM = "params.num_rows"
 DEFAULT_THRESHOLD = 0.5
@@ -50,7 +50,7 @@ MIN_FIT_SIZES = 3          # a logistic has two parameters; fit only with 3+ siz
 MIN_SIGMA = 0.01           # floor on the weight denominators (0-width intervals at 0 / 1)
 
 
-def logistic(log_size, log_x50, slope):
+def logistic(log_size: np.ndarray | float, log_x50: float, slope: float) -> np.ndarray | float:
     """Falling logistic in log-size: 1 at small sizes, 0.5 at x50, 0 at large sizes."""
     return 1.0 / (1.0 + np.exp(np.clip(slope * (log_size - log_x50), -500, 500)))
 
@@ -95,7 +95,7 @@ def _series_key(group_by: str | None, facet_by: str | None) -> list[str]:
     return [d for d in ("eval_id", facet_by, group_by) if d]
 
 
-def frontier(db: PointsDB, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
+def frontier(db: PointsDB, filters: FiltersLike = None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
              facet_by: str | None = None, mode: str = "C_P") -> tuple[pd.DataFrame, pd.DataFrame]:
     """(accuracy per size, one fit per series). A series = eval x facet x group value."""
     keys = list(dict.fromkeys(_series_key(group_by, facet_by)))
@@ -117,7 +117,7 @@ def frontier(db: PointsDB, filters=None, size_param: str = DEFAULT_SIZE_PARAM, g
     return curve, pd.DataFrame(fits)
 
 
-def peak(db: PointsDB, filters=None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
+def peak(db: PointsDB, filters: FiltersLike = None, size_param: str = DEFAULT_SIZE_PARAM, group_by: str | None = None,
          facet_by: str | None = None, mode: str = "C_P",
          threshold: float = DEFAULT_THRESHOLD) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per-budget table, per-series summary with capacity and peak budget).
@@ -178,6 +178,6 @@ def peak_from_points(points: pd.DataFrame, keys: list[str], size_param: str, mod
     return table, pd.DataFrame(summary)
 
 
-def _plain_number(value):
+def _plain_number(value: object) -> object:
     """Integral floats back to int (target_tokens print as 4000, not 4000.0000)."""
     return int(value) if isinstance(value, (float, np.floating)) and float(value).is_integer() else value

@@ -29,7 +29,7 @@ DEGREE_COLUMN = "manifold.degree"
 VALUE_FIELDS = ("center", "margin", "low", "high", "below_chance")
 
 
-def tier_degree(tier):
+def tier_degree(tier: str | int | None) -> int | None:
     """manifold.degree of a tier name (easy/medium/hard/'degree N'); None for no tier."""
     if tier is None or tier == "all":
         return None
@@ -42,7 +42,7 @@ def tier_degree(tier):
     raise UserError(f"unknown tier {tier!r}; valid: easy, medium, hard, 'degree N' or all")
 
 
-def cell_value(db: PointsDB, eval_id: str, group, tier=None, mode: str = stats.DEFAULT_MODE, group_by: str = "base_task",
+def cell_value(db: PointsDB, eval_id: str, group: object, tier: str | int | None = None, mode: str = stats.DEFAULT_MODE, group_by: str = "base_task",
                filters: dict | None = None) -> dict:
     """The interval of `mode` for one cell: {mode, center, margin, low, high,
     below_chance, samples, truncated_ratio}. tier None / "all" pools every tier;

@@ -17,6 +17,8 @@ share a cluster with every series whose interval reaches 0; rows carry
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Sequence
+
 import pandas as pd
 
 from resolver import stats
@@ -26,7 +28,7 @@ from resolver.core import markdown_table
 BELOW_CHANCE_MARK = "≤ chance"
 
 
-def interval_cliques(lows, highs) -> list:
+def interval_cliques(lows: Sequence[float], highs: Sequence[float]) -> list:
     """Maximal cliques of the overlap graph of closed intervals, best (highest) first.
 
     Returns lists of indices into the inputs; members of each clique are ordered by
@@ -107,14 +109,14 @@ def best_positions(sections: list) -> dict:
 
 # ------------------------------------------------------------------- rendering
 
-def namer(series: str, labels: dict):
+def namer(series: str, labels: dict) -> Callable[[Any], str]:
     """Display name of a series value: evals by label and id, others as they are."""
     if series == "eval_id":
         return lambda name: f"{labels.get(name, name)} [{name}]"
     return str
 
 
-def cluster_title(series, facet, split, value, mode) -> str:
+def cluster_title(series: str, facet: str | None, split: str | None, value: object, mode: str) -> str:
     text = f"Clusters of {series}" + (f" by {facet}" if facet else " (all pooled)")
     return text + (f" — {split} = {value}" if split else "") + f" (mode {mode})"
 
@@ -123,7 +125,7 @@ def _fmt(value: float) -> str:
     return f"{value:.3f}"
 
 
-def cluster_markdown(sections: list, series: str, facet, title: str, labels: dict) -> str:
+def cluster_markdown(sections: list, series: str, facet: str | None, title: str, labels: dict) -> str:
     """Per facet: clusters best first, then each series with its clusters."""
     name = namer(series, labels)
     parts = [f"# {title}", "",
@@ -143,7 +145,8 @@ def cluster_markdown(sections: list, series: str, facet, title: str, labels: dic
     return "\n".join(parts) + "\n"
 
 
-def cluster_json(sections: list, series, facet, split, value, mode, labels: dict) -> dict:
+def cluster_json(sections: list, series: str, facet: str | None, split: str | None, value: object, mode: str,
+                 labels: dict) -> dict:
     for section in sections:
         for row in section["series"] + [m for c in section["clusters"] for m in c["members"]]:
             if series == "eval_id":

@@ -10,15 +10,17 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence, overload
 
 from resolver.catalog import distinct_labels, is_duckdb_file, load_dataset
 from resolver.catalog.manifest import pull_hint
 from resolver.core import UserError, markdown_table
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from resolver.catalog import Dataset
-    from resolver.pointsdb import PointsDB
+    from resolver.pointsdb import Filters, FiltersLike, PointsDB
 # analyze.py compare's defaults live here, not in analysis/compare.py, so that building
 # analyze.py's parser (--help) loads no scipy (docs/performance.md).
 DEFAULT_DELTA = 0.03
@@ -28,7 +30,7 @@ NONE_DIMENSION = "none"
 
 # --------------------------------------------------------------------------- datasets
 
-def evaluate_command(dataset_path) -> str:
+def evaluate_command(dataset_path: str | Path | None) -> str:
     """The command that builds the PointsDB of a dataset (named in error messages)."""
     if dataset_path is not None and is_duckdb_file(dataset_path):
         return f"python evaluate.py --interview <NDJSON files> --db {dataset_path}"
@@ -47,12 +49,12 @@ class PointsDBMissing(UserError):
     pull and the evaluate.py command that make it; `dataset_path` and `db_path` let the
     command layer name more (the simulated study: resolver.cli.base.user_message)."""
 
-    def __init__(self, dataset_path, db_path) -> None:
+    def __init__(self, dataset_path: str | Path, db_path: str | Path) -> None:
         self.dataset_path, self.db_path = dataset_path, db_path
         super().__init__(f"PointsDB {db_path} does not exist yet; {default_missing_hint(dataset_path)}")
 
 
-def open_dataset(path):
+def open_dataset(path: str | Path | None) -> tuple[Dataset, PointsDB]:
     """Load a dataset file -- or a PointsDB file, standing for a dataset of its own evals
     (resolver.catalog.datasets.dataset_from_pointsdb) -- and open its PointsDB read-only
     -> (Dataset, PointsDB): the one way every command and web app opens a dataset.
@@ -73,7 +75,7 @@ def open_dataset(path):
     return dataset, open_pointsdb(dataset.db_path, read_only=True)
 
 
-def default_missing_hint(path) -> str:
+def default_missing_hint(path: str | Path) -> str:
     """What builds a missing PointsDB: the published results (where a manifest lists them)
     or your own runs (docs/data.md)."""
     return f"{pull_hint(path)}; or build it from your own runs with: python evaluate.py --dataset {path}"
@@ -88,7 +90,7 @@ def existing_datasets_text(missing: Path) -> str:
     return "datasets there: " + ", ".join(found)
 
 
-def load_filters(text):
+def load_filters(text: FiltersLike) -> Filters:
     """Parse a --filters value (JSON text, dict or None) with the PointsDB parser."""
     from resolver.pointsdb import parse_filters
 
@@ -97,7 +99,12 @@ def load_filters(text):
     return parse_filters(text)
 
 
-def parse_dimension(text, allow_none: bool = True):
+# typing only: a name given with allow_none=False always comes back as a name, never None
+@overload
+def parse_dimension(text: str, allow_none: Literal[False]) -> str: ...
+@overload
+def parse_dimension(text: object, allow_none: bool = True) -> str | None: ...
+def parse_dimension(text: object, allow_none: bool = True) -> str | None:
     """A group/facet/split dimension: validated name, or None for "none"."""
     from resolver.pointsdb import validate_dimension
 
@@ -108,7 +115,7 @@ def parse_dimension(text, allow_none: bool = True):
     return validate_dimension(str(text).strip())
 
 
-def require_rows(frame, what: str = "points", filters_text=None):
+def require_rows(frame: pd.DataFrame | None, what: str = "points", filters_text: object = None) -> pd.DataFrame:
     """Raise a UserError when a selection is empty (instead of printing nothing)."""
     if frame is None or len(frame) == 0:
         hint = f" match --filters {filters_text}" if filters_text else " are in the database"
@@ -118,17 +125,17 @@ def require_rows(frame, what: str = "points", filters_text=None):
 
 # ------------------------------------------------------------------------- text
 
-def to_json(data) -> str:
+def to_json(data: object) -> str:
     """JSON text with every number unrounded; NaN/inf become null (valid JSON)."""
     return json.dumps(to_plain(data, finite=True), indent=2, ensure_ascii=False)
 
 
-def plain(value):
+def plain(value: Any) -> Any:
     """One value as Python's own type: a numpy scalar becomes int / float / bool / str."""
     return value.item() if hasattr(value, "item") and not isinstance(value, (str, bytes)) else value
 
 
-def to_plain(value, finite: bool = False):
+def to_plain(value: Any, finite: bool = False) -> Any:
     """Dicts, lists, tuples and numpy arrays and scalars as plain Python data for JSON (keys as
     text); with `finite`, NaN and infinities become None. The one numpy-to-JSON converter."""
     if isinstance(value, dict):
@@ -149,12 +156,12 @@ def to_plain(value, finite: bool = False):
 
 # --------------------------------------------------------------------------- markdown
 
-def frame_to_markdown(frame, columns=None, floats: int = 4) -> str:
+def frame_to_markdown(frame: pd.DataFrame, columns: Sequence[str] | None = None, floats: int = 4) -> str:
     """Render a DataFrame as a markdown table; floats rounded for reading only."""
     columns = list(columns or frame.columns)
     numeric = {c for c in columns if str(frame[c].dtype).startswith(("float", "int", "uint", "Int", "Float"))}
 
-    def cell(value, col):
+    def cell(value: Any, col: str) -> object:
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return "—"
         if isinstance(value, float):
@@ -172,13 +179,13 @@ def frame_to_markdown(frame, columns=None, floats: int = 4) -> str:
 MAX_LISTED_VALUES = 40
 
 
-def _listed(values) -> str:
+def _listed(values: Iterable[Any]) -> str:
     values = [str(v) for v in values]
     shown = ", ".join(values[:MAX_LISTED_VALUES])
     return shown + (f", ... ({len(values)} in all)" if len(values) > MAX_LISTED_VALUES else "") or "(none)"
 
 
-def explain_empty_selection(db: PointsDB, filters, filters_text=None) -> str:
+def explain_empty_selection(db: PointsDB, filters: Filters, filters_text: object = None) -> str:
     """Why a selection is empty: the first filter value that matches nothing, with the
     valid values, or that the values exist but not together."""
     for key, values in filters.items.items():
@@ -198,7 +205,8 @@ def explain_empty_selection(db: PointsDB, filters, filters_text=None) -> str:
     return f"no points match --filters {shown} (each value exists, but not in combination)"
 
 
-def select_or_explain(frame, db: PointsDB, filters, filters_text=None, dataset_path=None):
+def select_or_explain(frame: pd.DataFrame | None, db: PointsDB, filters: Filters, filters_text: object = None,
+                      dataset_path: str | Path | None = None) -> pd.DataFrame:
     """Return the frame, or raise a UserError explaining an empty selection."""
     if frame is not None and len(frame) > 0:
         return frame
@@ -208,7 +216,7 @@ def select_or_explain(frame, db: PointsDB, filters, filters_text=None, dataset_p
     raise UserError(explain_empty_selection(db, filters, filters_text))
 
 
-def eval_labels(evals) -> dict:
+def eval_labels(evals: pd.DataFrame | Iterable[dict]) -> dict:
     """{eval_id: display label}: the label, else the model; evals sharing one get " [eval_id]".
 
     `evals`: the PointsDB evals frame or dicts with eval_id / label / model. The one rule
@@ -219,7 +227,7 @@ def eval_labels(evals) -> dict:
     return distinct_labels((row["eval_id"], row.get("label"), row.get("model")) for row in rows)
 
 
-def unique_dims(*dims) -> list:
+def unique_dims(*dims: str | None) -> list:
     """The non-None dimensions, each once, in order (for PointsDB.aggregate(by=...))."""
     return list(dict.fromkeys(d for d in dims if d))
 
@@ -227,7 +235,7 @@ def unique_dims(*dims) -> list:
 MISSING_VALUE = "(none)"
 
 
-def label_missing(frame, dims):
+def label_missing(frame: pd.DataFrame, dims: Iterable[str]) -> pd.DataFrame:
     """Points without a value for a dimension (e.g. a param only some tasks have) form
     their own group named "(none)" instead of silently disappearing from groupbys."""
     for dim in dims:
@@ -248,11 +256,11 @@ def dimension_not_carried(dim: str) -> UserError:
                      "(list them with: analyze.py tasks)")
 
 
-def _missing(value) -> bool:
+def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def split_frames(frame, split):
+def split_frames(frame: pd.DataFrame, split: str | None) -> list[tuple[Any, pd.DataFrame]]:
     """[(value, part)] per split value, or [(None, frame)] without a split."""
     if split is None:
         return [(None, frame)]
@@ -260,7 +268,7 @@ def split_frames(frame, split):
             for value, part in frame.groupby(split, sort=False, dropna=False)]
 
 
-def sectioned_markdown(frame, facet, title: str, floats: int = 4) -> str:
+def sectioned_markdown(frame: pd.DataFrame, facet: str | None, title: str, floats: int = 4) -> str:
     """A titled markdown document with one table per facet value (or one table)."""
     parts = [f"# {title}"]
     for value, part in split_frames(frame, facet):

@@ -29,7 +29,9 @@ from resolver.pointsdb import parse_filters
 from resolver.stats import paired
 
 if TYPE_CHECKING:
-    from resolver.pointsdb import PointsDB
+    from pathlib import Path
+
+    from resolver.pointsdb import FiltersLike, PointsDB
 
 __all__ = ["ALPHA", "DEFAULT_DELTA", "DEFAULT_TOP", "compare_evals", "pair_samples", "point_frame"]
 
@@ -40,7 +42,7 @@ _POINT_COLUMNS = ["id", "eval_id", "base_task", "params", "task_version", DEGREE
                   "correct", "incorrect", "invalid", "truncated", "guess_sum", "guess_sum_all"]
 
 
-def point_frame(db: PointsDB, a: str, b: str, filters=None, group_by: str = "base_task") -> pd.DataFrame:
+def point_frame(db: PointsDB, a: str, b: str, filters: FiltersLike = None, group_by: str = "base_task") -> pd.DataFrame:
     """The two evals' points (per-sample arrays included) under the other filters."""
     items = dict(parse_filters(filters or {}).items)
     items["eval_id"] = [a, b]
@@ -67,7 +69,7 @@ def _samples(points: pd.DataFrame, group_by: str) -> pd.DataFrame:
     key = points["base_task"].astype(str) + "\x1f" + points["params"].astype(str) + "\x1f" + version
     degrees = points[DEGREE_COLUMN] if DEGREE_COLUMN in points.columns else pd.Series([None] * len(points))
     repeat = np.repeat(np.arange(len(points)), lengths)
-    def flat(column):
+    def flat(column: str) -> np.ndarray:
         return np.concatenate([np.asarray(v, dtype=np.int64) for v in points[column]]) \
             if len(points) else np.zeros(0, dtype=np.int64)
     return pd.DataFrame({
@@ -80,7 +82,8 @@ def _samples(points: pd.DataFrame, group_by: str) -> pd.DataFrame:
     })
 
 
-def pair_samples(points: pd.DataFrame, a: str, b: str, group_by: str = "base_task"):
+def pair_samples(points: pd.DataFrame, a: str, b: str,
+                 group_by: str = "base_task") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(pairs, only_a, only_b): paired samples (columns *_a / *_b) and the samples of one eval only."""
     left = _samples(points[points["eval_id"] == a].reset_index(drop=True), group_by)
     right = _samples(points[points["eval_id"] == b].reset_index(drop=True), group_by)
@@ -107,13 +110,13 @@ def _version_mismatch(points: pd.DataFrame, a: str, b: str) -> list:
     return result
 
 
-def _joint(pairs: pd.DataFrame, codes: np.ndarray, k: int):
+def _joint(pairs: pd.DataFrame, codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(joint table, guess_a, guess_b, guess_all) per group code."""
     joint = paired.joint_table(pairs["outcome_a"], pairs["outcome_b"], codes, k)
     guess = pairs["guess_a"].to_numpy(float)   # the same problem: A's point guess chance
     answered_a = (pairs["outcome_a"].to_numpy() != paired.TRUNCATED)
     answered_b = (pairs["outcome_b"].to_numpy() != paired.TRUNCATED)
-    def sums(weights):
+    def sums(weights: np.ndarray) -> np.ndarray:
         return np.bincount(codes, weights=weights, minlength=k)
     return joint, sums(guess * answered_a), sums(guess * answered_b), sums(guess)
 
@@ -128,11 +131,12 @@ def _table(pairs: pd.DataFrame, codes: np.ndarray, k: int, mode: str, with_p: bo
     return table
 
 
-def _interval(low, high) -> list:
+def _interval(low: float, high: float) -> list:
     return [float(low), float(high)]
 
 
-def _cells(pairs, only_a, only_b, mode):
+def _cells(pairs: pd.DataFrame, only_a: pd.DataFrame, only_b: pd.DataFrame,
+           mode: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per (tier, group) cell plus the overall row: the compare_joint table with labels and counts."""
     keys = pairs[["tier_a", "tier_order_a", "group_a"]].drop_duplicates()
     keys = keys.sort_values("tier_order_a", kind="stable")
@@ -154,7 +158,8 @@ def _cells(pairs, only_a, only_b, mode):
     return table, overall
 
 
-def _decide(table: pd.DataFrame, overall: pd.DataFrame, delta: float, alpha: float):
+def _decide(table: pd.DataFrame, overall: pd.DataFrame, delta: float,
+            alpha: float) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Holm across the cells and the overall row; verdict and samples needed per row."""
     both = pd.concat([table, overall], ignore_index=True)
     rejected, adjusted = paired.holm(both["p_value"].to_numpy(), alpha)
@@ -168,7 +173,7 @@ def _decide(table: pd.DataFrame, overall: pd.DataFrame, delta: float, alpha: flo
     return both.iloc[:len(table)], both.iloc[len(table):]
 
 
-def _count_or_none(value):
+def _count_or_none(value: float | None) -> int | None:
     return None if value is None or (isinstance(value, float) and np.isnan(value)) else int(value)
 
 
@@ -205,7 +210,7 @@ def _points(pairs: pd.DataFrame, mode: str, top: int) -> list:
     return rows
 
 
-def compare_evals(db: PointsDB, a: str, b: str, mode: str = stats.DEFAULT_MODE, filters=None, group_by: str = "base_task",
+def compare_evals(db: PointsDB, a: str, b: str, mode: str = stats.DEFAULT_MODE, filters: FiltersLike = None, group_by: str = "base_task",
                   delta: float = DEFAULT_DELTA, top: int = DEFAULT_TOP, alpha: float = ALPHA) -> dict:
     """The docs/analyze.md compare contract for B - A on a PointsDB (``db``: an open PointsDB).
 
@@ -227,7 +232,7 @@ def compare_evals(db: PointsDB, a: str, b: str, mode: str = stats.DEFAULT_MODE, 
                         f"sample index){why}; nothing to pair")
     table, overall = _cells(pairs, only_a, only_b, mode)
     table, overall = _decide(table, overall, delta, alpha)
-    def point_count(frame, side):
+    def point_count(frame: pd.DataFrame, side: str) -> int:
         return int(frame["_key"].nunique()) if len(frame) else 0
     return {
         "a": a, "b": b, "mode": mode, "estimand": stats.MODE_ESTIMANDS[mode[2]], "difference": "b - a",
@@ -241,7 +246,7 @@ def compare_evals(db: PointsDB, a: str, b: str, mode: str = stats.DEFAULT_MODE, 
     }
 
 
-def sampling_plan(result: dict, evals: pd.DataFrame, config_path=None, levels: dict | None = None) -> dict:
+def sampling_plan(result: dict, evals: pd.DataFrame, config_path: str | Path | None = None, levels: dict | None = None) -> dict:
     """What would decide the undecided cells: the samples per point to aim for, the
     config's precision level that reaches it, and the runner command for each eval.
 

@@ -2,6 +2,8 @@
 resolver.analysis.compare computed, nothing more."""
 from __future__ import annotations
 
+from typing import Sequence
+
 from resolver.core import markdown_table
 
 __all__ = ["compare_markdown"]
@@ -9,7 +11,7 @@ __all__ = ["compare_markdown"]
 VERDICTS = {"b": "**B better**", "a": "**A better**", "none": "no evidence"}
 
 
-def _interval(pair) -> str:
+def _interval(pair: Sequence[float]) -> str:
     return f"[{pair[0]:+.3f}, {pair[1]:+.3f}]"
 
 

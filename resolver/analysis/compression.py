@@ -9,7 +9,7 @@ truncated.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -24,7 +24,7 @@ LOOP_RATIO = 0.08
 LOOP_MIN_TOKENS = 256
 
 
-def compression_samples(points: pd.DataFrame, dims: Sequence[str]) -> pd.DataFrame:
+def compression_samples(points: pd.DataFrame, dims: Sequence[str | None]) -> pd.DataFrame:
     """One row per sample: the `dims` columns of its point, tokens, bytes, ratio, panel."""
     dims = [d for d in dict.fromkeys(dims) if d]
     lengths = np.array([len(o) if o is not None else 0 for o in points["outcome"]])
@@ -42,12 +42,12 @@ def compression_samples(points: pd.DataFrame, dims: Sequence[str]) -> pd.DataFra
     return frame
 
 
-def _flat(column) -> np.ndarray:
+def _flat(column: Iterable[Any]) -> np.ndarray:
     parts = [np.asarray(v, dtype=np.int64) for v in column if v is not None and len(v)]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
-def compression_summary(samples: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+def compression_summary(samples: pd.DataFrame, keys: Sequence[str | None]) -> pd.DataFrame:
     """Per keys x panel: samples, mean tokens, mean gzip bytes, median ratio, loop-like share."""
     keys = [k for k in dict.fromkeys(keys) if k]
     grouped = samples.groupby([*keys, "panel"], sort=True, dropna=False)

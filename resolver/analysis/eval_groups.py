@@ -2,6 +2,8 @@
 out as table columns, one per tag key, so a ranking shows who is compared with whom."""
 from __future__ import annotations
 
+from typing import Iterable
+
 from resolver.core import markdown_table
 
 MISSING = "—"
@@ -16,7 +18,7 @@ def split_tag(tag: str) -> tuple:
     return (key.strip(), value.strip()) if sep else (PLAIN, key.strip())
 
 
-def group_keys(group_lists) -> list:
+def group_keys(group_lists: Iterable[Iterable[str] | None]) -> list:
     """The tag keys used by any of the evals, in display order."""
     keys = {split_tag(tag)[0] for groups in group_lists for tag in groups or ()}
     known = [k for k in KEY_ORDER if k in keys]
@@ -24,7 +26,7 @@ def group_keys(group_lists) -> list:
     return known + rest + ([PLAIN] if PLAIN in keys else [])
 
 
-def group_cells(groups, keys: list) -> list:
+def group_cells(groups: Iterable[str] | None, keys: list) -> list:
     """One cell per key: the eval's values for it joined by ', ', or — when it has none."""
     values: dict = {}
     for tag in groups or ():

@@ -11,14 +11,14 @@ The reasons and their families are described in docs/grading.md, *Invalid reason
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 import pandas as pd
 
 from resolver.grading import ALL_REASONS, UNKNOWN
 
 if TYPE_CHECKING:
-    from resolver.pointsdb import PointsDB
+    from resolver.pointsdb import FiltersLike, PointsDB
 
 # What kind of failure each reason is: the model's output did not follow the answer
 # format, it never got to an answer, or it answered without committing to one option.
@@ -32,7 +32,7 @@ LABELS = {reason: reason.replace("_", " ") for reason in ALL_REASONS}
 REASON_POINT_FIELDS = ("invalid", "invalid_reasons")
 
 
-def _point_reasons(invalid, stored) -> dict:
+def _point_reasons(invalid: float | None, stored: str | dict | None) -> dict:
     """One point's {reason: count}: its stored counts, the rest of its invalid samples unknown."""
     if isinstance(stored, str):
         stored = json.loads(stored) if stored else {}
@@ -45,7 +45,7 @@ def _point_reasons(invalid, stored) -> dict:
     return counts
 
 
-def count_reasons(points: pd.DataFrame, by) -> dict:
+def count_reasons(points: pd.DataFrame, by: Iterable[str]) -> dict:
     """{group key: {reason: count}} summed over point rows grouped by the `by` columns.
 
     `points` needs the `by` columns, `invalid` and `invalid_reasons` (JSON text, or
@@ -80,13 +80,13 @@ def describe(breakdown: dict) -> str:
     return " · ".join(parts)
 
 
-def reasons_by_eval(db: PointsDB, filters=None) -> dict:
+def reasons_by_eval(db: PointsDB, filters: FiltersLike = None) -> dict:
     """{eval_id: {reason: count}} over the points matching `filters` (analyze.py scores)."""
     points = db.points(filters, columns=["eval_id", *REASON_POINT_FIELDS], decode_json=False)
     return {key[0]: counts for key, counts in count_reasons(points, ["eval_id"]).items()}
 
 
-def add_to_scores(results: list, db: PointsDB, filters=None) -> list:
+def add_to_scores(results: list, db: PointsDB, filters: FiltersLike = None) -> list:
     """Each eval entry of `analyze.py scores` gains `invalid_reasons` ({} when none is invalid)."""
     if results:
         by_eval = reasons_by_eval(db, filters)
@@ -95,7 +95,7 @@ def add_to_scores(results: list, db: PointsDB, filters=None) -> list:
     return results
 
 
-def reasons_by_point(db: PointsDB, point_ids) -> dict:
+def reasons_by_point(db: PointsDB, point_ids: Iterable[int]) -> dict:
     """{point id: {reason: count}} of the given points (probe.py failure)."""
     ids = [int(p) for p in point_ids]
     if not ids:

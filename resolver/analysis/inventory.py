@@ -3,6 +3,7 @@ point counts, base tasks with their config views and point counts."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 import pandas as pd
 
@@ -10,6 +11,22 @@ from resolver.analysis.common import eval_labels
 from resolver.analysis.outputs import EvalsOutput, output_json
 from resolver.catalog import distinct_labels
 from resolver.core import UserError, compile_search, markdown_table, plain_table
+
+if TYPE_CHECKING:
+    from resolver.catalog import EvalSpec
+    from resolver.config import ExperimentConfig
+
+    class _View(Protocol):
+        """What describe_view reads of a config view (resolver.config's View, not a public name)."""
+
+        @property
+        def view(self) -> str: ...
+        @property
+        def group_by(self) -> list[str]: ...
+        @property
+        def filters(self) -> dict | None: ...
+        @property
+        def facet_by(self) -> list[str] | None: ...
 
 
 def parse_tag_list(text: str | None) -> list:
@@ -23,8 +40,8 @@ def parse_tag_list(text: str | None) -> list:
     return tags
 
 
-def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals=(), search: str | None = None,
-               tags=()) -> list:
+def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals: Iterable[EvalSpec] = (),
+               search: str | None = None, tags: Iterable[str] = ()) -> list:
     """Evals as dicts (_eval_row's keys), filtered by --search (model or label) and tags (AND).
 
     `evals` is the PointsDB evals table; `counts` has eval_id, points, samples;
@@ -65,20 +82,20 @@ def _eval_row(record: dict) -> dict:
             "task_versions": _json_dict(record.get("task_versions"))}
 
 
-def _text(value):
+def _text(value: object) -> str | None:
     """A metadata string, or None when absent: pandas turns a missing string into NaN
     once another row of the column has one, and NaN must not print as 'nan'."""
     return value if isinstance(value, str) and value else None
 
 
-def _int_or_none(value):
+def _int_or_none(value: Any) -> int | None:
     try:
         return None if value is None or value != value else int(value)
     except (TypeError, ValueError):
         return None
 
 
-def _json_dict(text) -> dict:
+def _json_dict(text: object) -> dict:
     return json.loads(text) if isinstance(text, str) and text else {}
 
 
@@ -95,7 +112,7 @@ def versions_text(row: dict) -> str:
     return f"{grader}, {', '.join(newer)}{rest}"
 
 
-def describe_view(view) -> dict:
+def describe_view(view: _View) -> dict:
     """A config view as a plain dict with its dimensionality."""
     group_by = list(view.group_by)
     return {"view": view.view, "dims": len(group_by), "group_by": group_by,
@@ -103,7 +120,7 @@ def describe_view(view) -> dict:
             "description": getattr(view, "description", "")}
 
 
-def list_tasks(counts: pd.DataFrame, config=None, search: str | None = None) -> list:
+def list_tasks(counts: pd.DataFrame, config: ExperimentConfig | None = None, search: str | None = None) -> list:
     """Base tasks with label, views (from the config) and point / eval counts.
 
     `counts` has base_task, points, evals; tasks that the config names but that have

@@ -11,7 +11,7 @@ import math
 import numbers
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Sequence, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -123,7 +123,7 @@ class Board:
         return BoardView(results, pooled, columns)
 
     @staticmethod
-    def _sum(agg: pd.DataFrame, by) -> pd.DataFrame:
+    def _sum(agg: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
         numeric = [c for c in agg.columns if c not in (MANIFOLD_COLUMN, scores.DEGREE_COLUMN, "eval_id")
                    and pd.api.types.is_numeric_dtype(agg[c])]
         numeric = [c for c in numeric if c not in by]
@@ -131,13 +131,13 @@ class Board:
         return summed
 
 
-def _group_order(value):
+def _group_order(value: Any) -> tuple[int, float, str]:
     """Numbers before text, numbers numerically (4, 8, 12 ...), text alphabetically."""
     is_number = isinstance(value, numbers.Number) and not isinstance(value, bool)
     return (0, float(value), "") if is_number else (1, 0.0, str(value))
 
 
-def rows_for(view: BoardView, tier: str, sort: str, eval_ids=None) -> list:
+def rows_for(view: BoardView, tier: str, sort: str, eval_ids: Collection[str] | None = None) -> list:
     """Table rows for a tier (or OVERALL), sorted by 'score' or 'ratio', restricted to eval_ids.
 
     Each row: {eval_id, label, groups, score, incomplete, tokens, ratio, cells: {group: task|None}, skill}.
@@ -180,16 +180,16 @@ def best_values(rows: list) -> dict:
     return best
 
 
-def _is_number(value) -> bool:
+def _is_number(value: float | None) -> TypeGuard[float]:
     return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
-def _max(values) -> float:
+def _max(values: Iterable[float]) -> float:
     values = [v for v in values if _is_number(v)]
     return max(values) if values else math.nan
 
 
-def _finite(value) -> float:
+def _finite(value: float | None) -> float:
     return value if _is_number(value) and np.isfinite(value) else -math.inf
 
 

@@ -14,23 +14,26 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TypeGuard
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeGuard
 
 import yaml
 
 from resolver.config import hub_unreachable
 from resolver.core import markdown_table
 
+if TYPE_CHECKING:
+    from resolver.core.progress import Bar
+
 PATTERNS = ["README.md", "*config.json", "recipe.yaml"]
 EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
 ACTIVE_EXPERT_KEYS = ("num_experts_per_tok", "moe_topk", "num_selected_experts", "top_k")
 
 
-def model_folder(output_dir, hf_id: str) -> Path:
+def model_folder(output_dir: str | Path, hf_id: str) -> Path:
     return Path(output_dir) / hf_id.replace("/", "__")
 
 
-def fetch_model_files(hf_id: str, output_dir) -> tuple:
+def fetch_model_files(hf_id: str, output_dir: str | Path) -> tuple:
     """(folder, None) after download or from a filled local folder; (None, reason) on failure."""
     from huggingface_hub import snapshot_download
 
@@ -86,7 +89,7 @@ def _text_config(config: dict) -> dict:
     return config
 
 
-def _first(config: dict, keys):
+def _first(config: dict, keys: Iterable[str]) -> Any:
     for key in keys:
         if config.get(key) is not None:
             return config[key]
@@ -164,7 +167,7 @@ def summarize_model(hf_id: str, folder: Path) -> dict:
     }
 
 
-def human_count(value) -> str:
+def human_count(value: float | None) -> str:
     if not value:
         return "—"
     for unit, size in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
@@ -173,7 +176,7 @@ def human_count(value) -> str:
     return str(value)
 
 
-def modelinfo_markdown(models: list, skipped: list, without=()) -> str:
+def modelinfo_markdown(models: list, skipped: list, without: Sequence[tuple[str, str]] = ()) -> str:
     """MODELINFO.md: one summary table, then a section per model; `without` lists
     (eval_id, label) of selected evals whose evals.json has no hf_id (e.g. simulated models)."""
     headers = ["Model", "Architecture", "Params (≈)", "Active (≈)", "Layers", "Hidden", "Experts (active)",
@@ -202,7 +205,7 @@ def modelinfo_markdown(models: list, skipped: list, without=()) -> str:
     return "\n".join(parts) + "\n"
 
 
-def collect_modelinfo(hf_ids, output_dir, progress=None) -> tuple:
+def collect_modelinfo(hf_ids: Iterable[str], output_dir: str | Path, progress: Bar | None = None) -> tuple:
     """Fetch and summarise each model: (models, skipped [(hf_id, reason)])."""
     models, skipped = [], []
     for hf_id in hf_ids:

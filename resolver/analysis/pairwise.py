@@ -16,6 +16,8 @@ per series so the ranking says how many of its contests were at the floor.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import connected_components
@@ -25,6 +27,9 @@ from resolver import stats
 from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
 from resolver.core import markdown_table
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 # When some series never wins (or the win graph is not strongly connected) the
 # Bradley-Terry maximum-likelihood estimate does not exist; a small symmetric pseudo
 # count per pair (half a win each way, times this weight) keeps it finite.
@@ -33,7 +38,8 @@ BT_MAX_ITER = 20000
 BT_TOLERANCE = 1e-12
 
 
-def win_probability(center_a, margin_a, center_b, margin_b, z: float = stats.Z95):
+def win_probability(center_a: ArrayLike, margin_a: ArrayLike, center_b: ArrayLike, margin_b: ArrayLike,
+                    z: float = stats.Z95) -> np.ndarray:
     """P(A beats B) under independent normal estimates with sigma = margin / z."""
     diff = np.asarray(center_a, dtype=float) - np.asarray(center_b, dtype=float)
     spread = np.hypot(np.asarray(margin_a, dtype=float) / z, np.asarray(margin_b, dtype=float) / z)
@@ -42,7 +48,7 @@ def win_probability(center_a, margin_a, center_b, margin_b, z: float = stats.Z95
     return np.where(spread > 0, ndtr(diff / safe), certain)
 
 
-def win_matrices(frame: pd.DataFrame, series: str, group: str | None):
+def win_matrices(frame: pd.DataFrame, series: str, group: str | None) -> tuple[list, np.ndarray, np.ndarray]:
     """(names, wins[i, j] = sum over groups of P(i beats j), games[i, j] = shared groups)."""
     names = list(dict.fromkeys(frame[series].tolist()))
     index = {name: i for i, name in enumerate(names)}
@@ -127,7 +133,7 @@ def compute_pairwise(agg: pd.DataFrame, series: str = "eval_id", group: str | No
     }
 
 
-def pairwise_markdown(result: dict, labels: dict, group) -> str:
+def pairwise_markdown(result: dict, labels: dict, group: str | None) -> str:
     """Ranking (expected wins, Bradley-Terry) and the win-probability matrix."""
     names = result["names"]
     below = result.get("below_chance_cells", [0] * len(names))

@@ -6,7 +6,7 @@ counters.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 import pandas as pd
 
@@ -24,7 +24,7 @@ def param_frame(points: pd.DataFrame) -> pd.DataFrame:
     return frame.reindex(sorted(frame.columns), axis=1)
 
 
-def sort_points(frame: pd.DataFrame, params: pd.DataFrame, sort_keys) -> pd.DataFrame:
+def sort_points(frame: pd.DataFrame, params: pd.DataFrame, sort_keys: Iterable[str] | None) -> pd.DataFrame:
     """Sort by the given parameter names (numbers numerically), then by id."""
     sort_keys = [k[2:] if k.startswith("p.") else k for k in (sort_keys or [])]
     unknown = [k for k in sort_keys if k not in params.columns]
@@ -48,7 +48,7 @@ def _split_parts(frame: pd.DataFrame, split: str) -> list:
     return [(value, frame[frame[split] == value]) for value in values]
 
 
-def compute_points(points: pd.DataFrame, split: str | None = None, sort_keys=()) -> list:
+def compute_points(points: pd.DataFrame, split: str | None = None, sort_keys: Iterable[str] | None = ()) -> list:
     """[(split value or None, table DataFrame)] ready to render.
 
     `points` comes from PointsDB.points(columns=POINT_FIELDS + [split]) with params
@@ -74,7 +74,7 @@ def compute_points(points: pd.DataFrame, split: str | None = None, sort_keys=())
     return tables
 
 
-def points_markdown(table: pd.DataFrame, split: str | None, value) -> str:
+def points_markdown(table: pd.DataFrame, split: str | None, value: object) -> str:
     """One split's points as markdown; ids feed probe.py --point-id."""
     title = "# Points" + (f" — {split} = {value}" if split else "")
     note = f"{len(table)} points. Use an id with: python probe.py failure <dataset> --point-id <id>"

@@ -52,11 +52,11 @@ def compute_rank(agg: pd.DataFrame, series: str, facet: str | None, mode: str = 
     return {"facets": facets, "rows": ranked + invalid}
 
 
-def _display(series: str, labels: dict, name) -> str:
+def _display(series: str, labels: dict, name: object) -> str:
     return f"{labels.get(name, name)} [{name}]" if series == "eval_id" else str(name)
 
 
-def rank_markdown(result: dict, series: str, facet, mode: str, labels: dict) -> str:
+def rank_markdown(result: dict, series: str, facet: str | None, mode: str, labels: dict) -> str:
     """Leaderboard: rank, series, best cluster position per facet, total penalty."""
     facets = result["facets"]
     headers = ["Rank", series] + [str(f) if f is not None else "all" for f in facets] + ["Total"]
@@ -74,7 +74,7 @@ def rank_markdown(result: dict, series: str, facet, mode: str, labels: dict) -> 
     return f"{title}\n\n{note}\n\n" + markdown_table(rows, headers, ["r", "l"] + ["r"] * (len(facets) + 1)) + "\n"
 
 
-def rank_json(result: dict, series: str, facet, mode: str, labels: dict) -> dict:
+def rank_json(result: dict, series: str, facet: str | None, mode: str, labels: dict) -> dict:
     rows = []
     for row in result["rows"]:
         entry = dict(row)

@@ -17,7 +17,7 @@ The computation is split so every layer can be tested and reused on its own:
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 import pandas as pd
@@ -30,7 +30,7 @@ from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skill
 from resolver.core import UserError, markdown_table
 
 if TYPE_CHECKING:
-    from resolver.pointsdb import PointsDB
+    from resolver.pointsdb import FiltersLike, PointsDB
 
 DEGREE_COLUMN = "manifold.degree"
 TIER_NAMES = {0: "easy", 1: "medium", 2: "hard"}
@@ -48,7 +48,7 @@ MODE_FIELDS = ("center", "margin", "low", "high", "below_chance")
 BELOW_CHANCE_MARK = "≤ chance"
 
 
-def tier_name(degree) -> str:
+def tier_name(degree: float | None) -> str:
     """easy / medium / hard for degrees 0 / 1 / 2; 'degree N' beyond; 'all' when absent."""
     if degree is None or (isinstance(degree, float) and math.isnan(degree)):
         return NO_TIER
@@ -56,7 +56,7 @@ def tier_name(degree) -> str:
     return TIER_NAMES.get(degree, f"degree {degree}")
 
 
-def _tier_order(degree) -> float:
+def _tier_order(degree: float | None) -> float:
     return -1.0 if degree is None or (isinstance(degree, float) and math.isnan(degree)) else float(degree)
 
 
@@ -79,7 +79,7 @@ def expected_index(expected: pd.DataFrame | None) -> dict:
     return index
 
 
-def expected_points_for(expected, base_task, degree):
+def expected_points_for(expected: dict | pd.DataFrame | None, base_task: str, degree: Any) -> float:
     """Expected points of (base_task, degree); NaN if unknown. `expected` is the
     PointsDB `expected` table or an expected_index() dict."""
     index = expected if isinstance(expected, dict) else expected_index(expected)
@@ -87,7 +87,7 @@ def expected_points_for(expected, base_task, degree):
     return float(index[key]) if key in index else float("nan")
 
 
-def _is_missing(value) -> bool:
+def _is_missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
 
 
@@ -124,7 +124,7 @@ def score_cells(agg: pd.DataFrame, group_by: str = "base_task", expected: pd.Dat
     return cells
 
 
-def group_order(value):
+def group_order(value: object) -> tuple[int, float, str]:
     """Sort key of group values: numbers numerically (4, 6, 8, 10, 12, 16) before text."""
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
         return (0, float(value), "")
@@ -158,7 +158,7 @@ def task_entry(row: dict) -> dict:
     return entry
 
 
-def _mean_tokens(values) -> float:
+def _mean_tokens(values: Iterable[float]) -> float:
     values = [v for v in values if v is not None and not math.isnan(v)]
     return float(np.mean(values)) if values else float("nan")
 
@@ -248,7 +248,7 @@ def summarize_scores(cells: pd.DataFrame, evals: pd.DataFrame | None = None, sor
     return results[:top] if top else results
 
 
-def _sortable(value) -> float:
+def _sortable(value: float | None) -> float:
     return -math.inf if value is None or math.isnan(value) else value
 
 
@@ -282,14 +282,15 @@ def score_table_columns(results: list) -> dict:
     return {tier: sorted(names, key=group_order) for tier, names in columns.items()}
 
 
-def _filters_within_tasks(filters) -> bool:
+def _filters_within_tasks(filters: FiltersLike) -> bool:
     """Filters on params / manifold / step select part of each task on purpose: the
     config's expected point counts no longer apply, so completeness is not judged."""
     items = filters if isinstance(filters, dict) else (getattr(filters, "items", None) or {})
     return any(key == "task" or key.startswith(("params.", "manifold.")) for key in items)
 
 
-def compute_scores(db: PointsDB, filters=None, group_by: str = "base_task", sort: str = "score", top: int | None = None):
+def compute_scores(db: PointsDB, filters: FiltersLike = None, group_by: str = "base_task", sort: str = "score",
+                   top: int | None = None) -> list:
     """ReasonScore results (docs/analyze.md JSON structure) for the evals of a PointsDB."""
     agg = db.aggregate(filters, by=("eval_id", DEGREE_COLUMN, group_by))
     if agg.empty:
@@ -313,7 +314,8 @@ def format_fraction(value: float) -> str:
     return text
 
 
-def format_cell(center, margin, truncated_ratio, point_count=None, expected_points=None, is_incomplete=None,
+def format_cell(center: float | None, margin: float, truncated_ratio: float | None, point_count: Any = None,
+                expected_points: Any = None, is_incomplete: bool | np.ndarray | None = None,
                 below_chance: bool = False) -> str:
     """Seed 001 cell `.XX - .YY [-.ZZ] (N/M)`; `—` when center is None (missing).
 
@@ -340,18 +342,18 @@ def format_task_cell(task: dict | None) -> str:
                        bool(task.get("below_chance", False)))
 
 
-def format_score(score, incomplete: bool) -> str:
+def format_score(score: float | None, incomplete: bool) -> str:
     """ReasonScore as an integer, `*` when any of its cells is incomplete or missing."""
     if score is None or math.isnan(score):
         return MISSING_CELL
     return f"{score:.0f}" + ("*" if incomplete else "")
 
 
-def format_tokens(value) -> str:
+def format_tokens(value: float | None) -> str:
     return MISSING_CELL if value is None or math.isnan(value) else f"{value:.0f}"
 
 
-def format_ratio(value) -> str:
+def format_ratio(value: float | None) -> str:
     return MISSING_CELL if value is None or math.isnan(value) else f"{value:.3f}"
 
 
@@ -373,7 +375,8 @@ CELL_LEGEND = ("Cells: `.XX - .YY [-.ZZ] (N/M)` = the ReasonScore's inputs: exce
                "tokens per sample; Score/Token = ReasonScore / Avg Tokens.")
 
 
-def _score_rows(results: list, columns: list, multi_tier: bool, cell, tier_groups: dict | None = None) -> list:
+def _score_rows(results: list, columns: list, multi_tier: bool, cell: Callable[[dict | None], str],
+                tier_groups: dict | None = None) -> list:
     """Table rows; a column that is not a group of a tier at all stays blank in that
     tier's rows (only a group the tier has elsewhere but this eval lacks shows —)."""
     rows, names = [], eval_labels(results)
@@ -406,7 +409,7 @@ def scores_markdown(results: list, title: str = "ReasonScore", show_token_counts
     if not all(entry.get("skill_evidence", True) for entry in results):
         parts += ["", NO_SKILL_NOTE]
     if show_token_counts:
-        def tokens_cell(task):
+        def tokens_cell(task: dict | None) -> str:
             return format_tokens(task["completion_tokens_mean"]) if task else MISSING_CELL
         parts += ["", "## Mean completion tokens per task", "",
                   markdown_table(_score_rows(results, columns, multi_tier, tokens_cell, tiers), headers,

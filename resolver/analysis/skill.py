@@ -17,9 +17,14 @@ has; without the correction a 40-cell guesser would pass more often than not.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from resolver import stats
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SKILL_MODE = "C_I"          # skill on answered samples: truncation neither helps nor hides skill
 SKILL_ALPHA = 0.025         # one-sided, family-wise over a series' cells (the upper tail of a 95% interval)
@@ -36,7 +41,7 @@ def skill_z(cells: int) -> float:
     return float(-ndtri(SKILL_ALPHA / max(int(cells), 1)))
 
 
-def cell_skill_bounds(counts: pd.DataFrame, cells: int):
+def cell_skill_bounds(counts: pd.DataFrame, cells: int) -> np.ndarray:
     """The C_I lower bound (0 = no evidence) of each row of summed counters, at skill_z(cells)."""
     successes, trials, offset, scale = stats.mode_map(counts, SKILL_MODE)
     low, _, _ = stats.mapped_interval(successes, trials, offset, scale, skill_z(cells))
@@ -63,6 +68,6 @@ def skilled_first_key(has_skill: bool) -> int:
     return 0 if has_skill else 1
 
 
-def marked(name, has_skill: bool) -> str:
+def marked(name: object, has_skill: bool) -> str:
     """A display name, with NO_SKILL_MARK appended when the series shows no evidence of skill."""
     return str(name) if has_skill else f"{name} {NO_SKILL_MARK}"

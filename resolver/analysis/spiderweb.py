@@ -14,7 +14,7 @@ import pandas as pd
 from resolver.stats import add_statistics
 
 if TYPE_CHECKING:
-    from resolver.pointsdb import PointsDB
+    from resolver.pointsdb import FiltersLike, PointsDB
 
 #: truncation above this share is marked on the chart (the same 2% that the
 #: scores table uses for showing a truncation penalty).
@@ -52,7 +52,7 @@ def spiderweb_from_aggregate(agg: pd.DataFrame, evals: pd.DataFrame, group_by: s
     return out.reset_index(drop=True)
 
 
-def spiderweb_table(db: PointsDB, filters=None, group_by: str = "base_task", mode: str = "C_P") -> pd.DataFrame:
+def spiderweb_table(db: PointsDB, filters: FiltersLike = None, group_by: str = "base_task", mode: str = "C_P") -> pd.DataFrame:
     """`spiderweb_from_aggregate` straight from an open PointsDB."""
     agg = db.aggregate(filters, by=["eval_id", group_by])
     return spiderweb_from_aggregate(agg, db.evals(), group_by, mode)

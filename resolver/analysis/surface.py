@@ -7,12 +7,16 @@ A view (config ``views:``) is a named query recipe: ``group_by`` dimensions, opt
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Collection
 
 import pandas as pd
 
 from resolver.config import load_config
 from resolver.core import UserError, choices_text
 from resolver.stats import add_statistics
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 COUNTERS = ["correct", "incorrect", "invalid", "truncated", "guess_sum", "guess_sum_all", "completion_tokens_sum"]
 
@@ -33,7 +37,7 @@ class TaskView:
         return f"{self.base_task}/{self.view}"
 
 
-def config_views(config_path, dims: int | None = None) -> list[TaskView]:
+def config_views(config_path: str | Path | None, dims: int | None = None) -> list[TaskView]:
     """Every view of every task in the experiment config, optionally only those of `dims` dimensions."""
     if config_path is None:
         raise UserError("the dataset names no config, so it has no views; add \"config\" to the dataset file")
@@ -48,7 +52,7 @@ def config_views(config_path, dims: int | None = None) -> list[TaskView]:
     return views
 
 
-def select_views(views: list[TaskView], wanted) -> list[TaskView]:
+def select_views(views: list[TaskView], wanted: Collection[str] | None) -> list[TaskView]:
     """Keep the views named in `wanted` (view name or task/view); all when empty."""
     if not wanted:
         return views

@@ -5,10 +5,15 @@ sampler's stop_loops closed in a loop count at their max_tokens in those means; 
 loops stopped and the tokens that saved are their own columns (docs/analyze.md)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from resolver.pointsdb import COUNTER_COLUMNS
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 TOKEN_MEAN_COLUMNS = {
     "prompt_tokens_mean": ("prompt_tokens", None),
@@ -20,7 +25,7 @@ TOKEN_MEAN_COLUMNS = {
 }
 
 
-def _ratio(numerator, denominator):
+def _ratio(numerator: ArrayLike, denominator: ArrayLike) -> np.ndarray:
     num = np.asarray(numerator, dtype=float)
     den = np.asarray(denominator, dtype=float)
     return np.divide(num, den, out=np.full_like(num, np.nan), where=den > 0)

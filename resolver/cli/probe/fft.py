@@ -66,7 +66,7 @@ def run_fft(args) -> int:
         if part.empty or not ids:
             continue
         evals_here = sorted(rows["eval_id"].unique().tolist())
-        title = f"Prompt token spectra — {split_by}={key}" if split_by else "Prompt token spectra"
+        title = f"Prompt token spectra — {split_by}={key}" if split_by else "Prompt token spectra"  # type: ignore[str-bytes-safe]  # a group key is never bytes
         fig = fft_figure(part, part_views, evals_here, labels, title, names)
         output.write_output(output.output_name("fft", key if split_by else "", ext="png"), fig, args.output_dir)
     return 0
