@@ -17,10 +17,17 @@ from resolver.core import UserError
 from resolver.pointsdb import validate_dimension
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+    from typing import Any, TypeVar
+
+    from resolver.catalog import Dataset
     from resolver.pointsdb import PointsDB
 
+    _R = TypeVar("_R")
 
-def open_app_dataset(path):
+
+def open_app_dataset(path: str | Path) -> tuple[Dataset, PointsDB]:
     """(Dataset, PointsDB) for a dataset file or a PointsDB file (resolver.analysis.open_dataset:
     a one-line UserError for a bad path, PointsDBMissing for a missing DB), refusing an empty one."""
     dataset, db = open_dataset(path)
@@ -55,7 +62,7 @@ def eval_matches_facets(facets: dict, selected: dict) -> bool:
     return True
 
 
-def ranked_eval_ids(db: PointsDB, present) -> list:
+def ranked_eval_ids(db: PointsDB, present: Sequence[str]) -> list:
     """Eval ids by overall ReasonScore (analyze.py scores' ranking), the rest after them in the given order."""
     wanted = set(present)
     ranked = [r["eval_id"] for r in compute_scores(db) if r["eval_id"] in wanted]
@@ -69,11 +76,11 @@ class LockedDB:
         self.db = db
         self._lock = threading.Lock()
 
-    def call(self, method: str, *args, **kwargs):
+    def call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         with self._lock:
             return getattr(self.db, method)(*args, **kwargs)
 
-    def run(self, function, *args, **kwargs):
+    def run(self, function: Callable[..., _R], *args: Any, **kwargs: Any) -> _R:
         """function(db, *args, **kwargs) while holding the connection."""
         with self._lock:
             return function(self.db, *args, **kwargs)

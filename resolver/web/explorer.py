@@ -24,6 +24,11 @@ from resolver.web.samples import render_sample
 from resolver.web.server import make_app
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    import dash
+    from dash import NoUpdate
+
     from resolver.catalog import Dataset
     from resolver.pointsdb import PointsDB
 
@@ -37,8 +42,8 @@ surface_figure, line_figure, projection_figure, token_figure = (figs.surface_fig
 _from_position, _fft_panel = figs.from_position, figs.fft_panel
 
 
-def build_app(dataset: Dataset, db: PointsDB, tokenizer=None, url_base_pathname: str = "/", tokenizers: dict | None = None,
-              links: dict | None = None):
+def build_app(dataset: Dataset, db: PointsDB, tokenizer: Any = None, url_base_pathname: str = "/", tokenizers: dict | None = None,
+              links: dict | None = None) -> dash.Dash:
     land = Landscape(dataset, db, tokenizer, tokenizers)
     if not land.tasks:
         raise UserError("no task of the dataset has points in any view; nothing to draw")
@@ -97,7 +102,7 @@ def warm(land: Landscape) -> None:
                                current["mode"])
 
 
-def _register(app, land: Landscape):
+def _register(app: dash.Dash, land: Landscape) -> None:
     @app.callback(
         Output("ex-task", "value"), Output("ex-view", "options"), Output("ex-view", "value"),
         Output("ex-manifold", "options"), Output("ex-manifold", "value"), Output("ex-mode", "value"),
@@ -108,12 +113,13 @@ def _register(app, land: Landscape):
         Input({"type": "ex-main", "eval": ALL, "draw": ALL}, "clickData"), Input("ex-reset", "n_clicks"),
         State("ex-point-store", "data"),
     )
-    def state(search, task, ident, manifold, mode, eval_ids, _clicks, _reset, point):
+    def state(search: str, task: str | None, ident: str | None, manifold: str | None, mode: str | None,
+              eval_ids: list[str] | None, _clicks: list, _reset: int | None, point: dict | None) -> tuple:
         return state_update(land, ctx.triggered_id, ctx.triggered, search, task, ident, manifold, mode,
                             eval_ids, point)
 
     @app.callback(Output("ex-main", "children"), Output("ex-tokens", "figure"), Input("ex-state", "data"))
-    def draw(current):
+    def draw(current: dict | None) -> tuple:
         if not current:
             return no_update, no_update
         return surfaces_update(land, current["view"], current["evals"], current["manifold"], current["mode"])
@@ -121,13 +127,13 @@ def _register(app, land: Landscape):
     # The prompt FFT reads raw NDJSON (seconds on a cold cache): a callback of its own, so the surfaces
     # above never wait for it.
     @app.callback(Output("ex-fft", "children"), Input("ex-state", "data"))
-    def fft(current):
+    def fft(current: dict | None) -> html.Div | str | NoUpdate:
         if not current:
             return no_update
         return fft_update(land, current["view"], current["evals"])
 
     @app.callback(Output("ex-projection", "figure"), Input("ex-state", "data"), Input("ex-point-store", "data"))
-    def project(current, point):
+    def project(current: dict | None, point: dict | None) -> dict:
         if not current or not current["evals"]:
             return {}
         coords = point["coords"] if point else {}
@@ -138,7 +144,8 @@ def _register(app, land: Landscape):
                   Input("ex-point-store", "data"), Input({"type": "ex-sample-step", "step": ALL}, "n_clicks"),
                   Input({"type": "ex-sample-filter", "n": ALL}, "value"),
                   State("ex-state", "data"), State("ex-sample-pos", "data"))
-    def inspect(point, _steps, filters, current, position):
+    def inspect(point: dict | None, _steps: list, filters: list[list[str]], current: dict | None,
+                position: int | None) -> tuple[html.Div, int]:
         trigger = ctx.triggered_id
         failed_only = bool(filters and filters[0])
         if isinstance(trigger, dict) and trigger.get("type") == "ex-sample-step":
@@ -160,12 +167,12 @@ def _register(app, land: Landscape):
                             Input("ex-point", "children"), prevent_initial_call=True)
 
 
-def _point_hint():
+def _point_hint() -> html.Div:
     return html.Div("Click a point of a surface or a line to see its id, counters, interval and every sample "
                     "(prompt, reasoning, answer).", className="rs-note", id="ex-point-hint")
 
 
-def view_options(land: Landscape, task: str):
+def view_options(land: Landscape, task: str) -> tuple[list[dict[str, str]], str]:
     """View dropdown options of a task and the default (its first 2-D view)."""
     views = land.task_views(task)
     options = [{"label": f"{v.view} ({' × '.join(figs.short(d) for d in v.dims)})", "value": v.ident} for v in views]
@@ -181,12 +188,12 @@ def manifold_options(land: Landscape, task: str) -> list:
     return options
 
 
-def _valid_evals(land: Landscape, values) -> list:
+def _valid_evals(land: Landscape, values: Iterable[str] | None) -> list:
     known = set(land.eval_ids)
     return [e for e in (values or []) if e in known]
 
 
-def _url_point(land: Landscape, url: dict, ident: str, eval_ids) -> dict | None:
+def _url_point(land: Landscape, url: dict, ident: str, eval_ids: Iterable[str] | None) -> dict | None:
     point_eval = urlstate.first(url, "pe")
     if point_eval not in set(eval_ids or ()):
         return None
@@ -196,7 +203,7 @@ def _url_point(land: Landscape, url: dict, ident: str, eval_ids) -> dict | None:
     return {"eval": point_eval, "coords": {d: _number_or_text(v) for d, v in coords.items()}}
 
 
-def _number_or_text(text: str):
+def _number_or_text(text: str) -> int | float | str:
     try:
         number = float(text)
     except ValueError:
@@ -204,7 +211,9 @@ def _number_or_text(text: str):
     return int(number) if number.is_integer() else number
 
 
-def state_update(land: Landscape, trigger, triggered, search, task, ident, manifold, mode, eval_ids, point):
+def state_update(land: Landscape, trigger: str | dict | None, triggered: list[dict], search: str, task: str | None,
+                 ident: str | None, manifold: str | None, mode: str | None, eval_ids: list[str] | None,
+                 point: dict | None) -> tuple:
     """The state callback: controls <-> URL, resetting what a change makes stale (the inspected point)."""
     if trigger in (None, "ex-url", "ex-reset"):
         url = urlstate.parse(search if trigger != "ex-reset" else "")
@@ -217,6 +226,7 @@ def state_update(land: Landscape, trigger, triggered, search, task, ident, manif
         eval_ids = _valid_evals(land, url.get("evals")) if "evals" in url else land.top_evals(DEFAULT_EVALS)
         point = _url_point(land, url, ident, eval_ids)
     elif trigger == "ex-task":
+        assert task is not None, "the task dropdown (not clearable) triggered, so it holds a task"
         _, ident = view_options(land, task)
         manifold, point = land.default_manifold(ident), None
     elif trigger == "ex-view":
@@ -225,6 +235,7 @@ def state_update(land: Landscape, trigger, triggered, search, task, ident, manif
             manifold = ALL_MANIFOLDS    # the manifold is an axis of this view: show every entry
     elif isinstance(trigger, dict) and trigger.get("type") == "ex-main":
         click = triggered[0]["value"] if triggered else None
+        assert ident is not None and manifold is not None, "a click comes from a graph, drawn once both are chosen"
         found = _clicked_point(land, ident, trigger, click, manifold)
         if found is None:
             return (no_update,) * 10
@@ -232,6 +243,7 @@ def state_update(land: Landscape, trigger, triggered, search, task, ident, manif
     else:                                   # manifold, mode or evals changed: the point belongs to the old view
         point = None
     eval_ids = _valid_evals(land, eval_ids)
+    assert task is not None, "read from the URL above, else the dropdown's (not clearable) value"
     current = {"task": task, "view": ident, "manifold": manifold or ALL_MANIFOLDS, "mode": mode or MODE,
                "evals": eval_ids}
     view_opts, _ = view_options(land, task)
@@ -246,7 +258,7 @@ def state_update(land: Landscape, trigger, triggered, search, task, ident, manif
             current, point, search_out)
 
 
-def _clicked_point(land: Landscape, ident: str, trigger: dict, click: dict | None, manifold: str):
+def _clicked_point(land: Landscape, ident: str, trigger: dict, click: dict | None, manifold: str) -> dict | None:
     if not click or not click.get("points") or not land.has_view(ident):
         return None
     point = click["points"][0]
@@ -262,17 +274,18 @@ def _clicked_point(land: Landscape, ident: str, trigger: dict, click: dict | Non
     return {"eval": eval_id, "coords": coords}
 
 
-def draw_update(land: Landscape, ident: str, eval_ids, manifold: str = ALL_MANIFOLDS, mode: str = MODE):
+def draw_update(land: Landscape, ident: str, eval_ids: Sequence[str], manifold: str = ALL_MANIFOLDS, mode: str = MODE) -> tuple:
     """Main graphs, token histograms and FFT for a view and evals (the draw and fft callbacks together)."""
     return (*surfaces_update(land, ident, eval_ids, manifold, mode), fft_update(land, ident, eval_ids))
 
 
-def fft_update(land: Landscape, ident: str, eval_ids):
+def fft_update(land: Landscape, ident: str, eval_ids: Sequence[str]) -> html.Div | str:
     """The FFT panel of a view and evals (the fft callback)."""
     return figs.fft_panel(land, ident, eval_ids) if ident and eval_ids else ""
 
 
-def surfaces_update(land: Landscape, ident: str, eval_ids, manifold: str = ALL_MANIFOLDS, mode: str = MODE):
+def surfaces_update(land: Landscape, ident: str, eval_ids: Sequence[str], manifold: str = ALL_MANIFOLDS,
+                    mode: str = MODE) -> tuple[html.Div | list[html.Div], dict]:
     """Main graphs and token histograms for a view and evals (the draw callback)."""
     if not ident or not eval_ids:
         return html.Div("Choose at least one eval to draw (the Evals box above).", className="rs-note rs-empty",
@@ -289,7 +302,7 @@ def surfaces_update(land: Landscape, ident: str, eval_ids, manifold: str = ALL_M
     return main, figs.token_figure(land, view.base_task, tuple(eval_ids))
 
 
-def _surface_panel(land: Landscape, ident: str, eval_id: str, manifold: str, mode: str):
+def _surface_panel(land: Landscape, ident: str, eval_id: str, manifold: str, mode: str) -> html.Div:
     if land.surface(ident, eval_id, manifold, mode).empty:
         return _no_data(land, ident, eval_id, manifold)
     return html.Div(dcc.Graph(id={"type": "ex-main", "eval": eval_id, "draw": _draw_key(ident, manifold, mode)},
@@ -304,7 +317,7 @@ def _draw_key(ident: str, manifold: str, mode: str) -> str:
     return f"{ident}|{manifold}|{mode}"
 
 
-def _no_data(land: Landscape, ident: str, eval_id: str, manifold: str):
+def _no_data(land: Landscape, ident: str, eval_id: str, manifold: str) -> html.Div:
     where = "" if manifold == ALL_MANIFOLDS else f" in manifold entry {manifold}"
     data_attributes: dict[str, Any] = {"data-eval": eval_id}
     return html.Div(f"{land.labels.get(eval_id, eval_id)} has no points of {ident}{where}: this eval did not run "
@@ -313,7 +326,7 @@ def _no_data(land: Landscape, ident: str, eval_id: str, manifold: str):
 
 
 def point_details(land: Landscape, ident: str, eval_id: str, coords: dict, manifold: str = ALL_MANIFOLDS,
-                  mode: str = MODE, position: int = 0, failed_only: bool = False):
+                  mode: str = MODE, position: int = 0, failed_only: bool = False) -> html.Div:
     rows = land.points_at(ident, eval_id, coords, manifold)
     view = land.view(ident)
     where = ", ".join(f"{figs.short(k)} = {v}" for k, v in coords.items())
@@ -345,7 +358,7 @@ def point_details(land: Landscape, ident: str, eval_id: str, coords: dict, manif
     return html.Div(children, id="ex-point-details")
 
 
-def _sample_browser(samples: list, total: int, position: int, failed_only: bool):
+def _sample_browser(samples: list, total: int, position: int, failed_only: bool) -> html.Div:
     controls = html.Div([
         html.Button("← sample", id={"type": "ex-sample-step", "step": -1}, n_clicks=0, className="rs-button",
                     disabled=not samples or position <= 0),

@@ -8,7 +8,7 @@ are read from the database on demand, one small query each, through a lock.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,8 @@ from resolver.web.data import LockedDB, ranked_eval_ids
 from resolver.web.samples import point_samples
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from resolver.catalog import Dataset
     from resolver.pointsdb import PointsDB
 
@@ -30,7 +32,7 @@ MANIFOLD_ID, DEGREE = "manifold.id", "manifold.degree"
 
 
 class Landscape:
-    def __init__(self, dataset: Dataset, db: PointsDB, tokenizer=None, tokenizers: dict | None = None):
+    def __init__(self, dataset: Dataset, db: PointsDB, tokenizer: Any = None, tokenizers: dict | None = None):
         views = _task_views(dataset, db)
         evals = db.evals()
         self.labels = eval_labels(evals)
@@ -61,7 +63,7 @@ class Landscape:
                 return v
         raise UserError(f"unknown view {ident!r}")
 
-    def has_view(self, ident) -> bool:
+    def has_view(self, ident: str | None) -> TypeGuard[str]:
         return any(v.ident == ident for v in self.views)
 
     def top_evals(self, count: int) -> list:
@@ -87,7 +89,7 @@ class Landscape:
             return ALL_MANIFOLDS
         return max(entries, key=lambda r: (r[2], -(r[1] or 0)))[0]
 
-    def _eval_points(self, eval_ids) -> pd.DataFrame:
+    def _eval_points(self, eval_ids: Iterable[str]) -> pd.DataFrame:
         return self.points[self.points["eval_id"].isin(list(eval_ids))]
 
     def _task_points(self, task: str, manifold: str = ALL_MANIFOLDS) -> pd.DataFrame:
@@ -100,7 +102,7 @@ class Landscape:
         return surface_table(self._task_points(view.base_task, manifold), view, mode)
 
     @lru_cache(maxsize=256)
-    def categories(self, ident: str, dim: str, manifold: str = ALL_MANIFOLDS):
+    def categories(self, ident: str, dim: str, manifold: str = ALL_MANIFOLDS) -> tuple[str, ...] | None:
         """Text values of a dimension of a view, or None when its values are numbers.
 
         Ordered by difficulty (the mean manifold.degree of the points holding each value, so
@@ -188,7 +190,7 @@ def _in_manifold(frame: pd.DataFrame, manifold: str) -> pd.DataFrame:
     return frame[frame[MANIFOLD_ID].astype(str) == manifold]
 
 
-def _same(series: pd.Series, value) -> np.ndarray | pd.Series:
+def _same(series: pd.Series, value: float | str) -> np.ndarray | pd.Series:
     """Equality that treats 4, 4.0 and "4" alike (click data comes back through JSON)."""
     try:
         return np.isclose(pd.to_numeric(series, errors="raise").astype(float), float(value))

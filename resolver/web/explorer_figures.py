@@ -6,7 +6,7 @@ functions only lay them out. Each figure names the statistics mode it shows.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dash import dcc, html
 
@@ -14,6 +14,11 @@ from resolver.core import UserError
 from resolver.probe import FREQUENCIES
 from resolver.web import theme
 from resolver.web.explorer_data import ALL_MANIFOLDS, MODE, Landscape, pivot
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    import pandas as pd
 
 # Diamonds mark cells where at least this share of answers hit the token limit, sized by the share:
 # one truncated answer in 32 (3%) is noise that would cover a whole surface; a tenth is a pattern.
@@ -33,7 +38,7 @@ def short(dim: str) -> str:
     return {"manifold.id": "manifold", "manifold.degree": "tier"}.get(dim, tail if head == "params" else dim)
 
 
-def _positions(values, categories):
+def _positions(values: pd.Series, categories: tuple[str, ...] | None) -> pd.Series | list[int]:
     """Numbers stay; text values become their index in `categories`."""
     if categories is None:
         return values
@@ -41,12 +46,12 @@ def _positions(values, categories):
     return [index[str(v)] for v in values]
 
 
-def from_position(value, categories):
+def from_position(value: float | str, categories: tuple[str, ...] | None) -> float | str:
     """Surface clicks report positions for text dimensions: turn them back into values."""
     return categories[int(round(float(value)))] if categories is not None else value
 
 
-def _scene_axis(dim: str, categories) -> dict:
+def _scene_axis(dim: str, categories: tuple[str, ...] | None) -> dict:
     axis = {"title": {"text": short(dim), "font": {"size": 12}}, "tickfont": {"size": 10}}
     if categories is not None:
         axis.update(tickvals=list(range(len(categories))), ticktext=list(categories))
@@ -58,7 +63,7 @@ def _title(text: str) -> dict:
     return {"text": text, "x": 0.01, "xanchor": "left", "font": {"size": 14}}
 
 
-def _below(flags) -> list:
+def _below(flags: Iterable[bool]) -> list:
     return [" ≤ chance" if flag else "" for flag in flags]
 
 
@@ -110,8 +115,8 @@ def surface_figure(land: Landscape, ident: str, eval_id: str, manifold: str = AL
     return {"data": data, "layout": layout}
 
 
-def _accuracy_lines(table, dim: str, eval_ids, labels: dict, axes: dict | None = None, legend: bool = True,
-                    categories=None) -> list:
+def _accuracy_lines(table: pd.DataFrame, dim: str, eval_ids: Iterable[str], labels: dict, axes: dict | None = None, legend: bool = True,
+                    categories: tuple[str, ...] | None = None) -> list:
     traces = []
     for i, eval_id in enumerate(eval_ids):
         part = table[table["eval_id"] == eval_id]
@@ -126,11 +131,11 @@ def _accuracy_lines(table, dim: str, eval_ids, labels: dict, axes: dict | None =
     return traces
 
 
-def _category_axis(categories) -> dict:
+def _category_axis(categories: tuple[str, ...] | None) -> dict:
     return {"type": "category", "categoryorder": "array", "categoryarray": list(categories)} if categories else {}
 
 
-def line_figure(land: Landscape, ident: str, eval_ids, manifold: str = ALL_MANIFOLDS, mode: str = MODE) -> dict:
+def line_figure(land: Landscape, ident: str, eval_ids: Sequence[str], manifold: str = ALL_MANIFOLDS, mode: str = MODE) -> dict:
     view = land.view(ident)
     dim = view.dims[0]
     table = land.projection(ident, dim, tuple(eval_ids), manifold, mode)
@@ -190,7 +195,7 @@ def token_figure(land: Landscape, task: str, eval_ids: tuple) -> dict:
                                      "bargap": 0, "legend": {"orientation": "h", "y": -0.3}}}
 
 
-def fft_panel(land: Landscape, ident: str, eval_ids):
+def fft_panel(land: Landscape, ident: str, eval_ids: str | Iterable[str]) -> html.Div:
     """The prompt FFT of every selected eval, one graph each, in the order chosen (probe.py fft's numbers).
 
     Each eval's tokenizer is the one probe.py fft would use (resolver.probe.fft_tokenizers); where that

@@ -49,7 +49,7 @@ def column(ident: str, name: str, *, sortable: bool = False, sort: str | None = 
     return out
 
 
-def sort_from_state(column_state) -> list:
+def sort_from_state(column_state: list[Any] | None) -> list:
     """[{"column_id", "direction"}] of the column the visitor sorted by (empty when none) from `columnState`."""
     sorted_columns = [c for c in column_state or [] if isinstance(c, dict) and c.get("sort") in ("asc", "desc")]
     sorted_columns.sort(key=lambda c: c.get("sortIndex") or 0)

@@ -23,6 +23,10 @@ from resolver.web.explorer_data import inferred_views
 from resolver.web.server import DEFAULT_LINK_PORTS
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from dash_ag_grid import AgGrid
+
     from resolver.catalog import Dataset
     from resolver.pointsdb import PointsDB
 
@@ -106,7 +110,7 @@ def _filters_hold(filters: dict, known: dict) -> bool:
     return True
 
 
-def _plain(value) -> str:
+def _plain(value: object) -> str:
     """A coordinate as the explorer reads it back (4, not 4.0)."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
@@ -119,7 +123,7 @@ def signed(value: float) -> str:
     return text.replace("+0.", "+.").replace("-0.", "-.")
 
 
-def _interval(pair) -> str:
+def _interval(pair: Sequence[float]) -> str:
     return f"[{signed(pair[0])}, {signed(pair[1])}]"
 
 
@@ -179,14 +183,14 @@ def grid(result: dict, group_order: list, labels: dict) -> dict:
     return {"columns": columns, "data": data, "limit": limit}
 
 
-def _table(content: dict):
+def _table(content: dict) -> AgGrid:
     table = grids.table("lb-diff-table", "rs-diff-table")
     table.rowData, table.columnDefs = content["data"], content["columns"]
     return table
 
 
-def _legend(limit: float, family: int):
-    def swatch(value, text):
+def _legend(limit: float, family: int) -> html.Div:
+    def swatch(value: float, text: str) -> html.Span:
         return html.Span([html.Span(className="rs-swatch", style={"background": theme.diff_colour(value, limit)}),
                           text])
     return html.Div([
@@ -199,7 +203,7 @@ def _legend(limit: float, family: int):
     ], className="rs-legend")
 
 
-def _point_line(differ: Differences, base: str, result: dict, point: dict, first: bool):
+def _point_line(differ: Differences, base: str, result: dict, point: dict, first: bool) -> html.Li:
     params = point["params"] if isinstance(point["params"], str) else json.dumps(point["params"])
     link = differ.explorer_link(base, result, point)
     text = (f"{point['base_task']} {params} ({point['tier']}): B − A {signed(point['diff'])} "
@@ -209,7 +213,7 @@ def _point_line(differ: Differences, base: str, result: dict, point: dict, first
     return html.Li([text, anchor])
 
 
-def panel(differ: Differences, state: dict, group_order: list, links: dict):
+def panel(differ: Differences, state: dict, group_order: list, links: dict) -> html.Div | None:
     """The difference view for a state with A and B chosen; None when fewer than two are."""
     a, b = state.get("a"), state.get("b")
     if not a or not b:

@@ -11,7 +11,7 @@ is on screen. Each row links to the model's surfaces (explorer.py) and radar (sp
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 
@@ -23,6 +23,11 @@ from resolver.web.data import eval_facets
 from resolver.web.server import make_app
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import dash
+    from dash import NoUpdate
+
     from resolver.catalog import Dataset
     from resolver.pointsdb import PointsDB
 
@@ -31,7 +36,7 @@ SCORE_MODE = leaderboard_table.SCORE_MODE
 DEFAULTS = {"tier": OVERALL, "sort": "score", "mode": SCORE_MODE, "page": "1"}
 
 
-def build_app(dataset: Dataset, db: PointsDB, group_by: str = "base_task", url_base_pathname: str = "/", links: dict | None = None):
+def build_app(dataset: Dataset, db: PointsDB, group_by: str = "base_task", url_base_pathname: str = "/", links: dict | None = None) -> dash.Dash:
     """Precompute the board and return the Dash app."""
     board = Board(db, group_by)
     board.view((), ())  # warm the cache for the default selection at start-up (same key as the callback)
@@ -44,12 +49,12 @@ def build_app(dataset: Dataset, db: PointsDB, group_by: str = "base_task", url_b
     return app
 
 
-def _mode_options():
+def _mode_options() -> list[dict[str, str]]:
     label = {m: f"{m}" + (" (ReasonScore's)" if m == SCORE_MODE else "") for m in MODES}
     return [{"label": label[m], "value": m, "title": MODE_DESCRIPTIONS[m]} for m in MODES]
 
 
-def _layout(dataset: Dataset, board: Board, facets: dict, labels: dict):
+def _layout(dataset: Dataset, board: Board, facets: dict, labels: dict) -> html.Div:
     tier_options = [{"label": "overall", "value": OVERALL}] + [{"label": t, "value": t} for t in board.tiers]
     controls = [
         layout.control("Find a model", dcc.Input(id="lb-search", type="search", placeholder="name, id or tag",
@@ -108,7 +113,7 @@ def _layout(dataset: Dataset, board: Board, facets: dict, labels: dict):
         ])
 
 
-def _legend():
+def _legend() -> html.Div:
     return html.Div([
         html.Span([html.Span(className="rs-swatch", style={"background": theme.score_colour(0.1)}), "low"]),
         html.Span([html.Span(className="rs-swatch", style={"background": theme.score_colour(0.5)}), "mid"]),
@@ -124,7 +129,7 @@ def _legend():
     ], className="rs-legend")
 
 
-def _register(app, board: Board, differ: lbdiff.Differences, links: dict):
+def _register(app: dash.Dash, board: Board, differ: lbdiff.Differences, links: dict) -> None:
     controls = [Output("lb-search", "value"), Output("lb-tier", "value"), Output("lb-sort", "value"),
                 Output("lb-mode", "value"), Output({"type": "lb-facet", "key": ALL}, "value"),
                 Output("lb-manifold", "value"), Output("lb-groups", "value"),
@@ -142,8 +147,10 @@ def _register(app, board: Board, differ: lbdiff.Differences, links: dict):
         Input("lb-a", "value"), Input("lb-b", "value"),
         State({"type": "lb-facet", "key": ALL}, "id"), State("lb-page", "data"), State("lb-table", "columnState"),
     )
-    def update(search, query, tier, sort, mode, facet_values, manifolds, groups, _sorted, _p, _n, _r, a, b,
-               facet_ids, page, column_state):
+    def update(search: str, query: str | None, tier: str, sort: str, mode: str, facet_values: list[list[str]],
+               manifolds: list[str] | None, groups: list[str] | None, _sorted: int | None, _p: int | None, _n: int | None,
+               _r: int | None, a: str | None, b: str | None, facet_ids: list[dict[str, str]], page: int | None,
+               column_state: list[Any] | None) -> tuple:
         trigger = ctx.triggered_id
         keys = [i["key"] for i in facet_ids]
         sort_by = grid.sort_from_state(column_state)
@@ -172,14 +179,15 @@ def _register(app, board: Board, differ: lbdiff.Differences, links: dict):
     # page kept an empty table (docs/performance.md, *Scale*).
     @app.callback(Output("lb-sorted", "data"), Input("lb-table", "columnState"), State("lb-url", "search"),
                   State({"type": "lb-facet", "key": ALL}, "id"), State("lb-sorted", "data"), prevent_initial_call=True)
-    def sorted_by(column_state, search, facet_ids, count):
+    def sorted_by(column_state: list[Any] | None, search: str, facet_ids: list[dict[str, str]],
+                  count: int | None) -> int | NoUpdate:
         if grid.sort_from_state(column_state) == state_from_url(board, search, [i["key"] for i in facet_ids])["sort_by"]:
             return no_update
         return (count or 0) + 1
 
     @app.callback(Output("lb-diff", "children"), Output("lb-diff-key", "data"), Input("lb-url", "search"),
                   State("lb-diff-key", "data"))
-    def difference(search, shown):
+    def difference(search: str, shown: list | None) -> tuple:
         # paging, sorting, search ... change the URL too; the view is redrawn only when its own inputs change
         key = diff_key(board, search)
         if shown is not None and key == shown:
@@ -189,7 +197,7 @@ def _register(app, board: Board, differ: lbdiff.Differences, links: dict):
     @app.callback(Output("lb-download", "data"), Input("lb-csv", "n_clicks"), Input("lb-json", "n_clicks"),
                   State("lb-url", "search"), State({"type": "lb-facet", "key": ALL}, "id"),
                   prevent_initial_call=True)
-    def download(_csv, _json, search, facet_ids):
+    def download(_csv: int | None, _json: int | None, search: str, facet_ids: list[dict[str, str]]) -> dict[str, str]:
         state = state_from_url(board, search, [i["key"] for i in facet_ids])
         rows = leaderboard_table.selected_rows(board, state)
         if ctx.triggered_id == "lb-json":
@@ -203,13 +211,13 @@ def diff_key(board: Board, search: str) -> list:
     return [state["a"], state["b"], state["mode"], sorted(state["manifolds"]), sorted(state["groups"])]
 
 
-def diff_update(board: Board, differ: lbdiff.Differences, search: str, links: dict):
+def diff_update(board: Board, differ: lbdiff.Differences, search: str, links: dict) -> html.Div | None:
     """The difference view for a URL (the A / B evals, cells mode, manifold and group choice in it)."""
     state = state_from_url(board, search, [])
     return lbdiff.panel(differ, state, board.groups, links)
 
 
-def state_from_url(board: Board, search: str, facet_keys) -> dict:
+def state_from_url(board: Board, search: str, facet_keys: Iterable[str]) -> dict:
     """The view state a URL asks for; unknown values fall back to the defaults."""
     url = urlstate.parse(search)
     known = set(board.evals["eval_id"])
@@ -244,7 +252,7 @@ def state_to_url(state: dict) -> str:
     return urlstate.encode(flat, DEFAULTS)
 
 
-def _next_page(trigger, page: int) -> int:
+def _next_page(trigger: str | dict | None, page: int) -> int:
     if trigger == "lb-prev":
         return max(page - 1, 0)
     if trigger == "lb-next":

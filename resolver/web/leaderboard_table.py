@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import math
+from typing import TYPE_CHECKING, Any
 
 from resolver.analysis import (
     NO_SKILL_MARK,
@@ -28,6 +29,11 @@ from resolver.web import grid, theme, urlstate
 from resolver.web.data import eval_matches_facets
 from resolver.web.server import DEFAULT_LINK_PORTS
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from dash_ag_grid import AgGrid
+
 PAGE_SIZE = 10
 SCORE_MODE = "E_I"                   # the mode the ReasonScore's cells use (resolver.analysis.scores)
 TRUNCATION_MARK_ABOVE = scores.TRUNCATION_SHOWN_ABOVE
@@ -43,7 +49,7 @@ HELP = {
 }
 
 
-def datatable():
+def datatable() -> AgGrid:
     """The ranking's grid (filled by the leaderboard's callback): rank and model pinned left."""
     return grid.table("lb-table", "rs-lb-table")
 
@@ -83,7 +89,7 @@ def selected_rows(board: Board, state: dict) -> list:
     return rows
 
 
-def _sort_value(row: dict, column: str):
+def _sort_value(row: dict, column: str) -> Any:
     if column == "_rank":
         return row["rank"]
     if column == "_model":
@@ -213,7 +219,7 @@ def _columns(board: Board, columns: list, state: dict) -> list:
             for key, name, extra in [*fixed, *((str(g), str(g), {}) for g in columns)]]
 
 
-def cell_hover(task: dict, cell: dict, group, tier: str, group_by: str, mode: str, reasons: dict | None = None) -> str:
+def cell_hover(task: dict, cell: dict, group: object, tier: str, group_by: str, mode: str, reasons: dict | None = None) -> str:
     """The full numbers of one cell, shown on hover; the mode is named first.
 
     `reasons`: the cell's invalid answers by reason (Board.invalid_reasons), so a format
@@ -273,10 +279,10 @@ def export_json(board: Board, rows: list, state: dict) -> str:
     return json.dumps(to_plain(dumped, finite=True), indent=1)
 
 
-def _ok(value) -> bool:
+def _ok(value: object) -> bool:
     return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
-def _max(values):
+def _max(values: Iterable[Any]) -> float | None:
     values = [v for v in values if _ok(v) and v is not False]
     return max(values) if values else None

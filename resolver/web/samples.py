@@ -14,6 +14,8 @@ from dash import html
 from resolver.ingest import load_points, outcome_name, point_records, sample_index
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from resolver.pointsdb import PointsDB
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
@@ -47,7 +49,7 @@ def split_reasoning(record: dict) -> tuple[str, str]:
     return str(reasoning), answer
 
 
-def point_samples(db: PointsDB, point_ids) -> list:
+def point_samples(db: PointsDB, point_ids: Iterable[int]) -> list:
     """Every answered sample of the points, in point then sample order."""
     out = []
     for _, point in load_points(db, point_ids).iterrows():
@@ -62,7 +64,7 @@ def point_samples(db: PointsDB, point_ids) -> list:
     return out
 
 
-def render_sample(sample: dict, position: int, total: int):
+def render_sample(sample: dict, position: int, total: int) -> html.Div:
     """One sample: a header line, the prompt, the reasoning and the answer (the page scrolls the answer's
     box to its end, where the final answer is)."""
     head = (f"sample {position + 1} of {total} · {sample['key']} · {sample['outcome']} · expected "

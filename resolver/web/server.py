@@ -24,7 +24,19 @@ import socket
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     import dash
+    from flask import Flask
+    from werkzeug.serving import BaseWSGIServer
+
+    class _ServeFlags(Protocol):
+        """The flags `serve` reads (argparse's namespace; argparse belongs to resolver/cli)."""
+
+        port: int | None
+        url_base_pathname: str
+        host: str
+        debug: bool
 
 from resolver.core import UserError
 
@@ -36,7 +48,7 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 _PATH_SEGMENT = re.compile(r"^[A-Za-z0-9._~-]+$")
 
 
-def app_links(args) -> dict:
+def app_links(args: object) -> dict:
     """{app: base URL} of the three apps for cross-app links (flags, else localhost defaults)."""
     links = {}
     for app, port in DEFAULT_LINK_PORTS.items():
@@ -119,21 +131,21 @@ def host_name(header: str) -> str:
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
-def install_host_check(flask_app, names: set | None) -> None:
+def install_host_check(flask_app: Flask, names: set | None) -> None:
     """Refuse (403) requests whose Host header is not one of `names` (DNS rebinding)."""
     if names is None:
         return
     from flask import request
 
     @flask_app.before_request
-    def _check_host():
+    def _check_host() -> tuple[str, int, dict[str, str]] | None:
         if host_name(request.headers.get("Host", "")) not in names:
             return ("Host header not allowed; start the app with --allowed-hosts NAME to accept it\n", 403,
                     {"Content-Type": "text/plain"})
         return None
 
 
-def bind(app: dash.Dash, host: str, port: int | None, default_port: int):
+def bind(app: dash.Dash, host: str, port: int | None, default_port: int) -> tuple[BaseWSGIServer, int]:
     """A werkzeug server bound to host:port, or to the first free port from default_port.
 
     The socket is bound here (werkzeug would print its own two lines and exit 1 on a busy
@@ -165,7 +177,7 @@ def bind(app: dash.Dash, host: str, port: int | None, default_port: int):
     raise UserError(f"ports {candidates[0]}-{candidates[-1]} on {host} are all in use; pass a free --port")
 
 
-def _listening_socket(host: str, port: int):
+def _listening_socket(host: str, port: int) -> socket.socket:
     from werkzeug.serving import select_address_family
 
     family = select_address_family(host, port)     # the family werkzeug will use for this socket
@@ -190,7 +202,7 @@ def shown_url(host: str, port: int, base: str) -> str:
     return f"http://{shown}:{port}{base}"
 
 
-def serve(app: dash.Dash, args, announce: Callable[[str], None]) -> None:
+def serve(app: dash.Dash, args: _ServeFlags, announce: Callable[[str], None]) -> None:
     """Bind, hand `announce` the URL really served (the command prints it), then serve until Ctrl-C."""
     check_port(args.port)
     base = normalize_base_pathname(args.url_base_pathname)

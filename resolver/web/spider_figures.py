@@ -5,19 +5,29 @@ marks; every title and hover names the statistics mode.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import plotly.graph_objects as go
 
 from resolver.web import theme
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import TypeVar
+
+    import pandas as pd
+
+    _T = TypeVar("_T")
+
 OVERLAYS = ("ci", "tokens", "truncation")
 
 
-def _closed(values):
+def _closed(values: Iterable[_T]) -> list[_T]:
     values = list(values)
     return values + values[:1]
 
 
-def radar_figure(shown, group_by: str, overlays: set, mode: str) -> go.Figure:
+def radar_figure(shown: Sequence[tuple[str, pd.DataFrame]], group_by: str, overlays: set, mode: str) -> go.Figure:
     """shown: [(label, profile frame), ...] drawn in that order with the eval palette."""
     fig = go.Figure()
     groups = []
@@ -68,7 +78,7 @@ def radar_figure(shown, group_by: str, overlays: set, mode: str) -> go.Figure:
     return fig
 
 
-def bar_figure(shown, group_by: str, overlays: set, mode: str) -> go.Figure:
+def bar_figure(shown: Sequence[tuple[str, pd.DataFrame]], group_by: str, overlays: set, mode: str) -> go.Figure:
     fig = go.Figure()
     for i, (label, profile) in enumerate(shown):
         colour = theme.eval_colour(i)

@@ -32,6 +32,11 @@ from resolver.web.server import make_app
 from resolver.web.spider_figures import OVERLAYS, bar_figure, radar_figure
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import dash
+    import plotly.graph_objects as go
+
     from resolver.catalog import Dataset
     from resolver.pointsdb import PointsDB
 
@@ -40,7 +45,7 @@ MODE = "C_P"
 DEFAULT_EVALS = 3
 
 
-def group_label(value) -> str:
+def group_label(value: object) -> str:
     """3.0 -> '3', 2.5 -> '2.5', 'add' -> 'add'."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         number = float(value)
@@ -48,7 +53,7 @@ def group_label(value) -> str:
     return str(value)
 
 
-def _group_key(label: str):
+def _group_key(label: str) -> tuple[int, float, str]:
     try:
         return (0, float(label), "")
     except ValueError:
@@ -82,12 +87,12 @@ class Profiles:
     def table_for(self, mode: str) -> pd.DataFrame:
         return spiderweb_from_aggregate(self.agg, self.evals, self.group_by, mode)
 
-    def profile(self, eval_id: str, mode: str = MODE):
+    def profile(self, eval_id: str, mode: str = MODE) -> pd.DataFrame:
         table = self.table_for(mode)
         return table[table["eval_id"] == eval_id].reset_index(drop=True)
 
     @lru_cache(maxsize=8)
-    def tiers_for(self, mode: str):
+    def tiers_for(self, mode: str) -> pd.DataFrame | None:
         """Accuracy per (eval, difficulty tier) for the collapse rule; None without degrees."""
         if self._tier_agg is None:
             return None
@@ -96,7 +101,7 @@ class Profiles:
         agg["tier"] = [tier_name(d) for d in agg["tier_order"]]
         return agg[["eval_id", "tier", "tier_order", "center", "margin"]]
 
-    def tier_rows(self, eval_id: str, mode: str = MODE):
+    def tier_rows(self, eval_id: str, mode: str = MODE) -> pd.DataFrame | None:
         tiers = self.tiers_for(mode)
         return None if tiers is None else tiers[tiers["eval_id"] == eval_id]
 
@@ -110,7 +115,7 @@ class Profiles:
         return {e: classify(by_eval[e].reset_index(drop=True), medians, tier_rows.get(e)) for e in self.eval_ids}
 
 
-def build_app(dataset: Dataset, db: PointsDB, group_by: str = "base_task", url_base_pathname: str = "/", links: dict | None = None):
+def build_app(dataset: Dataset, db: PointsDB, group_by: str = "base_task", url_base_pathname: str = "/", links: dict | None = None) -> dash.Dash:
     profiles = Profiles(db, group_by)
     app = make_app(f"ReasonScape spiderweb — {dataset.name}", url_base_pathname)
     options = [{"label": profiles.labels[e], "value": e} for e in profiles.eval_ids]
@@ -155,13 +160,14 @@ def _default_kind(profiles: Profiles) -> str:
     return "radar" if len(profiles.groups) >= 3 else "bar"   # a radar needs three spokes
 
 
-def _register(app, profiles: Profiles):
+def _register(app: dash.Dash, profiles: Profiles) -> None:
     @app.callback(Output("sw-evals", "value"), Output("sw-kind", "value"), Output("sw-overlays", "value"),
                   Output("sw-mode", "value"), Output("sw-url", "search"),
                   Output("sw-chart", "figure"), Output("sw-archetype", "children"), Output("sw-table", "children"),
                   Input("sw-url", "search"), Input("sw-evals", "value"), Input("sw-kind", "value"),
                   Input("sw-overlays", "value"), Input("sw-mode", "value"), Input("sw-reset", "n_clicks"))
-    def update(search, eval_ids, kind, overlays, mode, _reset):
+    def update(search: str, eval_ids: list[str] | None, kind: str, overlays: list[str] | None, mode: str,
+               _reset: int | None) -> tuple:
         trigger = ctx.triggered_id
         if trigger in (None, "sw-url", "sw-reset"):
             eval_ids, kind, overlays, mode = state_from_url(profiles, search if trigger != "sw-reset" else "")
@@ -173,14 +179,14 @@ def _register(app, profiles: Profiles):
 
     @app.callback(Output("sw-download", "data"), Input("sw-csv", "n_clicks"), Input("sw-json", "n_clicks"),
                   State("sw-evals", "value"), State("sw-mode", "value"), prevent_initial_call=True)
-    def download(_csv, _json, eval_ids, mode):
+    def download(_csv: int | None, _json: int | None, eval_ids: list[str] | None, mode: str) -> dict[str, str]:
         frame = export_frame(profiles, eval_ids or [], mode or MODE)
         if ctx.triggered_id == "sw-json":
             return {"content": export_json(frame, mode, profiles.group_by), "filename": "spiderweb.json"}
         return {"content": frame.to_csv(index=False), "filename": "spiderweb.csv"}
 
 
-def state_from_url(profiles: Profiles, search: str):
+def state_from_url(profiles: Profiles, search: str) -> tuple[list[str], str, list[str], str]:
     url = urlstate.parse(search)
     known = set(profiles.eval_ids)
     eval_ids = [e for e in url.get("evals", []) if e in known] if "evals" in url else \
@@ -193,14 +199,14 @@ def state_from_url(profiles: Profiles, search: str):
     return eval_ids, kind, overlays, mode
 
 
-def state_to_url(profiles: Profiles, eval_ids, kind, overlays, mode) -> str:
+def state_to_url(profiles: Profiles, eval_ids: Iterable[str] | None, kind: str, overlays: Iterable[str] | None, mode: str) -> str:
     overlays = list(overlays or [])
     return urlstate.encode({"evals": list(eval_ids or []), "kind": kind, "mode": mode,
                             "overlay": (overlays or ["none"]) if set(overlays) != set(OVERLAYS) else []},
                            {"kind": _default_kind(profiles), "mode": MODE})
 
 
-def export_frame(profiles: Profiles, eval_ids, mode: str) -> pd.DataFrame:
+def export_frame(profiles: Profiles, eval_ids: Iterable[str], mode: str) -> pd.DataFrame:
     """The radar numbers of the chosen evals (one row per eval and group), as drawn."""
     table = profiles.table_for(mode)
     frame = table[table["eval_id"].isin(list(eval_ids))].copy()
@@ -219,7 +225,8 @@ def export_json(frame: pd.DataFrame, mode: str, group_by: str) -> str:
     return json.dumps(export.model_dump(mode="json"), indent=1)
 
 
-def profile_update(profiles: Profiles, eval_ids, kind: str, overlays, mode: str = MODE):
+def profile_update(profiles: Profiles, eval_ids: Iterable[str] | None, kind: str, overlays: Iterable[str] | None,
+                   mode: str = MODE) -> tuple[dict | go.Figure, html.Div | list[html.Div], html.Table | str]:
     """Chart, archetype lines and numbers table of the chosen evals (the one callback)."""
     eval_ids = [e for e in (eval_ids or []) if e in set(profiles.eval_ids)]
     if not eval_ids:
@@ -230,13 +237,14 @@ def profile_update(profiles: Profiles, eval_ids, kind: str, overlays, mode: str 
     shown = [(profiles.labels.get(e, e), profiles.profile(e, mode)) for e in eval_ids]
     figure = (radar_figure if kind == "radar" else bar_figure)(shown, profiles.group_by, overlays, mode)
     archetypes = profiles.archetypes_for(mode)
+    # dash's component signatures name no data-* attribute (they arrive through **kwargs)
     lines = [html.Div([html.Span(f"{profiles.labels.get(e, e)}: "),
                        html.B(archetypes[e].name, className="sw-archetype-name"),
-                       html.Span(" — " + archetypes[e].reason)], **{"data-eval": e}) for e in eval_ids]
+                       html.Span(" — " + archetypes[e].reason)], **{"data-eval": e}) for e in eval_ids]  # type: ignore[arg-type]
     return figure, lines, _numbers_table(profiles, eval_ids, mode)
 
 
-def _numbers_table(profiles: Profiles, eval_ids, mode: str):
+def _numbers_table(profiles: Profiles, eval_ids: Iterable[str], mode: str) -> html.Table:
     header = html.Tr([html.Th("eval"), html.Th(profiles.group_by),
                       html.Th(f"{mode} accuracy (95% CI)", title=MODE_DESCRIPTIONS[mode]), html.Th("truncated"),
                       html.Th("mean tokens"), html.Th("samples")])
@@ -244,10 +252,11 @@ def _numbers_table(profiles: Profiles, eval_ids, mode: str):
     for eval_id in eval_ids:
         for r in profiles.profile(eval_id, mode).to_dict("records"):
             tokens = "—" if r["tokens_mean"] is None or math.isnan(r["tokens_mean"]) else f"{r['tokens_mean']:.0f}"
+            # pandas-stubs key a record by Hashable (the columns are str); dash's signatures name no data-* attribute
             rows.append(html.Tr([html.Td(profiles.labels.get(eval_id, eval_id)), html.Td(str(r["group"])),
-                                 html.Td(format_value(r), className="rs-num"),
+                                 html.Td(format_value(r), className="rs-num"),  # type: ignore[arg-type]
                                  html.Td(f"{r['truncated_ratio']:.1%}", className="rs-num"),
                                  html.Td(tokens, className="rs-num"),
                                  html.Td(f"{r['samples']:.0f}", className="rs-num")],
-                                **{"data-group": str(r["group"]), "data-eval": eval_id}))
+                                **{"data-group": str(r["group"]), "data-eval": eval_id}))  # type: ignore[arg-type]
     return html.Table([html.Thead(header), html.Tbody(rows)], className="rs-board", id="sw-numbers")

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from plotly.colors import get_colorscale, sample_colorscale
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
 
@@ -26,7 +30,7 @@ _SCORE_STEPS = 200
 _SCORE_LUT = sample_colorscale(SCORE_SCALE, [i / _SCORE_STEPS for i in range(_SCORE_STEPS + 1)], colortype="rgb")
 
 
-def score_colour(value) -> str:
+def score_colour(value: float | None) -> str:
     """Background colour for a score in [0, 1] (clipped, 0.005 steps); grey for missing / NaN."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING_COLOUR
@@ -41,13 +45,13 @@ DIFF_MIN_LIMIT = 0.05           # the scale spans at least +-0.05, so noise-size
 _DIFF_LUT = sample_colorscale(DIFF_SCALE, [i / _SCORE_STEPS for i in range(_SCORE_STEPS + 1)], colortype="rgb")
 
 
-def diff_limit(diffs) -> float:
+def diff_limit(diffs: Iterable[float | None]) -> float:
     """The symmetric colour range +-limit of a difference map: the largest |B - A|, at least DIFF_MIN_LIMIT."""
     sizes = [abs(float(d)) for d in diffs if d is not None and not math.isnan(float(d))]
     return max([DIFF_MIN_LIMIT, *sizes])
 
 
-def diff_colour(value, limit: float) -> str:
+def diff_colour(value: float | None, limit: float) -> str:
     """Background colour for a difference in [-limit, +limit] (clipped); grey for missing / NaN."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING_COLOUR

@@ -5,7 +5,11 @@ so a plain app URL stays short and a permalink carries just the choices made.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode
+
+if TYPE_CHECKING:
+    from collections.abc import Container
 
 
 def parse(search: str | None) -> dict:
@@ -13,14 +17,14 @@ def parse(search: str | None) -> dict:
     return {k: v for k, v in parse_qs((search or "").lstrip("?"), keep_blank_values=False).items()}
 
 
-def first(state: dict, key: str, default=None, valid=None):
+def first(state: dict, key: str, default: Any = None, valid: Container[Any] | None = None) -> Any:
     """The single value of a key, the default when absent or not among `valid`."""
     values = state.get(key) or []
     value = values[0] if values else default
     return value if valid is None or value in valid else default
 
 
-def many(state: dict, key: str, valid=None) -> list:
+def many(state: dict, key: str, valid: Container[Any] | None = None) -> list:
     values = state.get(key) or []
     return [v for v in values if valid is None or v in valid]
 
@@ -37,6 +41,6 @@ def encode(state: dict, defaults: dict | None = None) -> str:
     return ("?" + urlencode(pairs)) if pairs else ""
 
 
-def link(base: str, **params) -> str:
+def link(base: str, **params: Any) -> str:
     """An app URL with query parameters (lists repeat the key)."""
     return base + encode(params)
