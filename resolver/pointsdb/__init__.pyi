@@ -2,7 +2,7 @@
 # name's module on first use; type checkers read it as the package, and `x as x` is how a
 # stub says a name is re-exported (docs/architecture.md).
 from . import schema as schema, writer as writer
-from .filters import FiltersLike as FiltersLike, parse_filters as parse_filters, validate_dimension as validate_dimension
+from .filters import Filters as Filters, FiltersLike as FiltersLike, parse_filters as parse_filters, validate_dimension as validate_dimension
 from .reader import PointsDB as PointsDB, open_pointsdb as open_pointsdb
 from .schema import (
     COUNTER_COLUMNS as COUNTER_COLUMNS,
