@@ -11,8 +11,12 @@ module's `main` through `run_main` (docs/architecture.md).
 from __future__ import annotations
 
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from resolver.cli.base import EXIT_INTERRUPTED, EXIT_USAGE, ArgParser, positive_int, run_main
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = [
     "ArgParser",
@@ -41,7 +45,7 @@ __all__ = [
 _COMMANDS = frozenset(__all__[5:])
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> ModuleType:
     if name in _COMMANDS:
         return import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,12 +5,14 @@ The measurement is resolver/sim/agreement.py; this module is its flags and its t
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 from resolver.cli.base import ArgParser, positive_int, run_main
 from resolver.config import DEFAULT_SEED
 from resolver.core import UserError
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     from resolver.sim import agreement
     from resolver.sim.profiles import PROFILES
     parser = ArgParser(prog="python -m resolver.sim.agreement", description=agreement.__doc__.split("\n\n")[0])

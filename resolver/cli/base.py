@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Callable, Sequence
+from typing import Callable, NoReturn, Sequence
 
 from resolver.core import UserError, watch_parent_from_env
 
@@ -26,7 +26,7 @@ def positive_int(text: str) -> int:
 class ArgParser(argparse.ArgumentParser):
     """argparse with one-line errors: `prog: error: message` and exit code 2."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
         raise SystemExit(EXIT_USAGE)
 
@@ -45,7 +45,7 @@ def user_message(exc: UserError) -> str:
     return str(exc)
 
 
-def run_main(main: Callable[[Sequence[str] | None], int | None], argv=None, fast_exit: bool = False) -> None:
+def run_main(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[str] | None = None, fast_exit: bool = False) -> None:
     """Run an entry point: UserError -> one line + exit 2, Ctrl-C -> exit 130.
 
     Started by another process of ours, it ends when that one does (docs/architecture.md,

@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any, Sequence
 
 from resolver.cli.base import ArgParser
+
+if TYPE_CHECKING:
+    from resolver.core.progress import Bar
 
 DEFAULT_ROOT = "data"
 
@@ -30,7 +34,7 @@ def build_parser() -> ArgParser:
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     from resolver.catalog import cohort_report as cohort_report, cohorts as cohorts
 
     args = build_parser().parse_args(argv)
@@ -53,7 +57,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def progress_bar(**kwargs):
+def progress_bar(**kwargs: Any) -> Bar:
     """A progress bar on stderr, shown only on a terminal (tqdm's disable=None)."""
     from tqdm import tqdm
 

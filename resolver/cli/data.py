@@ -2,8 +2,15 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any, Sequence
 
 from resolver.cli.base import ArgParser
+
+if TYPE_CHECKING:
+    from resolver.catalog.manifest import Manifest
+    from resolver.core.progress import Bar
+    from resolver.share.scopes import Scope
+    from resolver.share.sync import Outcome, StatusRow
 
 SCOPE_HELP = "eval <eval_id> | cohort <data/set/Model> | dataset <data/name.json>"
 
@@ -14,7 +21,7 @@ def build_parser() -> ArgParser:
     parser = ArgParser(prog="data.py", description="Content-addressed blob storage for evaluation data.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def common(p, scope_required: bool):
+    def common(p: ArgParser, scope_required: bool) -> None:
         nargs = None if scope_required else "?"
         p.add_argument("scope", nargs=nargs, choices=SCOPES, help=SCOPE_HELP)
         p.add_argument("target", nargs=nargs, help="eval_id, cohort directory or dataset file")
@@ -22,7 +29,7 @@ def build_parser() -> ArgParser:
         p.add_argument("--cohort", help="eval scope: only this cohort (when an eval_id appears in several)")
         add_shared(p)
 
-    def add_shared(p):
+    def add_shared(p: ArgParser) -> None:
         p.add_argument("--remote", help="remote URL (overrides $REASONSCAPE_REMOTE and the manifest's)")
         p.add_argument("--manifest", default=str(DEFAULT_PATH), help="manifest file (default data/manifest.json)")
         p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -44,7 +51,7 @@ def build_parser() -> ArgParser:
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     from resolver.core import UserError
     from resolver.share import choose_remote_url, load_manifest, open_remote, scopes as scopes, sync as datasync
 
@@ -71,7 +78,7 @@ def main(argv=None) -> int:
     return print_outcomes(outcomes, args.command, scope, url)
 
 
-def progress_bar(**kwargs):
+def progress_bar(**kwargs: Any) -> Bar:
     """data.py's progress bars on stderr, shown only on a terminal (tqdm's disable=None);
     the library says what each counts. --quiet hands in no factory, so no bars."""
     from tqdm import tqdm
@@ -94,7 +101,7 @@ def human(size: float) -> str:
     return str(size)
 
 
-def print_outcomes(outcomes, command: str, scope, url: str) -> int:
+def print_outcomes(outcomes: list[Outcome], command: str, scope: Scope, url: str) -> int:
     from resolver.core import markdown_table
 
     rows = [(o.key, o.action, "—" if o.action == "missing" else human(o.size), o.detail) for o in outcomes]
@@ -114,7 +121,7 @@ def print_outcomes(outcomes, command: str, scope, url: str) -> int:
     return 1 if failed or missing else 0
 
 
-def print_status(rows, scope, url: str) -> int:
+def print_status(rows: list[StatusRow], scope: Scope, url: str) -> int:
     from resolver.core import markdown_table
 
     print(f"## data.py status: {scope.label} (remote {url})\n")
@@ -138,7 +145,7 @@ def print_prune(removed: int, freed: int, dry_run: bool) -> int:
     return 0
 
 
-def set_or_show_remote(manifest, flag: str | None, url: str | None) -> int:
+def set_or_show_remote(manifest: Manifest, flag: str | None, url: str | None) -> int:
     from resolver.share import choose_remote_url, open_remote, update_manifest
 
     if url is None:

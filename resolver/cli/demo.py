@@ -18,12 +18,17 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
 
 from resolver.cli.base import positive_int
 from resolver.cli.llamacpp import THREADS_HELP
 from resolver.core import child_options
 from resolver.core.bootstrap import REPO, reexec_in_venv
 from resolver.llamacpp import ServerDied  # standard library only, like this module
+
+if TYPE_CHECKING:
+    from resolver.llamacpp import LlamaServer
+    from resolver.sim.simulator import SimulatorProcess
 
 PROFILES = ("sim-strong", "sim-mid", "sim-weak", "sim-loopy")
 CONFIG = "configs/tiny.yaml"
@@ -41,7 +46,7 @@ REAL_PRECISION = "low"
 COMPARE_PAIR = ("sim-weak", "sim-loopy")
 
 
-def parse_args(argv=None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python3 -m resolver.demo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-serve", action="store_true", help="do not start the leaderboard at the end")
     parser.add_argument("--port", type=int, default=8050, help="leaderboard port (default 8050)")
@@ -66,7 +71,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
-def show_and_run(root: Path, *cmd: str, prog: str = "demo", server=None) -> None:
+def show_and_run(root: Path, *cmd: str, prog: str = "demo", server: LlamaServer | None = None) -> None:
     """Print a command the way a user would type it, then run it in `root`; stop on failure.
 
     With `server` (a resolver.llamacpp.LlamaServer) the command is stopped as soon as
@@ -91,7 +96,7 @@ def show_and_run(root: Path, *cmd: str, prog: str = "demo", server=None) -> None
         raise SystemExit(f"{prog}: `{cmd[0]}` failed with exit code {code}")
 
 
-def start_simulator(root: Path, port: int):
+def start_simulator(root: Path, port: int) -> SimulatorProcess:
     """The simulator on `port` (0 = any free port), started once it says it is serving."""
     from resolver.sim.simulator import start_simulator_process
 
@@ -158,7 +163,7 @@ def run_real_model(root: Path, gguf: Path | None, n_ctx: int, threads: int | Non
         )
 
 
-def main(argv=None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     root = args.root.resolve()

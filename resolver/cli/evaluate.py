@@ -3,9 +3,15 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING, Any, Sequence
 
 from resolver.cli.base import ArgParser
 from resolver.core import UserError
+
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.core.progress import Bar
 
 INTERVIEW_DB = "pointsdb-interview.db"
 
@@ -31,7 +37,7 @@ def build_parser() -> ArgParser:
 MAX_PARALLEL = 256
 
 
-def check_args(args) -> None:
+def check_args(args: argparse.Namespace) -> None:
     if args.parallel < 1:
         raise UserError(f"--parallel must be at least 1, got {args.parallel}")
     if args.inplace and not args.offline:
@@ -58,7 +64,7 @@ def check_db_path(path_text: str, what: str) -> None:
             raise UserError(f"{what} {path_text}: {parent} is a file, not a directory")
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     check_args(args)
     # evaluate.py does no linear algebra; OpenBLAS would start a spinning thread per core
@@ -89,7 +95,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def progress_bar(**kwargs):
+def progress_bar(**kwargs: Any) -> Bar:
     """evaluate.py's progress bar on stderr (the pipeline says what it counts)."""
     from tqdm import tqdm
 

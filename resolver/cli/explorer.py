@@ -1,10 +1,11 @@
 """explorer.py: 3-D accuracy surfaces, linked panels and point inspection in the browser (default :8051)."""
 import sys
+from typing import Sequence
 
 from resolver.cli.webapp import add_server_args, app_parser, open_served_dataset, serve_app
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = app_parser("explorer.py", "Interactive 3-D accuracy surfaces of a dataset's views.")
     parser.add_argument("--tokenizer", default=None,
                         help="tokenizer for the prompt FFT panel: a local path, a cached hub id, or 'bytes' "

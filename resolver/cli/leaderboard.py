@@ -1,8 +1,10 @@
 """leaderboard.py: browse ReasonScore rankings of a dataset in the browser (default :8050)."""
+from typing import Sequence
+
 from resolver.cli.webapp import add_server_args, app_parser, open_served_dataset, serve_app
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = app_parser("leaderboard.py", "Interactive ReasonScore rankings with heat-map cells.")
     parser.add_argument("--group-by", default="base_task",
                         help="aggregation dimension, fixed at start-up (default base_task; e.g. manifold.target_tokens)")

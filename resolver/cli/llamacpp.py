@@ -7,6 +7,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Sequence
 
 from resolver.cli.base import positive_int
 from resolver.llamacpp import SMOLLM2_MODEL, LlamaServer, install, smollm2_gguf, unavailable_reason
@@ -15,7 +16,7 @@ THREADS_HELP = ("the llama.cpp server's CPU threads (default: 1 for a model file
                 "SmolLM2, where a second thread only waits; else up to 2)")
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m resolver.llamacpp",
                                      description="llama.cpp's OpenAI-compatible server on loopback, with SmolLM2 "
                                                  "or any GGUF file.")

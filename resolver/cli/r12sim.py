@@ -10,6 +10,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Sequence
 
 from resolver.cli.demo import say, show_and_run as run_shown
 from resolver.core.bootstrap import REPO
@@ -18,7 +19,7 @@ from resolver.sim import r12study  # standard library only: this runs before the
 COMMAND, TEMPLATE, SAMPLER, TOKENIZER_DIR = r12study.COMMAND, r12study.TEMPLATE, r12study.SAMPLER, r12study.TOKENIZER_DIR
 
 
-def parse_args(argv=None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     from resolver.config import DENSITIES  # here, not at the top: this module loads before the bootstrap
 
     parser = argparse.ArgumentParser(prog=COMMAND, description=r12study.__doc__.split("\n\n")[0])
@@ -45,7 +46,7 @@ def show_and_run(root: Path, *cmd: str) -> None:
     run_shown(root, *cmd, prog=COMMAND)
 
 
-def clear_runs(root: Path, study: str, profiles) -> None:
+def clear_runs(root: Path, study: str, profiles: list[str]) -> None:
     """Remove earlier simulated run folders of these cohorts (this command's own output)."""
     for profile in profiles:
         for folder in sorted((root / "data" / study / profile).glob(f"20*_{study}_{profile}_*")):
@@ -65,7 +66,7 @@ def build_tokenizer(root: Path) -> str:
     return TOKENIZER_DIR
 
 
-def run_study(root: Path, config: str, study: str, profiles, args, tokenizer: str | None = None) -> None:
+def run_study(root: Path, config: str, study: str, profiles: list[str], args: argparse.Namespace, tokenizer: str | None = None) -> None:
     """The simulator on `config`, then runner.py for each profile into data/<study>/<profile>/."""
     from resolver.sim.simulator import start_simulator_process
 
@@ -87,7 +88,7 @@ def run_study(root: Path, config: str, study: str, profiles, args, tokenizer: st
         simulator.stop()
 
 
-def main(argv=None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     root = args.root.resolve()

@@ -3,10 +3,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import get_args
+from typing import TYPE_CHECKING, Any, Sequence, get_args
 
 from resolver.cli.base import ArgParser, positive_int
 from resolver.run import RUN_MODES, Reporter, RunOptions
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from resolver.core.progress import Bar
 
 
 def seconds(text: str) -> float:
@@ -95,7 +100,7 @@ def build_parser() -> ArgParser:
 class ShownReporter(Reporter):
     """A run's progress on stderr: a tqdm bar, lines written above it, warnings."""
 
-    def bar(self, **kwargs):
+    def bar(self, **kwargs: Any) -> Bar:
         from tqdm import tqdm
 
         return tqdm(file=sys.stderr, dynamic_ncols=True, **kwargs)
@@ -109,7 +114,7 @@ class ShownReporter(Reporter):
         sys.stderr.write(line + "\n")
 
 
-def dispatch(opts) -> int:
+def dispatch(opts: RunOptions) -> int:
     """Run the chosen mode; returns the exit status."""
     if opts.offline is not None:
         return mode_offline(opts)
@@ -120,7 +125,7 @@ def dispatch(opts) -> int:
     return mode_api(opts)
 
 
-def mode_offline(opts) -> int:
+def mode_offline(opts: RunOptions) -> int:
     from resolver.run import run_offline
 
     run = run_offline(opts, ShownReporter())
@@ -130,7 +135,7 @@ def mode_offline(opts) -> int:
     return 0
 
 
-def mode_api(opts) -> int:
+def mode_api(opts: RunOptions) -> int:
     """0 ok, 1 failed samples, 130 interrupted."""
     from resolver.run import run_api
 
@@ -147,7 +152,7 @@ def mode_api(opts) -> int:
     return 0
 
 
-def resume_hint(folder) -> str:
+def resume_hint(folder: Path | None) -> str:
     return ("to resume, run the same command again: answered requests come from the cache and "
             f"are not sent again; the partial folder {folder} can then be deleted "
             "(the new run folder holds every sample)")
@@ -158,7 +163,7 @@ def round_span(first: int, last: int) -> str:
     return f"round {first}" if first == last else f"rounds {first}-{last}"
 
 
-def mode_write_batch(opts) -> int:
+def mode_write_batch(opts: RunOptions) -> int:
     from resolver.run import run_write_batch
 
     done = run_write_batch(opts, ShownReporter())
@@ -180,7 +185,7 @@ def mode_write_batch(opts) -> int:
     return 0
 
 
-def mode_read_batch(opts) -> int:
+def mode_read_batch(opts: RunOptions) -> int:
     from resolver.client import ResponseCache
     from resolver.run import import_batch, read_batch, replay_batch
 
@@ -217,7 +222,7 @@ def mode_read_batch(opts) -> int:
     return 0
 
 
-def check_paths(opts) -> None:
+def check_paths(opts: RunOptions) -> None:
     """Refuse output and cache paths that cannot work, before any work is done."""
     from pathlib import Path
 
@@ -235,7 +240,7 @@ def check_paths(opts) -> None:
             raise UserError(f"--cache {opts.cache}: {parent} is a file, not a directory")
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     opts = RunOptions.from_namespace(args)
     opts.command = ["runner.py", *map(str, sys.argv[1:] if argv is None else argv)]

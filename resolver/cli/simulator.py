@@ -6,11 +6,18 @@ The server itself is resolver/sim (`run_simulator`, `run_batch`); this module is
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any, Sequence
 
 from resolver.cli.base import ArgParser, positive_int
 from resolver.config import DEFAULT_SEED
 from resolver.core import UserError
 from resolver.sim.gpu import DEFAULT_MAX_BATCH, PRESETS
+
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.config import Template
+    from resolver.core.progress import Bar
 
 
 def build_parser() -> ArgParser:
@@ -76,7 +83,7 @@ def build_run_batch_parser() -> ArgParser:
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     from resolver.sim.faults import parse_faults
     from resolver.sim.simulator import run_simulator
 
@@ -98,7 +105,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def _template(args):
+def _template(args: argparse.Namespace) -> Template | None:
     if not args.template:
         return None
     from resolver.config import load_template
@@ -137,7 +144,7 @@ def run_batch_main(argv: list[str]) -> int:
     return 0
 
 
-def progress_bar(**kwargs):
+def progress_bar(**kwargs: Any) -> Bar:
     """The calibration's bar (the library says what it counts and when it shows)."""
     from tqdm import tqdm
 

@@ -1,8 +1,10 @@
 """spiderweb.py: per-eval radar / bar profiles with archetypes in the browser (default :8051)."""
+from typing import Sequence
+
 from resolver.cli.webapp import add_server_args, app_parser, open_served_dataset, serve_app
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = app_parser("spiderweb.py", "Per-model radar chart web UI with archetypes.")
     parser.add_argument("--group-by", default="base_task",
                         help="radar slice dimension (default base_task; single-task datasets: "

@@ -3,8 +3,19 @@ spiderweb.py (docs/webapps.md); binding and serving are resolver/web.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def app_parser(prog: str, description: str):
+if TYPE_CHECKING:
+    import argparse
+
+    import dash
+
+    from resolver.catalog import Dataset
+    from resolver.cli.base import ArgParser
+    from resolver.pointsdb import PointsDB
+
+
+def app_parser(prog: str, description: str) -> ArgParser:
     """A web app's parser with its one positional argument, the dataset."""
     from resolver.cli.base import ArgParser
 
@@ -13,7 +24,7 @@ def app_parser(prog: str, description: str):
     return parser
 
 
-def open_served_dataset(args):
+def open_served_dataset(args: argparse.Namespace) -> tuple[Dataset, PointsDB, dict]:
     """Check the serving flags, then open the dataset: (dataset, PointsDB, links to the other apps).
     The web libraries load here, once the flags are read, so --help stays quick (docs/performance.md)."""
     from resolver.web import app_links, check_port, normalize_base_pathname, open_app_dataset
@@ -25,7 +36,7 @@ def open_served_dataset(args):
     return dataset, db, links
 
 
-def add_server_args(parser, default_port: int) -> None:
+def add_server_args(parser: argparse.ArgumentParser, default_port: int) -> None:
     """Add the serving flags every web app shares (and the links to the other apps)."""
     from resolver.web import DEFAULT_HOST, DEFAULT_LINK_PORTS
 
@@ -47,7 +58,7 @@ def add_server_args(parser, default_port: int) -> None:
     parser.set_defaults(default_port=default_port)
 
 
-def serve_app(app, args, name: str) -> None:
+def serve_app(app: dash.Dash, args: argparse.Namespace, name: str) -> None:
     """Serve until Ctrl-C, saying first which address is really served."""
     from resolver.web import serve
 

@@ -3,6 +3,8 @@ family of them), and the shared flags and output writers; the computations live 
 resolver.analysis and the figures in resolver.plots (docs/analyze.md)."""
 from __future__ import annotations
 
+from typing import Sequence
+
 from resolver.cli.analyze import flags, output, shared
 from resolver.cli.base import ArgParser
 
@@ -37,7 +39,7 @@ def build_parser() -> ArgParser:
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Parse argv, run the chosen subcommand's handler and return its exit code."""
     args = build_parser().parse_args(argv)
     return args.handler(args)

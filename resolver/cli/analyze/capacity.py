@@ -1,14 +1,21 @@
 """analyze.py capacity: the accuracy-vs-size frontier, or peak capacity against the token budget."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output
 from resolver.core import UserError
 
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.cli.base import ArgParser
+
 __all__ = ["register_capacity", "run_capacity"]
 
 
-def register_capacity(subparsers) -> None:
+def register_capacity(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("capacity", help="effective capacity: accuracy-vs-size frontier, or peak vs token budget")
     flags.add_dataset_arg(p)
     flags.add_filters_arg(p)
@@ -29,7 +36,7 @@ def register_capacity(subparsers) -> None:
     p.set_defaults(handler=run_capacity)
 
 
-def run_capacity(args) -> int:
+def run_capacity(args: argparse.Namespace) -> int:
     from resolver.analysis import CapacityOutput, capacity, output_json
     from resolver.plots import frontier_figure, peak_figure
 

@@ -7,12 +7,17 @@ from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 
 if TYPE_CHECKING:
+    import argparse
+
     from matplotlib.figure import Figure
+
+    from resolver.cli.base import ArgParser
 
 __all__ = ["register_aggregate", "register_cluster", "register_rank", "run_aggregate", "run_cluster", "run_rank"]
 
 
-def _add_series_facet_split(p, group_default, facet_default, split_default=None, split=True):
+def _add_series_facet_split(p: argparse.ArgumentParser, group_default: str, facet_default: str | None,
+                            split_default: str | None = None, split: bool = True) -> None:
     flags.add_filters_arg(p)
     flags.add_dimension_arg(p, "--group-by", group_default, "series dimension: the things compared", allow_none=False)
     flags.add_dimension_arg(p, "--facet-by", facet_default, "facet dimension: sections within each output")
@@ -21,7 +26,7 @@ def _add_series_facet_split(p, group_default, facet_default, split_default=None,
     flags.add_mode_arg(p)
 
 
-def register_cluster(subparsers) -> None:
+def register_cluster(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("cluster", help="clusters of statistically indistinguishable models (CI overlap cliques)")
     flags.add_dataset_arg(p)
     _add_series_facet_split(p, "eval_id", "base_task")
@@ -31,7 +36,7 @@ def register_cluster(subparsers) -> None:
     p.set_defaults(handler=run_cluster)
 
 
-def run_cluster(args) -> int:
+def run_cluster(args: argparse.Namespace) -> int:
     from resolver.analysis import cluster
     from resolver.analysis.cluster import compute_clusters
     from resolver.analysis.outputs import ClusterOutput, output_json
@@ -56,7 +61,7 @@ def run_cluster(args) -> int:
     return 0
 
 
-def register_rank(subparsers) -> None:
+def register_rank(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("rank", help="rank aggregation across facets from per-facet cluster positions")
     flags.add_dataset_arg(p)
     _add_series_facet_split(p, "eval_id", "base_task", split=False)
@@ -65,7 +70,7 @@ def register_rank(subparsers) -> None:
     p.set_defaults(handler=run_rank)
 
 
-def run_rank(args) -> int:
+def run_rank(args: argparse.Namespace) -> int:
     from resolver.analysis import rank
     from resolver.analysis.rank import compute_rank
 
@@ -83,7 +88,7 @@ def run_rank(args) -> int:
     return 0
 
 
-def register_aggregate(subparsers) -> None:
+def register_aggregate(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("aggregate", help="raw aggregated statistics (debugging, custom analysis)")
     flags.add_dataset_arg(p)
     _add_series_facet_split(p, "eval_id", "base_task")
@@ -95,7 +100,7 @@ def register_aggregate(subparsers) -> None:
     p.set_defaults(handler=run_aggregate)
 
 
-def run_aggregate(args) -> int:
+def run_aggregate(args: argparse.Namespace) -> int:
     from resolver.analysis.aggregate import compute_aggregate
     from resolver.analysis.outputs import AggregateOutput, output_json
 

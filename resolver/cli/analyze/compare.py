@@ -16,9 +16,12 @@ from resolver.cli.analyze import flags, output
 from resolver.core import UserError
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
 
     from resolver.catalog import Dataset
+    from resolver.cli.base import ArgParser
+    from resolver.pointsdb import Filters
 
 __all__ = ["choose_evals", "delta_value", "register_compare", "run_compare"]
 
@@ -35,7 +38,7 @@ def delta_value(text: str) -> float:
     return value
 
 
-def register_compare(subparsers) -> None:
+def register_compare(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("compare", help="paired comparison of two evals on the same problems (B - A per cell)",
                               description="Paired difference B - A of two evals per (tier, group) cell and overall, "
                                           "with paired and unpaired 95% intervals, Holm-corrected verdicts, the "
@@ -57,7 +60,7 @@ def register_compare(subparsers) -> None:
     p.set_defaults(handler=run_compare)
 
 
-def choose_evals(evals, filters, search) -> tuple:
+def choose_evals(evals: pd.DataFrame, filters: Filters, search: str | None) -> tuple:
     """(A, B) from the filter's eval_id list (in order) and/or --search; exactly two or a UserError."""
     known = evals["eval_id"].tolist()
     raw = [str(e) for e in filters.items.get("eval_id", [])]
@@ -105,7 +108,7 @@ def _config_text(dataset: Dataset) -> str | None:
         return str(path)
 
 
-def run_compare(args) -> int:
+def run_compare(args: argparse.Namespace) -> int:
     from resolver.analysis import compare_text
     from resolver.analysis.compare import compare_evals, sampling_plan
 

@@ -1,13 +1,20 @@
 """analyze.py compression: gzip size against answer length (loops compress, reasoning does not)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
+
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.cli.base import ArgParser
 
 __all__ = ["register_compression", "run_compression"]
 
 
-def register_compression(subparsers) -> None:
+def register_compression(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("compression", help="gzip size vs answer length: loops compress, reasoning does not")
     flags.add_dataset_arg(p)
     flags.add_filters_arg(p)
@@ -20,12 +27,12 @@ def register_compression(subparsers) -> None:
     p.set_defaults(handler=run_compression)
 
 
-def _sample_columns(*dims) -> list:
+def _sample_columns(*dims: str | None) -> list:
     base = ["id", "eval_id", "completion_tokens", "outcome", "answer_bytes", "compressed_bytes"]
     return list(dict.fromkeys([*base, *[d for d in dims if d]]))
 
 
-def run_compression(args) -> int:
+def run_compression(args: argparse.Namespace) -> int:
     from resolver.analysis import CompressionOutput, compression_samples, compression_summary, output_json
     from resolver.plots import compression_figure
 

@@ -1,13 +1,20 @@
 """analyze.py hazard: when during generation answers end, correct against incorrect."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
+
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.cli.base import ArgParser
 
 __all__ = ["register_hazard", "run_hazard"]
 
 
-def register_hazard(subparsers) -> None:
+def register_hazard(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("hazard", help="survival analysis: when during generation answers end (correct vs incorrect)")
     flags.add_dataset_arg(p)
     flags.add_filters_arg(p)
@@ -22,7 +29,7 @@ def register_hazard(subparsers) -> None:
     p.set_defaults(handler=run_hazard)
 
 
-def run_hazard(args) -> int:
+def run_hazard(args: argparse.Namespace) -> int:
     from resolver.analysis import HazardOutput, hazard_by, median_end_tokens, output_json
     from resolver.plots import hazard_figure
 

@@ -14,7 +14,11 @@ from resolver.core import UserError
 from resolver.pointsdb import COUNTER_COLUMNS
 
 if TYPE_CHECKING:
+    import argparse
+
     from resolver.catalog import Dataset
+    from resolver.cli.base import ArgParser
+    from resolver.config import ExperimentConfig
 
 __all__ = [
     "load_config_or_none",
@@ -29,7 +33,7 @@ __all__ = [
 ]
 
 
-def register_evals(subparsers) -> None:
+def register_evals(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("evals", help="list the evaluations of a dataset (run this first for eval_ids)",
                               description="List evals: eval_id, label, model, template, sampler, groups, hf_id, point counts.")
     flags.add_dataset_arg(p)
@@ -40,7 +44,7 @@ def register_evals(subparsers) -> None:
     p.set_defaults(handler=run_evals)
 
 
-def run_evals(args) -> int:
+def run_evals(args: argparse.Namespace) -> int:
     from resolver.analysis import inventory
     from resolver.analysis.inventory import list_evals, parse_tag_list
 
@@ -57,7 +61,7 @@ def run_evals(args) -> int:
     return 0
 
 
-def register_tasks(subparsers) -> None:
+def register_tasks(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("tasks", help="list base tasks with their views and point counts")
     flags.add_dataset_arg(p)
     p.add_argument("--search", help="regex on task name (case-insensitive)")
@@ -65,7 +69,7 @@ def register_tasks(subparsers) -> None:
     p.set_defaults(handler=run_tasks)
 
 
-def run_tasks(args) -> int:
+def run_tasks(args: argparse.Namespace) -> int:
     from resolver.analysis import inventory
     from resolver.analysis.inventory import list_tasks
     from resolver.analysis.outputs import TasksOutput, output_json
@@ -84,7 +88,7 @@ def run_tasks(args) -> int:
     return 0
 
 
-def load_config_or_none(dataset: Dataset):
+def load_config_or_none(dataset: Dataset) -> ExperimentConfig | None:
     """The dataset's experiment config (for views), or None when it names none."""
     if not getattr(dataset, "config_path", None):
         return None
@@ -94,7 +98,7 @@ def load_config_or_none(dataset: Dataset):
     return load_config(dataset.config_path)
 
 
-def register_tokens(subparsers) -> None:
+def register_tokens(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("tokens", help="token utilisation per (eval, group)")
     flags.add_dataset_arg(p)
     flags.add_dimension_arg(p, "--group-by", "base_task", "grouping dimension")
@@ -104,7 +108,7 @@ def register_tokens(subparsers) -> None:
     p.set_defaults(handler=run_tokens)
 
 
-def run_tokens(args) -> int:
+def run_tokens(args: argparse.Namespace) -> int:
     from resolver.analysis.outputs import TokensOutput, output_json
     from resolver.analysis.token_usage import compute_tokens
 
@@ -119,7 +123,7 @@ def run_tokens(args) -> int:
     return 0
 
 
-def register_points(subparsers) -> None:
+def register_points(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("points", help="per-point listing with point ids for probe.py")
     flags.add_dataset_arg(p)
     flags.add_filters_arg(p)
@@ -131,7 +135,7 @@ def register_points(subparsers) -> None:
     p.set_defaults(handler=run_points)
 
 
-def run_points(args) -> int:
+def run_points(args: argparse.Namespace) -> int:
     from resolver.analysis import points
     from resolver.analysis.outputs import PointsOutput, output_json
     from resolver.analysis.points import POINT_FIELDS, compute_points

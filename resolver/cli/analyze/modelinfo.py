@@ -2,15 +2,21 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output
 from resolver.core import UserError
 
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.cli.base import ArgParser
+
 __all__ = ["register_modelinfo", "run_modelinfo"]
 
 
-def register_modelinfo(subparsers) -> None:
+def register_modelinfo(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("modelinfo", help="download model cards/configs from the HF hub and write MODELINFO.md")
     flags.add_dataset_arg(p, required=False)
     flags.add_filters_arg(p)
@@ -21,7 +27,7 @@ def register_modelinfo(subparsers) -> None:
     p.set_defaults(handler=run_modelinfo)
 
 
-def run_modelinfo(args) -> int:
+def run_modelinfo(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from resolver.analysis.modelinfo import collect_modelinfo, modelinfo_markdown
@@ -35,7 +41,7 @@ def run_modelinfo(args) -> int:
     return 0 if models or not hf_ids else 1
 
 
-def _dataset_hf_ids(args) -> tuple:
+def _dataset_hf_ids(args: argparse.Namespace) -> tuple:
     """(hf_ids of the selected evals, [(eval_id, label)] of selected evals without one)."""
     if not args.dataset:
         raise UserError("give a dataset or --hf-id MODEL_ID")
@@ -55,7 +61,7 @@ def _dataset_hf_ids(args) -> tuple:
     return list(dict.fromkeys(hf_ids)), without
 
 
-def _with_eval_ids(filters_text, eval_ids) -> dict | str | None:
+def _with_eval_ids(filters_text: str | None, eval_ids: list[str]) -> dict | str | None:
     """--filters plus --eval-id (the ids are added to the filter's eval_id list)."""
     if not eval_ids:
         return filters_text

@@ -1,14 +1,21 @@
 """analyze.py pairwise: head-to-head win probabilities and Bradley-Terry strengths."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 from resolver.core import UserError
 
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.cli.base import ArgParser
+
 __all__ = ["register_pairwise", "run_pairwise"]
 
 
-def register_pairwise(subparsers) -> None:
+def register_pairwise(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("pairwise", help="head-to-head win probabilities and Bradley-Terry strengths")
     flags.add_dataset_arg(p)
     flags.add_filters_arg(p)
@@ -21,7 +28,7 @@ def register_pairwise(subparsers) -> None:
     p.set_defaults(handler=run_pairwise, output_dir=None)
 
 
-def run_pairwise(args) -> int:
+def run_pairwise(args: argparse.Namespace) -> int:
     from resolver.analysis import pairwise
     from resolver.analysis.pairwise import compute_pairwise
 

@@ -7,12 +7,16 @@ from resolver.analysis import common
 from resolver.cli.analyze import flags, output
 
 if TYPE_CHECKING:
+    import argparse
+
     from matplotlib.figure import Figure
+
+    from resolver.cli.base import ArgParser
 
 __all__ = ["register_scores", "run_scores"]
 
 
-def register_scores(subparsers) -> None:
+def register_scores(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("scores", help="ReasonScore ranking (markdown table, JSON or PNG heat bars)")
     flags.add_dataset_arg(p)
     flags.add_filters_arg(p)
@@ -28,7 +32,7 @@ def register_scores(subparsers) -> None:
     p.set_defaults(handler=run_scores)
 
 
-def run_scores(args) -> int:
+def run_scores(args: argparse.Namespace) -> int:
     from resolver.analysis.scores import compute_scores, scores_markdown
 
     group = common.parse_dimension(args.group_by, allow_none=False)

@@ -4,13 +4,19 @@ series / facet / split dimensions, and split a frame by the values of some dimen
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from resolver.analysis import common
+
+if TYPE_CHECKING:
+    import argparse
+
+    import pandas as pd
 
 __all__ = ["aggregate", "dims", "split_title", "split_values"]
 
 
-def aggregate(args, dims):
+def aggregate(args: argparse.Namespace, dims: Sequence[str]) -> tuple[pd.DataFrame, dict[str, str]]:
     """Aggregated counters per dims for args.filters -> (agg, {eval_id: label})."""
     filters = common.load_filters(args.filters)
     _, db = common.open_dataset(args.dataset)
@@ -20,7 +26,7 @@ def aggregate(args, dims):
     return common.label_missing(agg, dims), labels
 
 
-def dims(args):
+def dims(args: argparse.Namespace) -> tuple[str, str | None, str | None]:
     """(series, facet, split) from --group-by / --facet-by / --split-by."""
     series = common.parse_dimension(args.group_by, allow_none=False)
     facet = common.parse_dimension(args.facet_by)
@@ -32,7 +38,7 @@ def dims(args):
     return series, facet, split
 
 
-def split_values(frame, dims):
+def split_values(frame: pd.DataFrame, dims: Sequence[str]) -> list[tuple[tuple[Any, ...], pd.DataFrame]]:
     """(key tuple, rows) per distinct value combination of `dims`; one group when dims is empty."""
     if not dims:
         return [((), frame)]
@@ -42,5 +48,5 @@ def split_values(frame, dims):
     return out
 
 
-def split_title(dims, key) -> str:
+def split_title(dims: Iterable[str | None], key: Iterable[object]) -> str:
     return ", ".join(f"{d}={v}" for d, v in zip(dims, key)) or "all points"

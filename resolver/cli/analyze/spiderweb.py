@@ -1,13 +1,20 @@
 """analyze.py spiderweb: one radar or bar chart of accuracy by group per eval."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output
+
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.cli.base import ArgParser
 
 __all__ = ["register_spiderweb", "run_spiderweb"]
 
 
-def register_spiderweb(subparsers) -> None:
+def register_spiderweb(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("spiderweb", help="radar or bar chart of each eval's accuracy by group (one PNG per eval)",
                               description="Per-eval radar (webpng) or bar (barpng) chart of accuracy with its 95%% "
                                           "interval, mean completion tokens overlaid and truncation marked.")
@@ -22,7 +29,7 @@ def register_spiderweb(subparsers) -> None:
     p.set_defaults(handler=run_spiderweb)
 
 
-def run_spiderweb(args) -> int:
+def run_spiderweb(args: argparse.Namespace) -> int:
     from resolver.analysis import spiderweb_table
     from resolver.plots import bar_figure, radar_figure
 

@@ -1,14 +1,21 @@
 """analyze.py surface: 3-D accuracy surfaces of the config's 2-dimensional views."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output, shared
 from resolver.core import UserError
 
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.cli.base import ArgParser
+
 __all__ = ["register_surface", "run_surface"]
 
 
-def register_surface(subparsers) -> None:
+def register_surface(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("surface", help="3-D accuracy surfaces of every 2-dimensional view (rows = views, cols = evals)")
     flags.add_dataset_arg(p)
     flags.add_filters_arg(p)
@@ -22,7 +29,7 @@ def register_surface(subparsers) -> None:
     p.set_defaults(handler=run_surface)
 
 
-def run_surface(args) -> int:
+def run_surface(args: argparse.Namespace) -> int:
     from resolver.analysis import COUNTERS, config_views, select_views, surface_table, view_columns
     from resolver.plots import surface_figure
 

@@ -3,6 +3,8 @@ failure, truncation, shortcuts); the computations live in resolver.probe and
 resolver.audit, the figures in resolver.plots (docs/analyze.md)."""
 from __future__ import annotations
 
+from typing import Sequence
+
 from resolver.cli.base import ArgParser
 from resolver.cli.probe import options
 
@@ -23,7 +25,7 @@ def build_parser() -> ArgParser:
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Parse argv, run the chosen subcommand's handler and return its exit code."""
     args = build_parser().parse_args(argv)
     return args.handler(args)

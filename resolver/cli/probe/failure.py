@@ -1,14 +1,21 @@
 """probe.py failure: the failed samples of chosen points and failures by genresult field."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output
 from resolver.cli.probe import options
 
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.cli.base import ArgParser
+
 __all__ = ["register_failure", "run_failure"]
 
 
-def register_failure(subparsers) -> None:
+def register_failure(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("failure", help="failed samples of points (raw answers) and failures by genresult field")
     flags.add_dataset_arg(p)
     options.add_point_ids(p)
@@ -18,7 +25,7 @@ def register_failure(subparsers) -> None:
     p.set_defaults(handler=run_failure)
 
 
-def run_failure(args) -> int:
+def run_failure(args: argparse.Namespace) -> int:
     from resolver.analysis import FailureOutput, output_json
     from resolver.probe import failure_markdown, failure_report
 

@@ -1,15 +1,23 @@
 """probe.py fft: frequency spectra of the prompt token sequences of a config's 1-dimensional views."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output
 from resolver.cli.probe import options
 from resolver.core import UserError
 
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.cli.base import ArgParser
+    from resolver.core.progress import Bar
+
 __all__ = ["register_fft", "run_fft"]
 
 
-def register_fft(subparsers) -> None:
+def register_fft(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("fft", help="frequency spectra of prompt token sequences (from raw NDJSON)")
     flags.add_dataset_arg(p)
     flags.add_filters_arg(p)
@@ -23,7 +31,7 @@ def register_fft(subparsers) -> None:
     p.set_defaults(handler=run_fft)
 
 
-def run_fft(args) -> int:
+def run_fft(args: argparse.Namespace) -> int:
     from resolver.analysis import FftOutput, config_views, output_json, select_views, view_columns
     from resolver.plots import fft_figure
     from resolver.probe import FREQUENCIES, SpectrumCache, fft_table
@@ -72,7 +80,7 @@ def run_fft(args) -> int:
     return 0
 
 
-def progress_bar(**kwargs):
+def progress_bar(**kwargs: Any) -> Bar:
     """fft's bar over the points on stderr, shown whenever not --quiet (as before)."""
     from tqdm import tqdm
 

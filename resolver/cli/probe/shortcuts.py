@@ -2,14 +2,21 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any, Callable
 
 from resolver.cli.analyze import output
 from resolver.config import DEFAULT_SEED
 
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.cli.base import ArgParser
+    from resolver.core.progress import Bar
+
 __all__ = ["register_shortcuts", "run_shortcuts"]
 
 
-def register_shortcuts(subparsers) -> None:
+def register_shortcuts(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     from resolver.audit import MIN_SAMPLES
     from resolver.cli.base import positive_int
     from resolver.config import DENSITIES
@@ -35,9 +42,9 @@ def register_shortcuts(subparsers) -> None:
     p.set_defaults(handler=run_shortcuts)
 
 
-def _progress(quiet: bool):
+def _progress(quiet: bool) -> Callable[[int, int], None]:
     """The audit's progress callback: a line on stderr rewritten every 25 points."""
-    def progress(done, total):
+    def progress(done: int, total: int) -> None:
         if not quiet and (done == total or done % 25 == 0):
             sys.stderr.write(f"\raudited {done}/{total} points")
             if done == total:
@@ -46,14 +53,14 @@ def _progress(quiet: bool):
     return progress
 
 
-def _calibration_bar(**kwargs):
+def _calibration_bar(**kwargs: Any) -> Bar:
     """The calibration's bar (the library says what it counts and when it shows)."""
     from tqdm import tqdm
 
     return tqdm(**kwargs)
 
 
-def run_shortcuts(args) -> int:
+def run_shortcuts(args: argparse.Namespace) -> int:
     from resolver.audit import MIN_SAMPLES, audit_markdown, run_audit
     from resolver.config import load_config
     from resolver.core import UserError

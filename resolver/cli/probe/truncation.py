@@ -1,14 +1,21 @@
 """probe.py truncation: loop detection on every truncated sample of chosen points."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from resolver.analysis import common
 from resolver.cli.analyze import flags, output
 from resolver.cli.probe import options
 
+if TYPE_CHECKING:
+    import argparse
+
+    from resolver.cli.base import ArgParser
+
 __all__ = ["register_truncation", "run_truncation"]
 
 
-def register_truncation(subparsers) -> None:
+def register_truncation(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
     p = subparsers.add_parser("truncation", help="loop detection on every truncated sample of a point")
     flags.add_dataset_arg(p)
     options.add_point_ids(p)
@@ -17,7 +24,7 @@ def register_truncation(subparsers) -> None:
     p.set_defaults(handler=run_truncation)
 
 
-def run_truncation(args) -> int:
+def run_truncation(args: argparse.Namespace) -> int:
     from resolver.analysis import TruncationOutput, output_json
     from resolver.probe import load_tokenizer, truncation_markdown, truncation_report
 
