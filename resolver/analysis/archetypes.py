@@ -109,7 +109,7 @@ def _over_thinker(profile: pd.DataFrame, dataset: pd.DataFrame | tuple | None,
 def _truncation_limited(profile: pd.DataFrame, _dataset: pd.DataFrame | tuple | None,
                         _tiers: pd.DataFrame | None) -> Archetype | None:
     share = _truncation_share(profile)
-    worst = profile.loc[profile["truncated_ratio"].idxmax()]  # type: ignore[call-overload]  # stubs: idxmax -> Hashable, not a label .loc takes
+    worst = profile.nlargest(1, "truncated_ratio").iloc[0]
     if share >= TRUNCATION_LIMITED or worst["truncated_ratio"] >= TRUNCATION_LIMITED_WORST:
         return Archetype("truncation-limited",
                          f"{share:.0%} of its answers hit the token limit (worst: {worst['group']} at "
@@ -134,8 +134,8 @@ def _specialist(profile: pd.DataFrame, _dataset: pd.DataFrame | tuple | None,
                 _tiers: pd.DataFrame | None) -> Archetype | None:
     if len(profile) < 2:
         return None
-    best = profile.loc[profile["center"].idxmax()]  # type: ignore[call-overload]  # stubs: idxmax -> Hashable, not a label .loc takes
-    worst = profile.loc[profile["center"].idxmin()]  # type: ignore[call-overload]  # stubs: idxmin -> Hashable, not a label .loc takes
+    best = profile.nlargest(1, "center").iloc[0]
+    worst = profile.nsmallest(1, "center").iloc[0]
     if best["center"] - worst["center"] >= SPECIALIST_SPREAD and _apart(best, worst):
         return Archetype("specialist", f"best on {best['group']} ({_fmt(best['center'])}), far weaker on "
                                        f"{worst['group']} ({_fmt(worst['center'])})")
@@ -143,8 +143,8 @@ def _specialist(profile: pd.DataFrame, _dataset: pd.DataFrame | tuple | None,
 
 
 def _balanced(profile: pd.DataFrame) -> Archetype:
-    best = profile.loc[profile["center"].idxmax()]  # type: ignore[call-overload]  # stubs: idxmax -> Hashable, not a label .loc takes
-    worst = profile.loc[profile["center"].idxmin()]  # type: ignore[call-overload]  # stubs: idxmin -> Hashable, not a label .loc takes
+    best = profile.nlargest(1, "center").iloc[0]
+    worst = profile.nsmallest(1, "center").iloc[0]
     mean = float(profile["center"].mean())
     level = ("strong all-round" if mean >= STRONG_FROM else "weak all-round" if mean < WEAK_BELOW
              else "mid-level all-round")

@@ -166,7 +166,7 @@ def peak_from_points(points: pd.DataFrame, keys: list[str], size_param: str, mod
     summary = []
     for key, part in table.groupby(keys, sort=True):
         key = key if isinstance(key, tuple) else (key,)
-        best = part.loc[part["effective_capacity"].idxmax()]  # type: ignore[call-overload]  # stubs: idxmax -> Hashable, not a label .loc takes
+        best = part.nlargest(1, "effective_capacity").iloc[0]
         above = part[part["above_threshold"]]
         summary.append({**dict(zip(keys, key)),
                         "budget": budget,

@@ -133,7 +133,7 @@ def peak_figure(table: pd.DataFrame, summary: pd.DataFrame, keys: list, facet_by
     for ax, _, part, series in panels:
         for _, colour, rows in series:
             ax.plot(rows[budget], rows["effective_capacity"], marker="o", color=colour)
-            best = rows.loc[rows["effective_capacity"].idxmax()]
+            best = rows.nlargest(1, "effective_capacity").iloc[0]
             ax.scatter([best[budget]], [best["effective_capacity"]], marker="*", s=250, color=colour,
                        edgecolor="black", zorder=5)
             below = rows[~rows["above_threshold"]]
