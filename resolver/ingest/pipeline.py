@@ -11,9 +11,12 @@ when nothing changed the database file is not touched at all.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import sys
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -68,17 +71,49 @@ def keep_pandas_out() -> None:
         sys.meta_path.insert(0, _NoPandas())
 
 
+STOP_SIGNAL = signal.SIGUSR1     # parent -> worker: the pool is stopping, end the current item now
+STOP_GRACE_SECONDS = 5.0        # then the pool is torn down without waiting on its pipes (docs/evaluate.md)
+DEAD_WORKER_GRACE_SECONDS = 2.0  # a dead worker the pool has not noticed by then tore its result message
+_stopping = False               # in a worker: its pool was told to stop
+_in_item = False                # in a worker: running an item (not reading or writing a pipe)
+
+
+class PoolStopped(BaseException):
+    """Raised inside a worker's item when its pool stops (a BaseException, so no ``except Exception`` keeps it)."""
+
+
+def _on_stop(signum: int, frame: object) -> None:
+    global _stopping
+    _stopping = True
+    if _in_item:            # never while multiprocessing reads a job or writes a result: the pipe stays whole
+        raise PoolStopped()
+
+
 def _start_worker() -> None:
     """Workers leave Ctrl-C to the main process, which stops them and removes its temp files;
     they end with the main process however it dies (kill -9, the OOM killer): a forked worker
     holds both ends of its job pipe and would otherwise wait forever (docs/evaluate.md).
 
-    A worker is forked with SIGINT blocked (``Workers.map``): a Ctrl-C that lands between the
-    fork and this function stays pending, and ignoring the signal discards it, so no worker
-    prints a KeyboardInterrupt traceback from multiprocessing's start-up code."""
+    A worker is forked with SIGINT and STOP_SIGNAL blocked (``Workers.map``): a Ctrl-C that lands
+    between the fork and this function stays pending, and ignoring the signal discards it, so no
+    worker prints a KeyboardInterrupt traceback from multiprocessing's start-up code; an early
+    stop stays pending until its handler is in place."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(STOP_SIGNAL, _on_stop)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, STOP_SIGNAL})
     die_with_parent()
+
+
+def _run_item(function: Callable[[_T], _R], item: _T) -> _R:
+    """One item in a worker; a stopping pool's worker skips it or leaves it at once (see ``_on_stop``)."""
+    global _in_item
+    _in_item = True
+    try:
+        if _stopping:
+            raise PoolStopped()
+        return function(item)
+    finally:
+        _in_item = False
 
 
 class Workers:
@@ -89,6 +124,12 @@ class Workers:
     locks could deadlock the children). A worker that dies (killed, out of memory)
     breaks the pool: the main process gets an error instead of waiting forever; a
     main process that dies takes its workers with it.
+
+    Leaving the ``with`` block on an error or Ctrl-C stops the pool within seconds: queued items
+    are cancelled and the workers leave their current item by an exception and exit, so no worker
+    dies while it writes to a pipe the pool reads (a torn message there would block the pool's
+    reader thread forever). Only a worker that has not ended after STOP_GRACE_SECONDS is killed,
+    and then the pool's result pipe is closed so its reader cannot wait on a torn message.
     """
 
     def __init__(self, parallel: int, jobs: int):
@@ -101,32 +142,110 @@ class Workers:
     def __enter__(self) -> Workers:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        if self.executor is not None:
-            for process in list(getattr(self.executor, "_processes", {}).values()):
-                if process.is_alive():
-                    process.terminate()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        if self.executor is None:
+            return
+        if exc_type is None:
             self.executor.shutdown(wait=True, cancel_futures=True)
+        else:
+            _stop(self.executor)
 
     def map(self, function: Callable[[_T], _R], items: Iterable[_T]) -> list[Callable[..., _R]]:
         """Start ``function`` on every item now; returns a list of result getters (in order)."""
         if self.executor is None:
             return [lambda item=item: function(item) for item in items]
         # The first submit forks every worker; they inherit this mask (see _start_worker).
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, STOP_SIGNAL})
         try:
-            futures = [self.executor.submit(function, item) for item in items]
+            futures = [self.executor.submit(_run_item, function, item) for item in items]
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        return [lambda f=f: _result(f) for f in futures]
+        executor = self.executor
+        return [lambda f=f: _result(f, executor) for f in futures]
 
 
-def _result(future: Future[_R]) -> _R:
+def _stop(executor: ProcessPoolExecutor) -> None:
+    """Stop a busy pool without killing a worker that may be writing a result (see ``Workers``).
+
+    A second Ctrl-C meanwhile is ignored: it would leave the pool half stopped."""
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main else None
     try:
-        return future.result()
-    except BrokenProcessPool:
-        raise UserError("a worker process died (killed, or out of memory?); nothing was written - run again, "
-                        "perhaps with a smaller --parallel")
+        processes = _processes(executor)
+        manager: threading.Thread | None = getattr(executor, "_executor_manager_thread", None)
+        results = getattr(executor, "_result_queue", None)
+        executor_queues = (getattr(executor, "_call_queue", None), results)
+        for process in processes:
+            _signal(process, STOP_SIGNAL)
+        executor.shutdown(wait=False, cancel_futures=True)
+        if manager is not None:
+            manager.join(STOP_GRACE_SECONDS)
+            if manager.is_alive():
+                _tear_down(processes, executor_queues)
+                manager.join(STOP_GRACE_SECONDS)
+        if results is not None:
+            results.close()
+    finally:
+        if in_main:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _processes(executor: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
+    """The pool's worker processes (the executor keeps them in a private dict, None once shut down)."""
+    return list((getattr(executor, "_processes", None) or {}).values())
+
+
+def _ended(process: multiprocessing.process.BaseProcess) -> bool:
+    """Whether a worker has ended, read from its sentinel: unlike ``exitcode`` this never reaps it
+    (the pool's own thread does), so a worker found running still owns its pid."""
+    try:
+        return bool(multiprocessing.connection.wait([process.sentinel], 0))
+    except (OSError, ValueError):
+        return True
+
+
+def _signal(process: multiprocessing.process.BaseProcess, signum: int) -> None:
+    if process.pid is not None and not _ended(process):
+        try:
+            os.kill(process.pid, signum)
+        except ProcessLookupError:
+            pass
+
+
+def _tear_down(processes: list[multiprocessing.process.BaseProcess], queues: tuple[Any, Any]) -> None:
+    """The last resort for a pool whose reader thread is stuck: kill every worker, then close this
+    process's copies of the job pipe's read end and the result pipe's write end. A message a dead
+    worker tore then ends in end-of-file (the pool breaks) instead of a wait for bytes that never
+    come, and a job still being written to the job pipe fails instead of waiting for a reader."""
+    for process in processes:
+        _signal(process, signal.SIGKILL)
+    for process in processes:
+        process.join(STOP_GRACE_SECONDS)
+    calls, results = queues
+    if calls is not None:
+        calls._reader.close()
+    if results is not None:
+        results._writer.close()
+
+
+def _result(future: Future[_R], executor: ProcessPoolExecutor) -> _R:
+    """A job's result; a worker that died breaks the pool, which is an error, never a wait."""
+    processes = _processes(executor)
+    dead_since = None
+    while True:
+        try:
+            return future.result(timeout=0.5)
+        except TimeoutError:
+            pass
+        except BrokenProcessPool:
+            raise UserError("a worker process died (killed, or out of memory?); nothing was written - run again, "
+                            "perhaps with a smaller --parallel")
+        # The pool notices a dead worker at once, unless the worker died in the middle of writing
+        # its result: then the pool's reader waits for the rest of that message forever.
+        if any(_ended(p) for p in processes):
+            dead_since = dead_since or time.monotonic()
+            if time.monotonic() - dead_since > DEAD_WORKER_GRACE_SECONDS:
+                _tear_down(processes, (getattr(executor, "_call_queue", None), getattr(executor, "_result_queue", None)))
 
 
 def _checked(result: ScanResult | UserError) -> ScanResult:

@@ -1,0 +1,115 @@
+"""Stop evaluate.py's worker pool at random moments, many times, in one process (issue 46).
+
+Run as ``python -m tests.support.pool_stress ROUNDS SEED [case ...]`` (tests/test_hang_sweep.py
+does). Each round starts a ``Workers`` pool whose items return large results (so that the
+workers spend most of their time writing to the pool's result pipe, where a worker killed
+mid-write tears a message), then ends the ``with`` block at a random moment by one of the
+cases below. A round that has not ended within ``LIMIT`` seconds is a hang: faulthandler
+prints every thread's stack and the process exits with status 1. After each round no worker
+may be left. The last line is ``ok ROUNDS`` when every round ended.
+
+Cases: ``error`` (an exception in the main process), ``ctrl-c`` (SIGINT to the main
+process), ``item-error`` (an item raises in a worker while the others write results),
+``worker-dies`` (a worker is killed halfway through writing its result: the pool must
+break with an error, not wait).
+"""
+from __future__ import annotations
+
+import faulthandler
+import multiprocessing
+import os
+import random
+import signal
+import sys
+import threading
+import time
+
+from resolver.core import UserError
+from resolver.ingest.pipeline import Workers
+
+LIMIT = 30.0                    # a hang detector, not a timing test
+RESULT_BYTES = int(os.environ.get("POOL_STRESS_MB", "1")) << 20   # a write takes milliseconds: a kill lands in one
+ITEMS = 12
+
+
+class Stop(Exception):
+    """The error that ends a round in the main process."""
+
+
+def _payload(n: int) -> bytes:
+    """A large result, made quickly (the worker then spends its time writing it)."""
+    return bytes([n % 256]) * RESULT_BYTES
+
+
+def _payload_or_error(n: int) -> bytes:
+    if n == 3:
+        time.sleep(random.uniform(0, 0.05))
+        raise UserError("item 3 is bad")
+    return _payload(n)
+
+
+def _payload_then_die(n: int) -> bytes:
+    """Item 2 is killed after writing half of its result (the worker's own pipe writer is patched:
+    it runs in this forked worker only), so the pool's reader holds a torn message."""
+    if n == 2:
+        from multiprocessing.connection import Connection
+
+        def send_half_then_die(self: Connection, buf: bytes, write=os.write) -> None:
+            if len(buf) > 1 << 20:
+                write(self.fileno(), bytes(buf[: len(buf) // 2]))
+                os.kill(os.getpid(), signal.SIGKILL)
+            Connection._send_whole(self, buf)  # type: ignore[attr-defined]
+
+        Connection._send_whole = Connection._send  # type: ignore[attr-defined]
+        Connection._send = send_half_then_die  # type: ignore[method-assign]
+    return _payload(n)
+
+
+def one_round(case: str, rng: random.Random) -> str:
+    """One pool stopped by ``case``; returns what ended it."""
+    function = {"item-error": _payload_or_error, "worker-dies": _payload_then_die}.get(case, _payload)
+    try:
+        with Workers(2, ITEMS) as pool:
+            getters = pool.map(function, range(ITEMS))
+            if case in ("error", "ctrl-c"):
+                deadline = time.monotonic() + rng.uniform(0.0, 0.3)
+                for get in getters:               # read some results, as the pipeline does
+                    get()
+                    if time.monotonic() > deadline:
+                        break
+                if case == "ctrl-c":
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(5)                 # KeyboardInterrupt arrives here
+                raise Stop()
+            for get in getters:
+                get()
+    except Stop:
+        return "error"
+    except KeyboardInterrupt:
+        return "ctrl-c"
+    except UserError as exc:
+        return "worker died" if "worker process died" in str(exc) else "item error"
+    return "no error"
+
+
+def main(argv: list[str]) -> int:
+    rounds, seed, cases = int(argv[0]), int(argv[1]), argv[2:] or ["error", "ctrl-c", "item-error"]
+    rng = random.Random(seed)
+    random.seed(seed)
+    for number in range(rounds):
+        case = cases[number % len(cases)]
+        faulthandler.dump_traceback_later(LIMIT, exit=True)
+        start = time.monotonic()
+        ended = one_round(case, rng)
+        faulthandler.cancel_dump_traceback_later()
+        left = multiprocessing.active_children()
+        print(f"round {number} {case}: {ended} in {time.monotonic() - start:.2f} s, {len(left)} workers left",
+              flush=True)
+        if left or ended == "no error":
+            return 1
+    print(f"ok {rounds}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
