@@ -27,7 +27,6 @@ import psutil
 import pytest
 
 from tests.conftest import REPO, free_port, run_script
-from tests.support.runner import runner_args, simulator
 from tests.test_cli_bad_inputs import CASES, DEEP, area  # noqa: F401  (area: the bad files, a fixture)
 from tests.test_evaluate_pipeline import make_cohort, make_record, write_dataset, write_evals, write_run
 
@@ -279,6 +278,8 @@ def evaluate_interrupts(root: Path, runs: int, rng: random.Random, problems: lis
 
 
 def runner_interrupts(root: Path, runs: int, rng: random.Random, problems: list[str]) -> None:
+    from tests.support.runner import runner_args, simulator  # scipy: only the slow tier needs it
+
     with simulator() as sim:
         def args(number: int) -> list[str]:
             return [sys.executable, str(REPO / "runner.py"),
