@@ -94,7 +94,8 @@ def busy_dataset(root: Path) -> Path:
     body = json.loads(dataset.read_text())
     variants = {"nodir": {"db": "/proc/nope/x.db"},             # the reproduction
                 "badconfig": {"db": "bad.db", "config": "../bad.yaml"},
-                "offline": {"db": "offline.db", "cohorts": [*body["cohorts"], {"path": "r1/ModelC/evals.json"}]},
+                # ModelC first: its batch is scanned first and fails while the other worker is busy
+                "offline": {"db": "offline.db", "cohorts": [{"path": "r1/ModelC/evals.json"}, *body["cohorts"]]},
                 "onlya": {"cohorts": body["cohorts"][:1]}}
     for name, change in variants.items():
         (dataset.parent / f"{name}.json").write_text(json.dumps({**body, **change}))

@@ -186,7 +186,7 @@ def _stop(executor: ProcessPoolExecutor) -> None:
         if results is not None:
             results.close()
     finally:
-        if in_main:
+        if previous is not None:        # None: not ours to restore (set outside Python)
             signal.signal(signal.SIGINT, previous)
 
 
