@@ -11,10 +11,10 @@ import pytest
 
 from resolver.client import Completion, PromptTooLong, ResponseCache
 from resolver.config import Step
-from resolver.run import RunOptions, RunSummary, build_experiment, messages_for
+from resolver.run import RunSummary, messages_for
 from resolver.run.experiment import blank_record
 from resolver.run.outbox import Outbox, answer_record
-from tests.support.runner import REPO
+from tests.support.runner import first_case
 
 STEP_A = Step(0, "000_arithmetic_length-4", "arithmetic", "arithmetic", {}, {}, 1)
 STEP_B = Step(1, "001_boolean_length-4", "boolean", "boolean", {}, {}, 2)
@@ -108,11 +108,7 @@ def test_a_step_with_no_record_gets_no_file(tmp_path):
 # ---------------------------------------------------------------- the record of an answer
 @pytest.fixture(scope="module")
 def blank():
-    opts = RunOptions(config=str(REPO / "configs/tiny.yaml"), template=str(REPO / "templates/zerocot-nosys.json"),
-                      sampler=str(REPO / "samplers/greedy-4k.json"), model="m", offline=1).checked()
-    experiment = build_experiment(opts)
-    step = experiment.steps[0]
-    (index, case), = experiment.cases(step, 0, 1)
+    experiment, step, index, case = first_case("greedy-4k.json")
     return experiment, step, blank_record(experiment, step, index, case, messages_for(experiment, step, case), 4)
 
 

@@ -43,63 +43,37 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
-def test_steps_open_in_order_while_the_pool_has_room():
-    """P = 4, T = 2: 8 in flight. Rounds of 3: a, b (6 queued < 8), c (9 >= 8): three open.
-    a finishes (6 < 8): d opens (9). b finishes: e opens. Then the rest finish."""
+# (P, T, round size, steps, then: which step finishes -> the steps open so far), worked out by hand
+CASES = {
+    # 8 in flight, rounds of 3: a, b (6 queued < 8), c (9): three open; a finishes (6 < 8): d (9); b: e
+    "open while the pool has room": (4, 2, 3, "abcde", [(None, "abc"), ("a", "abcd"), ("b", "abcde")]),
+    # rounds of 4: a and b queue exactly 8 = P x T, so c waits until a finishes
+    "a pool filled exactly opens no more": (4, 2, 4, "abc", [(None, "ab"), ("a", "abc")]),
+    # 3 in flight; a round of 5 fills the pool at once, yet T = 3 steps open; when b finishes
+    # 10 are queued (no room), but only 2 steps are open: d opens
+    "at least T steps open": (1, 3, 5, "abcd", [(None, "abc"), ("b", "abcd")]),
+}
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_steps_open_in_order_while_the_pool_has_room(case):
+    parallel, threads, round_size, names, script = case
+
     async def main():
-        scheduler = Scheduler(parallel=4, threads=2)
-        steps = Steps(scheduler, round_size=3)
+        scheduler = Scheduler(parallel=parallel, threads=threads)
+        steps = Steps(scheduler, round_size)
         tasks: set[asyncio.Task] = set()
-        run = asyncio.create_task(scheduler.run_steps(list("abcde"), steps.start, tasks))
-        await settle()
-        assert steps.opened == ["a", "b", "c"] and scheduler.queued == 9
-        steps.finish("a")
-        await settle()
-        assert steps.opened == ["a", "b", "c", "d"] and scheduler.queued == 9
-        steps.finish("b")
-        await settle()
-        assert steps.opened == list("abcde")
+        run = asyncio.create_task(scheduler.run_steps(list(names), steps.start, tasks))
+        for finished, expected in script:
+            if finished:
+                steps.finish(finished)
+            await settle()
+            assert steps.opened == list(expected), finished
         assert not run.done()
-        for name in "cde":
+        for name in names:
             steps.finish(name)
         await asyncio.wait_for(run, 10)
         assert scheduler.queued == 0 and not tasks
-
-    asyncio.run(main())
-
-
-def test_a_pool_filled_exactly_opens_no_more_steps():
-    """P = 4, T = 2, rounds of 4: a and b queue 8 = P x T; c waits until a sample finishes."""
-    async def main():
-        scheduler = Scheduler(parallel=4, threads=2)
-        steps = Steps(scheduler, round_size=4)
-        run = asyncio.create_task(scheduler.run_steps(list("abc"), steps.start, set()))
-        await settle()
-        assert steps.opened == ["a", "b"]
-        steps.finish("a")
-        await settle()
-        assert steps.opened == ["a", "b", "c"]
-        steps.finish("b")
-        steps.finish("c")
-        await asyncio.wait_for(run, 10)
-
-    asyncio.run(main())
-
-
-def test_at_least_threads_steps_open_even_when_one_round_fills_the_pool():
-    """P = 1, T = 3: 3 in flight; a round of 5 fills the pool at once, yet T = 3 steps open."""
-    async def main():
-        scheduler = Scheduler(parallel=1, threads=3)
-        steps = Steps(scheduler, round_size=5)
-        run = asyncio.create_task(scheduler.run_steps(list("abcd"), steps.start, set()))
-        await settle()
-        assert steps.opened == ["a", "b", "c"]
-        steps.finish("b")                      # 10 queued: still no room, but only 2 steps are open
-        await settle()
-        assert steps.opened == list("abcd")
-        for name in "acd":
-            steps.finish(name)
-        await asyncio.wait_for(run, 10)
 
     asyncio.run(main())
 
