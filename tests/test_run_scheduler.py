@@ -14,6 +14,7 @@ import pytest
 
 from resolver.core import UserError
 from resolver.run.scheduler import Scheduler, ordered_steps
+from tests.support.runner import options
 
 
 class Steps:
@@ -60,7 +61,7 @@ def test_steps_open_in_order_while_the_pool_has_room(case):
     parallel, threads, round_size, names, script = case
 
     async def main():
-        scheduler = Scheduler(parallel=parallel, threads=threads)
+        scheduler = Scheduler(options(parallel, threads))
         steps = Steps(scheduler, round_size)
         tasks: set[asyncio.Task] = set()
         run = asyncio.create_task(scheduler.run_steps(list(names), steps.start, tasks))
@@ -80,7 +81,7 @@ def test_steps_open_in_order_while_the_pool_has_room(case):
 
 def test_a_step_that_stops_the_run_raises_from_run_steps():
     async def main():
-        scheduler = Scheduler(parallel=2, threads=1)
+        scheduler = Scheduler(options(2, 1))
 
         async def start(name: str) -> None:
             if name == "b":

@@ -18,6 +18,7 @@ from resolver.run import Reporter, RunSummary
 from resolver.run.failures import FailurePolicy
 from resolver.run.scheduler import Scheduler
 from resolver.run.sending import Sample, Sender
+from tests.support.runner import options
 
 
 class Client:
@@ -64,7 +65,7 @@ def committed(cache: ResponseCache) -> set[str]:
 def setup(tmp_path, parallel=4, threads=1):
     client, summary = Client(), RunSummary()
     cache = ResponseCache(tmp_path / "cache")
-    scheduler = Scheduler(parallel, threads)
+    scheduler = Scheduler(options(parallel, threads))
     failures = FailurePolicy(summary, Reporter(), scheduler.in_flight)
     return client, cache, summary, scheduler, Sender(client, cache, scheduler, failures, summary, None)
 

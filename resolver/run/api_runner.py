@@ -114,7 +114,7 @@ class RunLoop:
         rule = experiment.sampler.stop_loops     # docs/runner.md, *Loops stopped early*
         loop_rule = None if rule is None else LoopRule(**rule)
         self._stop_loops = loop_rule is not None
-        self.scheduler = Scheduler(opts.parallel, opts.threads)
+        self.scheduler = Scheduler(opts)
         self.failures = FailurePolicy(self.summary, reporter, self.scheduler.in_flight)
         self.outbox = Outbox(folder, cache, self.summary)
         self.progress = Progress(reporter, experiment.model, self._bar_counts, shown=progress, notes=not opts.quiet)

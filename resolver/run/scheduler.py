@@ -32,10 +32,10 @@ class Scheduler:
     """The run's request pool: opens steps in order while it has room, and holds the P x T
     run slots a request takes (with one of its step's `step_slots()`) while it is sent."""
 
-    def __init__(self, parallel: int, threads: int) -> None:
-        self.parallel = parallel
-        self.min_steps = max(1, threads)
-        self.in_flight = parallel * threads          # P x T
+    def __init__(self, opts: RunOptions) -> None:
+        self.parallel = opts.parallel
+        self.min_steps = max(1, opts.threads)
+        self.in_flight = opts.in_flight              # P x T
         self.run_slots = asyncio.Semaphore(self.in_flight)
         self.queued = 0                              # samples started and not finished
         self._wake = asyncio.Event()

@@ -186,3 +186,11 @@ def first_case(sampler: str = "greedy-4k.json"):
     step = experiment.steps[0]
     (index, case), = experiment.cases(step, 0, 1)
     return experiment, step, index, case
+
+
+def options(parallel: int = 16, threads: int = 1):
+    """API-mode RunOptions with --parallel and --threads (the rest placeholders: nothing is read)."""
+    from resolver.run import RunOptions
+
+    return RunOptions(config="c", template="t", sampler="s", model="m", apibase="http://x",
+                      parallel=parallel, threads=threads)
