@@ -156,22 +156,19 @@ def test_a_run_whose_first_requests_fail_for_other_reasons_keeps_its_message(tmp
     assert "the first 10 requests all failed" in lines[0] and "top_k must be positive" in lines[0]
 
 
-def test_requests_failing_after_the_stop_repeat_its_line(tmp_path):
+def test_requests_failing_after_the_stop_repeat_its_line():
     """Requests still in flight when the 10th failure stops the run fail too; each raises the
     line that stopped it, so the run says "the first 10" whichever failure is reported last."""
-    from types import SimpleNamespace
-
     from resolver.core import UserError
-    from resolver.run import RunOptions
-    from resolver.run.api_runner import ABORT_AFTER_FAILURES, RunLoop
+    from resolver.run import Reporter, RunSummary
+    from resolver.run.failures import ABORT_AFTER_FAILURES, FailurePolicy
 
-    opts = RunOptions(config="c", template="t", sampler="s", model="m", apibase="http://x", parallel=64)
-    loop = RunLoop(SimpleNamespace(steps=[], model="m"), opts, None, None, tmp_path)
+    policy = FailurePolicy(RunSummary(), Reporter(), in_flight=64)
     for _ in range(ABORT_AFTER_FAILURES - 1):
-        loop._note_failure("HTTP 400: top_k must be positive")
+        policy.failed("HTTP 400: top_k must be positive")
     with pytest.raises(UserError) as stopped:
-        loop._note_failure("HTTP 400: top_k must be positive")
+        policy.failed("HTTP 400: top_k must be positive")
     with pytest.raises(UserError) as in_flight:
-        loop._note_failure("HTTP 400: top_k must be positive")
+        policy.failed("HTTP 400: top_k must be positive")
     assert "the first 10 requests all failed" in str(stopped.value)
     assert str(in_flight.value) == str(stopped.value)

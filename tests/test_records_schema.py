@@ -13,7 +13,8 @@ import pytest
 
 from resolver.ingest import record_checks as ingest_records
 from resolver.records import schema
-from resolver.run.experiment import RunOptions, blank_record, build_experiment, graded_record, messages_for
+from resolver.run.experiment import blank_record, graded_record, messages_for
+from tests.support.runner import first_case
 
 REPO = Path(__file__).resolve().parent.parent
 # Written out by hand from docs/architecture.md's prose ("fields in this order"), so the
@@ -26,12 +27,7 @@ DOCUMENTED_ORDER = ["task", "version", "base_task", "key", "input", "target", "r
 
 @pytest.fixture(scope="module")
 def one_case():
-    opts = RunOptions(config=str(REPO / "configs/tiny.yaml"), template=str(REPO / "templates/zerocot-nosys.json"),
-                      sampler=str(REPO / "samplers/greedy-4k.json"), model="m", offline=1).checked()
-    experiment = build_experiment(opts)
-    step = experiment.steps[0]
-    (index, case), = experiment.cases(step, 0, 1)
-    return experiment, step, index, case
+    return first_case()
 
 
 def test_schema_matches_the_documented_field_order():

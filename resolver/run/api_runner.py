@@ -1,4 +1,14 @@
-"""The API-mode loop of runner.py: adaptive rounds per step, cache, records, progress.
+"""The API-mode loop of runner.py: adaptive rounds per step, each sample from the cache or the
+server, its record written; and `run_api`, the mode's entry point.
+
+The loop's parts, each a module of its own:
+
+* what is sent next: `scheduler` (step order, when a step opens, the P x T pool);
+* how one request is sent: `sending` (body and cache key, shared calls, the cache);
+* what a failure means: `failures` (counted, shown once, the two guards that stop a run);
+* what gets written, and when: `outbox` (the record, after its answer is committed);
+* what the bar shows: `progress` (the bar, its postfix, one line per step);
+* whether a step gets another round: `RunLoop.another_round` (the rule of `rounds`).
 
 How a run goes
 --------------
@@ -39,164 +49,101 @@ a prompt-too-long sample, exactly as API mode writes it.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import random
 import signal
 import time
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Coroutine, Iterable
 
 from resolver.client import (
-    TRANSPORT_ONLY_FIELDS,
     ChatClient,
     Completion,
     PromptTooLong,
-    RequestFailed,
     ResponseCache,
     cached_completion,
-    canonical_request,
     fast_event_loop,
     parse_endpoint,
     ssl_context_for,
 )
 from resolver.config import Step
-from resolver.core import UserError
 from resolver.grading import LoopRule
-from resolver.records import RecordWriter, new_run_folder, step_file
-from resolver.run.experiment import (
-    Experiment,
-    RunOptions,
-    blank_record,
-    build_experiment,
-    graded_record,
-    loop_record,
-    messages_for,
-    request_for,
-)
+from resolver.records import new_run_folder
+from resolver.run.experiment import Experiment, RunOptions, blank_record, build_experiment
+from resolver.run.failures import FailurePolicy
 from resolver.run.folder_metadata import recorded_run, run_metadata
+from resolver.run.outbox import Outbox, answer_record
+from resolver.run.progress import Progress
 from resolver.run.report import Reporter
 from resolver.run.rounds import Tally, needs_another_round
+from resolver.run.scheduler import Scheduler, ordered_steps
+from resolver.run.sending import Sample, Sender, prepare_sample
 from resolver.run.summary import RunSummary
 
 if TYPE_CHECKING:
     import ssl
 
-    from resolver.tasks import TestCase
-
-
-FLUSH_INTERVAL_S = 0.025     # cache commit + record write cadence
-
-
-ABORT_AFTER_FAILURES = 10    # this many failures before any success: the setup is wrong
+__all__ = ["RunLoop", "run_api"]
 
 
 # ================================================================ the loop
-def prompt_too_long_record(blank: dict, generator: str | None = None, stop_loops: bool = False) -> dict:
-    """The record of a sample whose prompt the server refused as longer than its context.
-
-    It is a finished, truncated sample (nothing could be generated): ``answer`` null,
-    ``usage`` ``{"completion_tokens": 0}``, ``is_truncated`` true,
-    ``timings.finish_reason`` "length" (so re-grading agrees), and two markers
-    that say why: ``timings.termination_reason`` "prompt_too_long" and the top-level
-    ``"prompt_too_long": true``.
-    """
-    # usage says "nothing was generated" (prompt size unknown): a record with neither usage nor
-    # answer is an offline placeholder to evaluate.py, and this sample is a real outcome.
-    record = graded_record(blank, None, None, {"completion_tokens": 0}, "length", generator=generator,
-                           termination_reason="prompt_too_long", stop_loops=stop_loops)
-    record["prompt_too_long"] = True
-    return record
-
-
-@dataclass
-class _Sample:
-    """One sample's request, prepared before its round is looked up in the cache."""
-
-    index: int
-    case: TestCase
-    messages: list
-    body: dict
-    key: str
-    payload: bytes | None
-    replace: bool = False            # the cache holds a malformed value for this key: overwrite it
-
-
 @dataclass
 class _StepState:
     step: Step
+    slots: asyncio.Semaphore         # --parallel: the step's requests in flight (Scheduler.step_slots)
     tally: Tally = field(default_factory=Tally)
     rounds: int = 0
-    writer: RecordWriter | None = None
     missing: int = 0                 # samples not in the cache (cache-only mode)
-    slots: asyncio.Semaphore = field(default_factory=asyncio.Semaphore)   # --parallel: the step's requests in flight
 
 
 class RunLoop:
-    """Runs steps against a server (or the cache alone) and writes one run folder."""
+    """Runs steps against a server (or the cache alone) and writes one run folder.
+
+    It runs each step's rounds and each sample's path (cache, else the server; then the record);
+    its parts decide the rest: `scheduler` what is sent next, `failures` what a failure means,
+    `outbox` what is written and when, `progress` what the bar shows."""
 
     def __init__(self, experiment: Experiment, opts: RunOptions, cache: ResponseCache, client: ChatClient | None,
                  folder: Path, *, progress: bool = True, reporter: Reporter | None = None):
         self.exp = experiment
-        self.reporter = reporter or Reporter()
-        self.opts = opts
         self.cache = cache
         self.client = client
         self.folder = folder
+        reporter = reporter or Reporter()
         self.summary = RunSummary(folder=folder, steps_total=len(experiment.steps))
-        self._total = opts.in_flight       # P x T: requests in flight over all steps
-        self._sem = asyncio.Semaphore(self._total)
-        self._outbox: list[tuple[_StepState, dict | None, bool]] = []
-        self._inflight: dict[str, asyncio.Future] = {}
-        self._states: list[_StepState] = []
-        self._answered: set[str] = set()   # keys answered by the server in this run
         self.written_keys: set[str] = set()  # keys of the samples this run folder holds (read-batch counts the rest)
-        self._failure_streak = 0             # failures since the last answer
-        self._held_lines: list[str] | None = []   # failure lines held until the server answers once
-        self._malformed_failures = 0         # failed requests whose replies were not chat completions
-        # the line that stopped the run: requests in flight that fail after it raise the same line,
-        # so the run ends with one message whichever of them is reported
-        self._stop_line: str | None = None
-        self._live_tokens = 0            # for the progress bar (records count at write time)
-        self._live_cached = 0
-        self._queued = 0             # samples started and not finished
-        self._planned = 0            # samples the bar expects (rounds after the first add theirs)
-        self._wake = asyncio.Event()
-        self._bar = self.reporter.bar(total=0, unit="sample", desc=f"{experiment.model}",
-                                      disable=not progress, smoothing=0.1)
+        rule = experiment.sampler.stop_loops     # docs/runner.md, *Loops stopped early*
+        loop_rule = None if rule is None else LoopRule(**rule)
+        self._stop_loops = loop_rule is not None
+        self.scheduler = Scheduler(opts)
+        self.failures = FailurePolicy(self.summary, reporter, self.scheduler.in_flight)
+        self.outbox = Outbox(folder, cache, self.summary)
+        self.progress = Progress(reporter, experiment.model, self._bar_counts, shown=progress, notes=not opts.quiet)
+        self.sender = None if client is None else Sender(client, cache, self.scheduler, self.failures,
+                                                         self.summary, loop_rule)
         self._started = time.monotonic()
         self._cpu_started = time.process_time()
-        self._last_postfix = 0.0
-
-    @cached_property
-    def _loop_rule(self) -> LoopRule | None:
-        """The sampler's "stop_loops" rule, or None (docs/runner.md, *Loops stopped early*)."""
-        rule = self.exp.sampler.stop_loops
-        return None if rule is None else LoopRule(**rule)
 
     # ---- top level -----------------------------------------------------------
     async def run(self, steps: Iterable[Step]) -> RunSummary:
         steps = list(steps)
-        self._planned = len(steps) * self.exp.precision.count
-        self._bar.total = self._planned
-        flusher = asyncio.create_task(self._flush_forever())
+        self.progress.plan(len(steps) * self.exp.precision.count)
+        flusher = asyncio.create_task(self.outbox.flush_forever())
         tasks: set[asyncio.Task] = set()
         try:
-            await self._launch_steps(steps, tasks)
-            self._release_held_lines()
+            await self.scheduler.run_steps(steps, self._start_step, tasks)
+            self.failures.release()
         except asyncio.CancelledError:
             self.summary.interrupted = True
-            self._release_held_lines()
+            self.failures.release()
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             flusher.cancel()
             await asyncio.gather(flusher, return_exceptions=True)
-            self._flush()
-            self._close_writers()
-            self._bar.close()
+            self.outbox.flush()
+            self.outbox.close()
+            self.progress.close()
             self.summary.wall = time.monotonic() - self._started
             self.summary.cpu = time.process_time() - self._cpu_started
             if self.client:
@@ -204,34 +151,18 @@ class RunLoop:
                 self.summary.retry_reasons = dict(self.client.stats.retry_reasons)
         return self.summary
 
-    async def _launch_steps(self, pending: list, tasks: set) -> None:
-        """Open steps while the request pool has room; wait for all of them."""
-        pending.reverse()                        # pop() from the end keeps the order
-        min_steps = max(1, self.opts.threads)
-        while pending or tasks:
-            while pending and (len(tasks) < min_steps or self._queued < self._total):
-                state = _StepState(pending.pop(), slots=asyncio.Semaphore(self.opts.parallel))
-                self._states.append(state)
-                tasks.add(asyncio.create_task(self._run_step(state)))
-                await asyncio.sleep(0)           # let it queue its first round
-            self._wake.clear()
-            wake = asyncio.create_task(self._wake.wait())
-            done, _ = await asyncio.wait(tasks | {wake}, return_when=asyncio.FIRST_COMPLETED)
-            wake.cancel()
-            for task in done - {wake}:
-                tasks.discard(task)
-                task.result()                    # re-raise UserError (e.g. abort)
+    def _start_step(self, step: Step) -> Coroutine[Any, Any, None]:
+        return self._run_step(_StepState(step, self.scheduler.step_slots()))
 
     async def _run_step(self, state: _StepState) -> None:
         count = self.exp.precision.count
         while True:
             start = state.rounds * count
-            batch = [self._prepare(state.step, i, case) for i, case in self.exp.cases(state.step, start, start + count)]
-            self._queued += len(batch)
-            if state.rounds:                     # first rounds are in the initial total
-                self._planned += len(batch)
-                self._bar.total = self._planned
-                self._bar.refresh()
+            batch = [prepare_sample(self.exp, state.step, i, case)
+                     for i, case in self.exp.cases(state.step, start, start + count)]
+            self.scheduler.samples_queued(len(batch))
+            if state.rounds:                     # first rounds are in the initial plan
+                self.progress.plan_more(len(batch))
             stored = self.cache.get_many(s.key for s in batch)     # one query per round
             # Cache-only (read-batch): requests vLLM refused as too long are finished samples.
             too_long = {} if self.client else self.cache.too_long_many(s.key for s in batch)
@@ -241,29 +172,19 @@ class RunLoop:
             if state.missing:
                 self.summary.incomplete.append((state.step.name, state.rounds, state.missing))
                 break
-            if not needs_another_round(state.tally, state.rounds, self.exp.precision):
+            if not self.another_round(state):
                 break
-        self._outbox.append((state, None, False))   # close the file after its records
-        self.exp.forget(state.step)                  # free its cases (regenerated if needed)
+        self.outbox.close_step(state.step)       # its file closes after its records
+        self.exp.forget(state.step)              # free its cases (regenerated if needed)
         self.summary.steps_done += 0 if state.missing else 1
-        if not self.opts.quiet:
-            low, high, below = state.tally.skill_interval()
-            interval = "below chance" if below else f"95% interval {low:.2f}-{high:.2f}"
-            self.reporter.note(f"{state.step.name}: {state.rounds} round(s), "
-                               f"{state.tally.untruncated + state.tally.truncated} samples, "
-                               f"excess accuracy {state.tally.excess():.2f} ({interval})")
+        self.progress.step_done(state.step.name, state.rounds, state.tally)
 
-    def _prepare(self, step: Step, index: int, case: TestCase) -> _Sample:
-        messages = messages_for(self.exp, step, case)
-        body = request_for(self.exp, messages)
-        stop_loops = self.exp.sampler.stop_loops
-        canonical = canonical_request(body, stop_loops)
-        # The canonical bytes are the request itself unless transport fields were dropped
-        # (a stop_loops request streams, and its key carries the rule the request does not).
-        payload = None if body.keys() & set(TRANSPORT_ONLY_FIELDS) else canonical
-        return _Sample(index, case, messages, body, hashlib.sha256(canonical).hexdigest(), payload)
+    def another_round(self, state: _StepState) -> bool:
+        """After each complete round of a step: does it get another? The one place a round is
+        decided (the adaptive rule of resolver.run.rounds; docs/runner.md, *Steps and rounds*)."""
+        return needs_another_round(state.tally, state.rounds, self.exp.precision)
 
-    async def _sample(self, state: _StepState, sample: _Sample, stored: dict | None, count: int,
+    async def _sample(self, state: _StepState, sample: Sample, stored: dict | None, count: int,
                       too_long: str | None = None) -> None:
         try:
             completion: Completion | PromptTooLong | None = (
@@ -271,173 +192,30 @@ class RunLoop:
             if completion is None and too_long is not None:
                 completion = PromptTooLong(too_long)
             cached = completion is not None
-            if completion is None and self.client is None:
-                state.missing += 1
-                return
             if completion is None:
+                if self.sender is None:          # cache only: the step still needs this round
+                    state.missing += 1
+                    return
                 sample.replace = stored is not None
-                completion = await self._ask(sample, state.slots)
+                completion = await self.sender.ask(sample, state.slots)
                 if completion is None:
                     return
             blank = blank_record(self.exp, state.step, sample.index, sample.case, sample.messages, count)
-            stop_loops = self._loop_rule is not None
-            if isinstance(completion, PromptTooLong):
-                record = prompt_too_long_record(blank, state.step.generator, stop_loops)
-            else:
-                record = graded_record(blank, completion.content, completion.reasoning,
-                                       completion.usage, completion.finish_reason, generator=state.step.generator,
-                                       stop_loops=stop_loops, loop=loop_record(completion.loop, self.exp.sampler))
+            record = answer_record(blank, completion, state.step.generator, self.exp.sampler, self._stop_loops)
             state.tally.add(record)
             self.written_keys.add(sample.key)
-            self._outbox.append((state, record, cached))
-            self._live_tokens += int((record.get("usage") or {}).get("completion_tokens") or 0)
-            self._live_cached += cached
+            self.outbox.add(state.step, record, cached)
+            self.progress.record_made(record, cached)
         finally:
-            self._queued -= 1
-            if self._queued < self._total:
-                self._wake.set()                 # room in the pool: open another step
-            self._bar.update(1)
-            self._postfix()
+            self.scheduler.sample_finished()     # room in the pool: perhaps another step opens
+            self.progress.sample_done()
 
-    async def _ask(self, sample: _Sample, slots: asyncio.Semaphore) -> Completion | PromptTooLong | None:
-        """Send a request (sharing one HTTP call between identical requests in flight), holding
-        one of its step's `slots` and one of the run's."""
-        key = sample.key
-        shared = self._inflight.get(key)
-        if shared is not None:
-            return await asyncio.shield(shared)
-        if key in self._answered:                # a twin of this sample was answered earlier in the run
-            stored = self.cache.get(key)
-            if stored is not None and cached_completion(stored) is not None:
-                return cached_completion(stored)
-        client = self.client
-        assert client is not None, "only a run with a server asks (_sample counts the sample missing without one)"
-        future = asyncio.get_running_loop().create_future()
-        self._inflight[key] = future
-        try:
-            async with slots, self._sem:     # the step's slot first: a waiting step holds no run slot
-                completion = await client.complete(sample.body, sample.payload, self._loop_rule)
-            self.cache.put(key, completion.to_json(), replace=sample.replace)
-            self._answered.add(key)
-            self._failure_streak = 0
-            self.summary.answered += 1
-            if self._held_lines is not None:
-                self._release_held_lines()
-            future.set_result(completion)
-            return completion
-        except RequestFailed as exc:
-            if exc.kind == "prompt_too_long":
-                self._failure_streak = 0         # the server answered: it works
-                self._release_held_lines()
-                too_long = PromptTooLong(str(exc))
-                future.set_result(too_long)
-                return too_long
-            future.set_result(None)
-            if exc.kind == "fatal":
-                raise UserError(f"stopping: {exc}; no request can succeed like this "
-                                f"(check {client.key_hint} and the account's quota)") from None
-            self._note_failure(str(exc), exc.sent)
-            return None
-        except BaseException:
-            if not future.done():
-                future.cancel()
-            raise
-        finally:
-            del self._inflight[key]
-
-    def _note_failure(self, message: str, sent: str | None = None) -> None:
-        if self._stop_line is not None:
-            raise UserError(self._stop_line)
-        self.summary.failed += 1
-        self._failure_streak += 1
-        self._malformed_failures += sent is not None
-        first = message not in self.summary.failures
-        self.summary.failures[message] += 1
-        if self.summary.failed >= ABORT_AFTER_FAILURES and self.summary.answered == 0:
-            self._stop_line = self._first_failures_line(message, sent)
-            raise UserError(self._stop_line)
-        if first:
-            self._report(f"request failed: {message}")
-        if self._failure_streak >= max(ABORT_AFTER_FAILURES, 2 * self._total):
-            self._stop_line = (f"stopping: the last {self._failure_streak} requests all failed (last: {message}); "
-                               "everything answered so far is saved: run the same command again to resume")
-            raise UserError(self._stop_line)
-
-    def _first_failures_line(self, message: str, sent: str | None) -> str:
-        """The one line that stops a run whose first requests all failed."""
-        failed = self.summary.failed
-        if self._malformed_failures == failed and sent is not None:
-            return (f"stopping: the first {failed} requests all came back as replies that are not chat "
-                    f"completions (last: {message}; the server sent: {sent}); check that --apibase is an "
-                    "OpenAI-compatible endpoint")
-        return (f"stopping: the first {failed} requests all failed (last: {message}); "
-                "check --model, --apibase and the sampler")
-
-    def _report(self, line: str) -> None:
-        """A failure line on stderr; before the server's first answer it is held, so that a run
-        stopped by its first failures says so in one line (that line names the last failure)."""
-        if self._held_lines is None:
-            self.reporter.note(line)
-        else:
-            self._held_lines.append(line)
-
-    def _release_held_lines(self) -> None:
-        held, self._held_lines = self._held_lines or [], None
-        for line in held:
-            self.reporter.note(line)
-
-    # ---- writing ---------------------------------------------------------------
-    async def _flush_forever(self) -> None:
-        while True:
-            await asyncio.sleep(FLUSH_INTERVAL_S)
-            self._flush()
-
-    def _flush(self) -> None:
-        """Commit the cache, then write the records whose answers are now durable."""
-        self.cache.flush()
-        outbox, self._outbox = self._outbox, []
-        batches: dict[int, tuple[_StepState, list[dict]]] = {}     # one write and flush per file
-        closing = []                     # a step's close marker follows all its records
-        for state, record, cached in outbox:
-            if record is None:
-                closing.append(state)
-                continue
-            batches.setdefault(id(state), (state, []))[1].append(record)
-            self.summary.count(record, cached)
-        for state, records in batches.values():
-            if state.writer is None:
-                state.writer = RecordWriter(step_file(self.folder, state.step))
-            state.writer.write_many(records)
-        for state in closing:
-            if state.writer:
-                state.writer.close()
-
-    def _close_writers(self) -> None:
-        for state in self._states:       # steps cut short by Ctrl-C have no close marker
-            if state.writer:
-                state.writer.close()
-
-    def _postfix(self) -> None:
-        now = time.monotonic()
-        if now - self._last_postfix < 0.5 or self._bar.disable:
-            return
-        self._last_postfix = now
-        elapsed = max(now - self._started, 1e-9)
-        stats = self.client.stats if self.client else None
-        self._bar.set_postfix_str(
-            f"tok/s={self._live_tokens / elapsed:.0f} cached={self._live_cached} "
-            f"retries={stats.retries if stats else 0} failed={self.summary.failed}", refresh=False)
+    def _bar_counts(self) -> tuple[int, int]:
+        """(retries, failed) for the bar's postfix."""
+        return (self.client.stats.retries if self.client else 0), self.summary.failed
 
 
 # ================================================================ entry points
-def ordered_steps(experiment: Experiment, opts: RunOptions) -> list:
-    """Config order, or shuffled by --seed (the default: spreads easy and hard work)."""
-    steps = list(experiment.steps)
-    if opts.shuffle:
-        random.Random(opts.seed).shuffle(steps)
-    return steps
-
-
 async def _run_with_client(opts: RunOptions, experiment: Experiment, cache: ResponseCache, ssl_context: ssl.SSLContext | None,
                            reporter: Reporter) -> RunSummary:
     assert opts.apibase is not None, "RunOptions.checked() requires --apibase in api mode"

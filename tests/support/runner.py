@@ -174,3 +174,23 @@ def simulated_cohort(tmp_path: Path, model: str = "sim-mid") -> Path:
     with simulator() as sim:
         run_script("runner.py", *runner_args(sim.url, tmp_path, model=model, output=f"data/demo/{model}"), check=True, timeout=600)
     return cohort
+
+
+def first_case(sampler: str = "greedy-4k.json"):
+    """(experiment, step, index, case): the first sample of configs/tiny.yaml's first step."""
+    from resolver.run import RunOptions, build_experiment
+
+    opts = RunOptions(config=str(TINY), template=str(TEMPLATE), sampler=str(REPO / "samplers" / sampler),
+                      model="m", offline=1).checked()
+    experiment = build_experiment(opts)
+    step = experiment.steps[0]
+    (index, case), = experiment.cases(step, 0, 1)
+    return experiment, step, index, case
+
+
+def options(parallel: int = 16, threads: int = 1):
+    """API-mode RunOptions with --parallel and --threads (the rest placeholders: nothing is read)."""
+    from resolver.run import RunOptions
+
+    return RunOptions(config="c", template="t", sampler="s", model="m", apibase="http://x",
+                      parallel=parallel, threads=threads)
