@@ -4,6 +4,7 @@
 from . import (
     explorer as explorer,
     explorer_figures as explorer_figures,
+    ids as ids,
     lbdiff as lbdiff,
     leaderboard as leaderboard,
     leaderboard_table as leaderboard_table,

@@ -14,6 +14,7 @@ from resolver.core import UserError
 from resolver.probe import FREQUENCIES
 from resolver.web import theme
 from resolver.web.explorer_data import ALL_MANIFOLDS, MODE, Landscape, pivot
+from resolver.web.ids import EX
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -206,7 +207,7 @@ def fft_panel(land: Landscape, ident: str, eval_ids: str | Iterable[str]) -> htm
                                "per value of the view's first dimension (probe.py fft).", className="rs-note")]
     for eval_id in eval_ids:
         children += _fft_eval(land, ident, eval_id)
-    return html.Div(children, id="ex-fft-panels")
+    return html.Div(children, id=EX.FFT_PANELS)
 
 
 def _fft_eval(land: Landscape, ident: str, eval_id: str) -> list:
@@ -233,6 +234,6 @@ def _fft_eval(land: Landscape, ident: str, eval_id: str) -> list:
               "xaxis": {"title": {"text": "frequency (cycles / token)"}},
               "yaxis": {"title": {"text": "magnitude"}, "type": "log"}, "height": 340,
               "margin": {"t": 60, "b": 40, "l": 50, "r": 10}, "legend": {"orientation": "h", "y": -0.3}}
-    graph = dcc.Graph(id={"type": "ex-fft-graph", "eval": eval_id}, figure={"data": data, "layout": layout},
+    graph = dcc.Graph(id={"type": EX.FFT_GRAPH_TYPE, "eval": eval_id}, figure={"data": data, "layout": layout},
                       config={"displaylogo": False})
     return [*shown, graph]

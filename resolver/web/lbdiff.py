@@ -20,6 +20,7 @@ from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import grid as grids, theme, urlstate
 from resolver.web.data import LockedDB
 from resolver.web.explorer_data import inferred_views
+from resolver.web.ids import LB
 from resolver.web.server import DEFAULT_LINK_PORTS
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
     from resolver.catalog import Dataset
     from resolver.pointsdb import PointsDB
+    from resolver.web.leaderboard_table import ViewState
 
 TOP_POINTS = 5                  # largest differences listed under the grid, each linked to the explorer
 DECIDED_BORDER = "3px solid #111111"
@@ -184,7 +186,7 @@ def grid(result: dict, group_order: list, labels: dict) -> dict:
 
 
 def _table(content: dict) -> AgGrid:
-    table = grids.table("lb-diff-table", "rs-diff-table")
+    table = grids.table(LB.DIFF_TABLE, "rs-diff-table")
     table.rowData, table.columnDefs = content["data"], content["columns"]
     return table
 
@@ -208,24 +210,24 @@ def _point_line(differ: Differences, base: str, result: dict, point: dict, first
     link = differ.explorer_link(base, result, point)
     text = (f"{point['base_task']} {params} ({point['tier']}): B − A {signed(point['diff'])} "
             f"{_interval(point['paired'])} over {point['pairs']} pairs · ")
-    anchor_id: dict[str, Any] = {"id": "lb-diff-explorer"} if first else {}
+    anchor_id: dict[str, Any] = {"id": LB.DIFF_EXPLORER} if first else {}
     anchor = html.A("open in explorer", href=link, className="rs-link lb-diff-point-link", **anchor_id)
     return html.Li([text, anchor])
 
 
-def panel(differ: Differences, state: dict, group_order: list, links: dict) -> html.Div | None:
+def panel(differ: Differences, state: ViewState, group_order: list, links: dict) -> html.Div | None:
     """The difference view for a state with A and B chosen; None when fewer than two are."""
-    a, b = state.get("a"), state.get("b")
+    a, b = state["a"], state["b"]
     if not a or not b:
         return None
     label_a, label_b = differ.labels.get(a, a), differ.labels.get(b, b)
-    heading = html.H3(f"Difference B − A: {label_b} (B) minus {label_a} (A)", id="lb-diff-heading")
+    heading = html.H3(f"Difference B − A: {label_b} (B) minus {label_a} (A)", id=LB.DIFF_HEADING)
     if a == b:
         return html.Div([heading, html.Div("A and B are the same eval: choose two different ones.",
-                                           className="rs-note", id="lb-diff-error")], className="rs-panel")
+                                           className="rs-note", id=LB.DIFF_ERROR)], className="rs-panel")
     result = differ.result(a, b, state["mode"], tuple(sorted(state["manifolds"])), tuple(sorted(state["groups"])))
     if "error" in result:
-        return html.Div([heading, html.Div(result["error"], className="rs-note", id="lb-diff-error")],
+        return html.Div([heading, html.Div(result["error"], className="rs-note", id=LB.DIFF_ERROR)],
                         className="rs-panel")
     overall = result["overall"]
     content = grid(result, group_order, differ.labels)
@@ -234,16 +236,16 @@ def panel(differ: Differences, state: dict, group_order: list, links: dict) -> h
                f"{_interval(overall['unpaired'])} unpaired → {VERDICTS[overall['verdict']]}"),
         f" · mode {result['mode']} ({MODE_DESCRIPTIONS[result['mode']]}) · {overall['pairs']} paired samples on "
         f"{overall['points']} points · the numbers of analyze.py compare",
-    ], id="lb-diff-overall", className="rs-note", **{"data-verdict": overall["verdict"]})
+    ], id=LB.DIFF_OVERALL, className="rs-note", **{"data-verdict": overall["verdict"]})
 
     base = links.get("explorer") or f"http://localhost:{DEFAULT_LINK_PORTS['explorer']}/"
     points = [_point_line(differ, base, result, p, i == 0) for i, p in enumerate(result["points"])]
     children = [heading, summary, _legend(content["limit"], result["family"]), _table(content)]
     if points:
         children += [html.Div("Largest differences, point by point (the explorer opens at B's point, A beside it):",
-                              className="rs-note", style={"marginTop": "8px"}), html.Ol(points, id="lb-diff-points")]
+                              className="rs-note", style={"marginTop": "8px"}), html.Ol(points, id=LB.DIFF_POINTS)]
     children += _notes(result)
-    return html.Div(children, className="rs-panel", id="lb-diff-view", style={"marginTop": "8px"})
+    return html.Div(children, className="rs-panel", id=LB.DIFF_VIEW, style={"marginTop": "8px"})
 
 
 def _notes(result: dict) -> list:

@@ -12,7 +12,7 @@ import csv
 import io
 import json
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from resolver.analysis import (
     NO_SKILL_MARK,
@@ -27,12 +27,44 @@ from resolver.analysis.leaderboard_scores import Board, best_values, rows_for
 from resolver.stats import MODE_DESCRIPTIONS
 from resolver.web import grid, theme, urlstate
 from resolver.web.data import eval_matches_facets
+from resolver.web.ids import LB
 from resolver.web.server import DEFAULT_LINK_PORTS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from dash import html
     from dash_ag_grid import AgGrid
+
+
+
+class ViewState(TypedDict):
+    """What the leaderboard shows, all of it in the URL (leaderboard.state_from_url / state_to_url)."""
+
+    q: str                                 # the search box
+    tier: str                              # OVERALL or a tier name
+    sort: str                              # "score" or "ratio"
+    mode: str                              # the cells' statistics mode
+    facets: dict[str, list[str]]           # facet key -> the values ticked
+    manifolds: list[str]
+    groups: list[str]
+    sort_by: list[dict[str, str]]          # the clicked column: [{"column_id", "direction"}] or []
+    page: int                              # from 0
+    a: str | None                          # the two evals compared (lbdiff.py)
+    b: str | None
+
+
+class TableView(TypedDict):
+    """What the table shows for a view state (leaderboard.table_update)."""
+
+    page: int                              # the page shown (the state's, within range)
+    pages: int
+    data: list[dict]                       # the grid's rows
+    columns: list                          # the grid's column definitions
+    label: str                             # "page N of M · K evals"
+    empty: html.Div | None                 # why the view has no rows, if it has none
+    note: str                              # the tier and mode note above the table
+
 
 PAGE_SIZE = 10
 SCORE_MODE = "E_I"                   # the mode the ReasonScore's cells use (resolver.analysis.scores)
@@ -51,7 +83,7 @@ HELP = {
 
 def datatable() -> AgGrid:
     """The ranking's grid (filled by the leaderboard's callback): rank and model pinned left."""
-    return grid.table("lb-table", "rs-lb-table")
+    return grid.table(LB.TABLE, "rs-lb-table")
 
 
 def _matches_query(row: dict, query: str) -> bool:
@@ -62,7 +94,7 @@ def _matches_query(row: dict, query: str) -> bool:
     return all(word in haystack for word in query.split())
 
 
-def selected_rows(board: Board, state: dict) -> list:
+def selected_rows(board: Board, state: ViewState) -> list:
     """Every row of a view state (all pages), ranked, then sorted by the clicked column if any."""
     manifolds = tuple(sorted(state["manifolds"]))
     view = board.view(manifolds, tuple(sorted(state["groups"])))
@@ -84,7 +116,7 @@ def selected_rows(board: Board, state: dict) -> list:
             else:
                 value = others.get((row["eval_id"], state["tier"], str(group)))
                 row["shown"][group] = None if value is None else {**value, "colour_value": value["center"]}
-    for sort in (state.get("sort_by") or [])[:1]:
+    for sort in state["sort_by"][:1]:
         rows = _sorted(rows, sort["column_id"], sort.get("direction") == "asc")
     return rows
 
@@ -150,7 +182,7 @@ def cell_text(cell: dict | None, task: dict | None) -> str:
     return text
 
 
-def table_content(board: Board, shown: list, rows: list, columns: list, state: dict, links: dict) -> dict:
+def table_content(board: Board, shown: list, rows: list, columns: list, state: ViewState, links: dict) -> dict:
     """The grid's rows (values, per-cell styles and hover text) and column definitions for one page."""
     mode = state["mode"]
     best = best_values(rows)
@@ -196,10 +228,10 @@ def _cell_style(cell: dict, task: dict, is_best: bool) -> dict:
     return style
 
 
-def _columns(board: Board, columns: list, state: dict) -> list:
+def _columns(board: Board, columns: list, state: ViewState) -> list:
     """Column definitions; the sorted column (state's sort_by) carries its direction."""
     mode = state["mode"]
-    sort = {s["column_id"]: s.get("direction") for s in (state.get("sort_by") or [])[:1]}
+    sort = {s["column_id"]: s.get("direction") for s in state["sort_by"][:1]}
     help_text = {"_score": HELP["score"], "_ratio": HELP["ratio"], "_tokens": HELP["tokens"],
                  "_grader": HELP["grader"], "_rank": "rank by the chosen ranking (click to sort)"}
     for group in columns:
@@ -259,7 +291,7 @@ def _export_record(row: dict, mode: str) -> dict:
     return record
 
 
-def export_csv(board: Board, rows: list, state: dict) -> str:
+def export_csv(board: Board, rows: list, state: ViewState) -> str:
     records = [_export_record(r, state["mode"]) for r in rows]
     names = list(dict.fromkeys(k for r in records for k in r))
     out = io.StringIO()
@@ -271,7 +303,7 @@ def export_csv(board: Board, rows: list, state: dict) -> str:
     return out.getvalue()
 
 
-def export_json(board: Board, rows: list, state: dict) -> str:
+def export_json(board: Board, rows: list, state: ViewState) -> str:
     records = [_export_record(r, state["mode"]) for r in rows]
     export = {"tier": state["tier"], "mode": state["mode"], "group_by": board.group_by, "rows": records}
     # the model's dump, NaN as null, written as the download always was (indent 1, ASCII)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from dash import html
 
 from resolver.ingest import load_points, outcome_name, point_records, sample_index
+from resolver.web.ids import EX
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -70,11 +71,11 @@ def render_sample(sample: dict, position: int, total: int) -> html.Div:
     head = (f"sample {position + 1} of {total} · {sample['key']} · {sample['outcome']} · expected "
             f"{sample['target']!r} · extracted {sample['extracted']!r}"
             + (f" · {sample['completion_tokens']} tokens" if sample.get("completion_tokens") is not None else ""))
-    boxes = [html.Div(head, className="rs-note", id="ex-sample-head")]
-    for title, text, ident in (("prompt", sample["prompt"], "ex-sample-prompt"),
-                               ("reasoning", sample["reasoning"], "ex-sample-reasoning"),
+    boxes = [html.Div(head, className="rs-note", id=EX.SAMPLE_HEAD)]
+    for title, text, ident in (("prompt", sample["prompt"], EX.SAMPLE_PROMPT),
+                               ("reasoning", sample["reasoning"], EX.SAMPLE_REASONING),
                                ("answer", sample["answer"] or "(no answer: cut off by the token limit)",
-                                "ex-sample-answer")):
+                                EX.SAMPLE_ANSWER)):
         if title == "reasoning" and not text:
             continue
         boxes.append(html.Div([html.H6(title), html.Pre(text, className="rs-sample-long", id=ident)],

@@ -11,7 +11,7 @@ import json
 import math
 import numbers
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 from dash import Input, Output, State, ctx, dcc, html, no_update
@@ -28,6 +28,7 @@ from resolver.analysis.archetypes import classify, dataset_medians
 from resolver.stats import MODE_DESCRIPTIONS, MODES, add_statistics
 from resolver.web import layout, urlstate
 from resolver.web.data import ranked_eval_ids
+from resolver.web.ids import SW
 from resolver.web.server import make_app
 from resolver.web.spider_figures import OVERLAYS, bar_figure, radar_figure
 
@@ -123,34 +124,34 @@ def build_app(dataset: Dataset, db: PointsDB, group_by: str = "base_task", url_b
     dropped = (f" {profiles.dropped_points} points have no {group_by} value and are left out."
                if profiles.dropped_points else "")
     app.layout = layout.page("Spiderweb", f"{dataset.name} · {len(options)} evals · by {group_by}", [
-        dcc.Location(id="sw-url", refresh=False), dcc.Download(id="sw-download"),
+        dcc.Location(id=SW.URL, refresh=False), dcc.Download(id=SW.DOWNLOAD),
         html.Div([
-            layout.control("Evals (overlaid)", dcc.Dropdown(id="sw-evals", options=options, multi=True,
+            layout.control("Evals (overlaid)", dcc.Dropdown(id=SW.EVALS, options=options, multi=True,
                                                             value=profiles.eval_ids[:DEFAULT_EVALS]), wide=True),
-            layout.control("Chart", dcc.RadioItems(id="sw-kind", inline=True, value=_default_kind(profiles),
+            layout.control("Chart", dcc.RadioItems(id=SW.KIND, inline=True, value=_default_kind(profiles),
                                                    options=[{"label": "radar", "value": "radar"},
                                                             {"label": "bars", "value": "bar"}])),
-            layout.control("Mode", dcc.Dropdown(id="sw-mode", value=MODE, clearable=False, searchable=False,
+            layout.control("Mode", dcc.Dropdown(id=SW.MODE, value=MODE, clearable=False, searchable=False,
                                                 options=[{"label": m, "value": m, "title": MODE_DESCRIPTIONS[m]}
                                                          for m in MODES]),
                            help="Statistics mode of the accuracy drawn. " +
                                 " · ".join(f"{m}: {d}" for m, d in MODE_DESCRIPTIONS.items())),
-            layout.control("Overlays", dcc.Checklist(id="sw-overlays", inline=True, value=list(OVERLAYS),
+            layout.control("Overlays", dcc.Checklist(id=SW.OVERLAYS, inline=True, value=list(OVERLAYS),
                                                      options=[{"label": OVERLAY_LABELS[o], "value": o}
                                                               for o in OVERLAYS])),
-            html.Div([html.Button("Reset", id="sw-reset", n_clicks=0, className="rs-button rs-secondary"),
-                      html.Button("CSV", id="sw-csv", n_clicks=0, className="rs-button",
+            html.Div([html.Button("Reset", id=SW.RESET, n_clicks=0, className="rs-button rs-secondary"),
+                      html.Button("CSV", id=SW.CSV, n_clicks=0, className="rs-button",
                                   title="download the numbers of the evals shown"),
-                      html.Button("JSON", id="sw-json", n_clicks=0, className="rs-button",
+                      html.Button("JSON", id=SW.JSON, n_clicks=0, className="rs-button",
                                   title="download the numbers of the evals shown")], className="rs-actions"),
         ], className="rs-controls"),
-        html.Div(id="sw-archetype", className="rs-archetype"),
-        dcc.Loading(html.Div(dcc.Graph(id="sw-chart", config={"displaylogo": False, "responsive": True},
+        html.Div(id=SW.ARCHETYPE, className="rs-archetype"),
+        dcc.Loading(html.Div(dcc.Graph(id=SW.CHART, config={"displaylogo": False, "responsive": True},
                                        style={"height": "min(620px, 110vw)"}), className="rs-panel"),
                     type="circle", delay_show=250),
-        html.Div(id="sw-table", className="rs-panel", style={"overflowX": "auto"}),
+        html.Div(id=SW.TABLE, className="rs-panel", style={"overflowX": "auto"}),
         html.Div("Archetype rules (first match wins): over-thinker → truncation-limited → collapse → specialist "
-                 "→ balanced; thresholds in docs/webapps.md." + dropped, className="rs-note", id="sw-rules"),
+                 "→ balanced; thresholds in docs/webapps.md." + dropped, className="rs-note", id=SW.RULES),
     ], nav=nav)
     _register(app, profiles)
     return app
@@ -160,33 +161,53 @@ def _default_kind(profiles: Profiles) -> str:
     return "radar" if len(profiles.groups) >= 3 else "bar"   # a radar needs three spokes
 
 
+RESTORING = (None, SW.URL, SW.RESET)   # triggers that set the controls from the URL (a load, back/forward, reset)
+
+
+class ViewState(NamedTuple):
+    """What the spiderweb shows, all of it in the URL (state_from_url / state_to_url)."""
+
+    evals: list[str]
+    kind: str                              # "radar" or "bar"
+    overlays: list[str]                    # of OVERLAYS
+    mode: str
+
+
 def _register(app: dash.Dash, profiles: Profiles) -> None:
-    @app.callback(Output("sw-evals", "value"), Output("sw-kind", "value"), Output("sw-overlays", "value"),
-                  Output("sw-mode", "value"), Output("sw-url", "search"),
-                  Output("sw-chart", "figure"), Output("sw-archetype", "children"), Output("sw-table", "children"),
-                  Input("sw-url", "search"), Input("sw-evals", "value"), Input("sw-kind", "value"),
-                  Input("sw-overlays", "value"), Input("sw-mode", "value"), Input("sw-reset", "n_clicks"))
-    def update(search: str, eval_ids: list[str] | None, kind: str, overlays: list[str] | None, mode: str,
-               _reset: int | None) -> tuple:
+    @app.callback(
+        output={"evals": Output(SW.EVALS, "value"), "kind": Output(SW.KIND, "value"),
+                "overlays": Output(SW.OVERLAYS, "value"), "mode": Output(SW.MODE, "value"),
+                "url": Output(SW.URL, "search"), "chart": Output(SW.CHART, "figure"),
+                "archetypes": Output(SW.ARCHETYPE, "children"), "numbers": Output(SW.TABLE, "children")},
+        inputs={"search": Input(SW.URL, "search"), "evals": Input(SW.EVALS, "value"), "kind": Input(SW.KIND, "value"),
+                "overlays": Input(SW.OVERLAYS, "value"), "mode": Input(SW.MODE, "value"),
+                "reset_clicks": Input(SW.RESET, "n_clicks")},
+    )
+    def update(search: str, evals: list[str] | None, kind: str, overlays: list[str] | None, mode: str,
+               reset_clicks: int | None) -> dict[str, Any]:
         trigger = ctx.triggered_id
-        if trigger in (None, "sw-url", "sw-reset"):
-            eval_ids, kind, overlays, mode = state_from_url(profiles, search if trigger != "sw-reset" else "")
-        out = profile_update(profiles, eval_ids, kind, overlays, mode)
-        url = no_update if trigger == "sw-url" else state_to_url(profiles, eval_ids, kind, overlays, mode)
-        controls = ((eval_ids, kind, overlays, mode) if trigger in (None, "sw-url", "sw-reset")
-                    else (no_update,) * 4)
-        return (*controls, url, *out)
+        if trigger in RESTORING:
+            state = state_from_url(profiles, search if trigger != SW.RESET else "")
+        else:
+            state = ViewState(evals or [], kind, overlays or [], mode)
+        chart, archetypes, numbers = profile_update(profiles, *state)
+        controls = state._asdict() if trigger in RESTORING else dict.fromkeys(ViewState._fields, no_update)
+        return {**controls, "url": no_update if trigger == SW.URL else state_to_url(profiles, *state),
+                "chart": chart, "archetypes": archetypes, "numbers": numbers}
 
-    @app.callback(Output("sw-download", "data"), Input("sw-csv", "n_clicks"), Input("sw-json", "n_clicks"),
-                  State("sw-evals", "value"), State("sw-mode", "value"), prevent_initial_call=True)
-    def download(_csv: int | None, _json: int | None, eval_ids: list[str] | None, mode: str) -> dict[str, str]:
-        frame = export_frame(profiles, eval_ids or [], mode or MODE)
-        if ctx.triggered_id == "sw-json":
-            return {"content": export_json(frame, mode, profiles.group_by), "filename": "spiderweb.json"}
-        return {"content": frame.to_csv(index=False), "filename": "spiderweb.csv"}
+    @app.callback(output={"file": Output(SW.DOWNLOAD, "data")},
+                  inputs={"csv_clicks": Input(SW.CSV, "n_clicks"), "json_clicks": Input(SW.JSON, "n_clicks")},
+                  state={"evals": State(SW.EVALS, "value"), "mode": State(SW.MODE, "value")},
+                  prevent_initial_call=True)
+    def download(csv_clicks: int | None, json_clicks: int | None, evals: list[str] | None,
+                 mode: str) -> dict[str, dict[str, str]]:
+        frame = export_frame(profiles, evals or [], mode or MODE)
+        if ctx.triggered_id == SW.JSON:
+            return {"file": {"content": export_json(frame, mode, profiles.group_by), "filename": "spiderweb.json"}}
+        return {"file": {"content": frame.to_csv(index=False), "filename": "spiderweb.csv"}}
 
 
-def state_from_url(profiles: Profiles, search: str) -> tuple[list[str], str, list[str], str]:
+def state_from_url(profiles: Profiles, search: str) -> ViewState:
     url = urlstate.parse(search)
     known = set(profiles.eval_ids)
     eval_ids = [e for e in url.get("evals", []) if e in known] if "evals" in url else \
@@ -196,7 +217,7 @@ def state_from_url(profiles: Profiles, search: str) -> tuple[list[str], str, lis
     if url.get("overlay") == ["none"]:
         overlays = []
     mode = urlstate.first(url, "mode", MODE, set(MODES))
-    return eval_ids, kind, overlays, mode
+    return ViewState(eval_ids, kind, overlays, mode)
 
 
 def state_to_url(profiles: Profiles, eval_ids: Iterable[str] | None, kind: str, overlays: Iterable[str] | None, mode: str) -> str:
@@ -231,7 +252,7 @@ def profile_update(profiles: Profiles, eval_ids: Iterable[str] | None, kind: str
     eval_ids = [e for e in (eval_ids or []) if e in set(profiles.eval_ids)]
     if not eval_ids:
         note = html.Div("Choose at least one eval in the Evals box to draw its profile.", className="rs-empty",
-                        id="sw-empty")
+                        id=SW.EMPTY)
         return {"data": [], "layout": {"title": {"text": "no eval chosen"}}}, note, ""
     overlays = set(overlays or ())
     shown = [(profiles.labels.get(e, e), profiles.profile(e, mode)) for e in eval_ids]
@@ -259,4 +280,4 @@ def _numbers_table(profiles: Profiles, eval_ids: Iterable[str], mode: str) -> ht
                                  html.Td(tokens, className="rs-num"),
                                  html.Td(f"{r['samples']:.0f}", className="rs-num")],
                                 **{"data-group": str(r["group"]), "data-eval": eval_id}))  # type: ignore[arg-type]
-    return html.Table([html.Thead(header), html.Tbody(rows)], className="rs-board", id="sw-numbers")
+    return html.Table([html.Thead(header), html.Tbody(rows)], className="rs-board", id=SW.NUMBERS)

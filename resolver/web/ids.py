@@ -1,0 +1,108 @@
+"""The component ids of the three apps' pages, one constant each (the browser tests find the pages by them).
+
+`LB` is the leaderboard's, `EX` the explorer's, `SW` the spiderweb's; the ``*_TYPE`` names are the
+``type`` of a pattern-matching id (a dict such as ``{"type": LB.FACET_TYPE, "key": ...}``).
+"""
+from __future__ import annotations
+
+from typing import Final
+
+
+class LB:
+    """leaderboard.py (resolver/web/leaderboard.py, leaderboard_table.py, lbdiff.py)."""
+
+    URL: Final = "lb-url"
+    DOWNLOAD: Final = "lb-download"
+    SEARCH: Final = "lb-search"
+    TIER: Final = "lb-tier"
+    SORT: Final = "lb-sort"
+    MODE: Final = "lb-mode"
+    FACET_TYPE: Final = "lb-facet"
+    MANIFOLD: Final = "lb-manifold"
+    GROUPS: Final = "lb-groups"
+    A: Final = "lb-a"
+    B: Final = "lb-b"
+    RESET: Final = "lb-reset"
+    CSV: Final = "lb-csv"
+    JSON: Final = "lb-json"
+    TIER_NOTE: Final = "lb-tier-note"
+    DIFF: Final = "lb-diff"
+    DIFF_KEY: Final = "lb-diff-key"
+    DIFF_LOADING: Final = "lb-diff-loading"
+    DIFF_VIEW: Final = "lb-diff-view"
+    DIFF_HEADING: Final = "lb-diff-heading"
+    DIFF_ERROR: Final = "lb-diff-error"
+    DIFF_OVERALL: Final = "lb-diff-overall"
+    DIFF_TABLE: Final = "lb-diff-table"
+    DIFF_POINTS: Final = "lb-diff-points"
+    DIFF_EXPLORER: Final = "lb-diff-explorer"
+    PREV: Final = "lb-prev"
+    NEXT: Final = "lb-next"
+    PAGE_LABEL: Final = "lb-page-label"
+    PAGE: Final = "lb-page"
+    SORTED: Final = "lb-sorted"
+    EMPTY: Final = "lb-empty"
+    EMPTY_MESSAGE: Final = "lb-empty-message"
+    LOADING: Final = "lb-loading"
+    TABLE: Final = "lb-table"
+
+
+class EX:
+    """explorer.py (resolver/web/explorer.py, explorer_figures.py, samples.py)."""
+
+    URL: Final = "ex-url"
+    STATE: Final = "ex-state"
+    POINT_STORE: Final = "ex-point-store"
+    CAMERA: Final = "ex-camera"
+    SCROLL: Final = "ex-scroll"
+    SAMPLE_POS: Final = "ex-sample-pos"
+    TASK: Final = "ex-task"
+    VIEW: Final = "ex-view"
+    MANIFOLD: Final = "ex-manifold"
+    MODE: Final = "ex-mode"
+    EVALS: Final = "ex-evals"
+    RESET: Final = "ex-reset"
+    SYNC: Final = "ex-sync"
+    MAIN: Final = "ex-main"              # the graphs' grid, and the type of each graph's id (eval, draw)
+    MAIN_LOADING: Final = "ex-main-loading"
+    EMPTY: Final = "ex-empty"
+    PROJECTION: Final = "ex-projection"
+    TOKENS: Final = "ex-tokens"
+    POINT: Final = "ex-point"
+    POINT_HINT: Final = "ex-point-hint"
+    POINT_DETAILS: Final = "ex-point-details"
+    POINT_HEADING: Final = "ex-point-heading"
+    POINT_IDS: Final = "ex-point-ids"
+    POINT_COUNTERS: Final = "ex-point-counters"
+    POINT_INTERVAL: Final = "ex-point-interval"
+    POINT_NO_SAMPLES: Final = "ex-point-no-samples"
+    SAMPLE_STEP_TYPE: Final = "ex-sample-step"
+    SAMPLE_FILTER_TYPE: Final = "ex-sample-filter"
+    SAMPLE_COUNT: Final = "ex-sample-count"
+    SAMPLE_HEAD: Final = "ex-sample-head"
+    SAMPLE_PROMPT: Final = "ex-sample-prompt"
+    SAMPLE_REASONING: Final = "ex-sample-reasoning"
+    SAMPLE_ANSWER: Final = "ex-sample-answer"
+    FFT: Final = "ex-fft"
+    FFT_PANELS: Final = "ex-fft-panels"
+    FFT_GRAPH_TYPE: Final = "ex-fft-graph"
+
+
+class SW:
+    """spiderweb.py (resolver/web/spiderweb.py)."""
+
+    URL: Final = "sw-url"
+    DOWNLOAD: Final = "sw-download"
+    EVALS: Final = "sw-evals"
+    KIND: Final = "sw-kind"
+    MODE: Final = "sw-mode"
+    OVERLAYS: Final = "sw-overlays"
+    RESET: Final = "sw-reset"
+    CSV: Final = "sw-csv"
+    JSON: Final = "sw-json"
+    ARCHETYPE: Final = "sw-archetype"
+    CHART: Final = "sw-chart"
+    TABLE: Final = "sw-table"
+    NUMBERS: Final = "sw-numbers"
+    EMPTY: Final = "sw-empty"
+    RULES: Final = "sw-rules"
