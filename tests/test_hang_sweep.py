@@ -26,6 +26,7 @@ import duckdb
 import psutil
 import pytest
 
+from resolver.core import child_options
 from tests.conftest import REPO, free_port, run_script
 from tests.test_cli_bad_inputs import CASES, DEEP, area  # noqa: F401  (area: the bad files, a fixture)
 from tests.test_evaluate_pipeline import make_cohort, make_record, write_dataset, write_evals, write_run
@@ -43,7 +44,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="si
 def busy_cores(seconds: float, cores: int = 2) -> list[subprocess.Popen]:
     """CPU-bound processes beside the sweep, one per core; each stops by itself after ``seconds``."""
     code = f"import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end: pass\n"
-    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(cores)]
+    return [subprocess.Popen([sys.executable, "-c", code], **child_options()) for _ in range(cores)]  # end with us
 
 
 @pytest.fixture
