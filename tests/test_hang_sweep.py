@@ -97,6 +97,7 @@ def busy_dataset(root: Path) -> Path:
                 "badconfig": {"db": "bad.db", "config": "../bad.yaml"},
                 # ModelC first: its batch is scanned first and fails while the other worker is busy
                 "offline": {"db": "offline.db", "cohorts": [{"path": "r1/ModelC/evals.json"}, *body["cohorts"]]},
+                "nodb": {"db": "missing.db"},
                 "onlya": {"cohorts": body["cohorts"][:1]}}
     for name, change in variants.items():
         (dataset.parent / f"{name}.json").write_text(json.dumps({**body, **change}))
@@ -180,7 +181,7 @@ def web_cases(root: Path, dataset: Path) -> list[tuple[str, str, list[str], str]
         cases += [(f"{stem}-missing", app, [str(data / "nope.json")], "dataset file not found"),
                   (f"{stem}-deep", app, [str(deep)], "nested too deeply"),
                   (f"{stem}-garbage-db", app, [str(data / "garbage.json")], "garbage.db"),
-                  (f"{stem}-no-db", app, [str(data / "badconfig.json")], "evaluate.py --dataset")]
+                  (f"{stem}-no-db", app, [str(data / "nodb.json")], "evaluate.py --dataset")]
     cases += [("leaderboard-sql-group-by", "leaderboard.py",
                [str(dataset), "--group-by", "params.x'); DROP TABLE points; --"], "params.x'); DROP TABLE points; --"),
               ("leaderboard-base-path", "leaderboard.py", [str(dataset), "--url-base-pathname", "/a b/"],
