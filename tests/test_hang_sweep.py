@@ -26,6 +26,7 @@ import duckdb
 import psutil
 import pytest
 
+from resolver.core import child_options
 from tests.conftest import REPO, free_port, run_script
 from tests.test_cli_bad_inputs import CASES, DEEP, area  # noqa: F401  (area: the bad files, a fixture)
 from tests.test_evaluate_pipeline import make_cohort, make_record, write_dataset, write_evals, write_run
@@ -43,7 +44,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="si
 def busy_cores(seconds: float, cores: int = 2) -> list[subprocess.Popen]:
     """CPU-bound processes beside the sweep, one per core; each stops by itself after ``seconds``."""
     code = f"import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end: pass\n"
-    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(cores)]
+    return [subprocess.Popen([sys.executable, "-c", code], **child_options()) for _ in range(cores)]  # end with us
 
 
 @pytest.fixture
@@ -96,6 +97,7 @@ def busy_dataset(root: Path) -> Path:
                 "badconfig": {"db": "bad.db", "config": "../bad.yaml"},
                 # ModelC first: its batch is scanned first and fails while the other worker is busy
                 "offline": {"db": "offline.db", "cohorts": [{"path": "r1/ModelC/evals.json"}, *body["cohorts"]]},
+                "nodb": {"db": "missing.db"},
                 "onlya": {"cohorts": body["cohorts"][:1]}}
     for name, change in variants.items():
         (dataset.parent / f"{name}.json").write_text(json.dumps({**body, **change}))
@@ -179,7 +181,7 @@ def web_cases(root: Path, dataset: Path) -> list[tuple[str, str, list[str], str]
         cases += [(f"{stem}-missing", app, [str(data / "nope.json")], "dataset file not found"),
                   (f"{stem}-deep", app, [str(deep)], "nested too deeply"),
                   (f"{stem}-garbage-db", app, [str(data / "garbage.json")], "garbage.db"),
-                  (f"{stem}-no-db", app, [str(data / "badconfig.json")], "evaluate.py --dataset")]
+                  (f"{stem}-no-db", app, [str(data / "nodb.json")], "evaluate.py --dataset")]
     cases += [("leaderboard-sql-group-by", "leaderboard.py",
                [str(dataset), "--group-by", "params.x'); DROP TABLE points; --"], "params.x'); DROP TABLE points; --"),
               ("leaderboard-base-path", "leaderboard.py", [str(dataset), "--url-base-pathname", "/a b/"],

@@ -59,7 +59,7 @@ def main() -> None:
         dataset = busy_dataset(root)
         run_script("evaluate.py", "--dataset", dataset, "--parallel", "2", "--quiet", check=True)
         cases = web_cases(root, dataset)
-        load = busy_cores(3600)
+        load = busy_cores(3600)              # killed below, or with this process (child_options)
         try:
             bare = [time_to_error_line([sys.executable, "-c", "import sys; sys.stderr.write('x\\n')"], root)
                     for _ in range(args.starts)]
