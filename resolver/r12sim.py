@@ -1,5 +1,7 @@
-"""`python -m resolver.r12sim`: the simulated r12 study (docs/simulator.md); the command is resolver/cli/r12sim.py."""
-if __name__ == "__main__":
-    from resolver.cli.r12sim import run
+"""`python -m resolver.r12sim`: the simulated r12 study (docs/simulator.md); the command is resolver/cli/r12sim.py,
+run as `__main__` as every `python -m` command is (resolver/llamacpp/__main__.py too).
+"""
+import runpy
 
-    run()
+if __name__ == "__main__":
+    runpy.run_module("resolver.cli.r12sim", run_name="__main__", alter_sys=True)

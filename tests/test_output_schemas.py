@@ -198,5 +198,9 @@ def test_the_run_summary_conforms_to_its_schema(tmp_path):
     assert (data["samples"], data["truncated"], data["prompt_too_long"], data["prompt_tokens"]) == (1, 1, 1, 9000)
     with pytest.raises(jsonschema.ValidationError):
         _validate(dict(data, samples="many"), "run-summary.json")
+    with pytest.raises(jsonschema.ValidationError, match="'cpu' is a required property"):
+        _validate({k: v for k, v in data.items() if k != "cpu"}, "run-summary.json")
+    with pytest.raises(jsonschema.ValidationError, match="Additional properties"):
+        _validate(dict(data, samples_total=1), "run-summary.json")
     with pytest.raises(pydantic.ValidationError):
         RunSummary(steps_total="many")

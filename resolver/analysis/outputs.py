@@ -406,5 +406,5 @@ def output_schema_texts() -> dict[str, str]:
     the runner's summary (resolver.run.RunSummary, what run_api returns and runner.py prints)."""
     texts = {name: json_schemas.schema_text(model, title) for name, (model, title) in OUTPUT_MODELS.items()}
     texts["run-summary.json"] = json_schemas.schema_text(
-        TypeAdapter(RunSummary), "What a runner.py run did (resolver.run.RunSummary; docs/runner.md)")
+        TypeAdapter(RunSummary), "What a runner.py run did (resolver.run.RunSummary; docs/runner.md)", closed=True)
     return texts

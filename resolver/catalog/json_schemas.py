@@ -35,9 +35,15 @@ def _models() -> dict:
     }
 
 
-def schema_text(model: type[BaseModel] | TypeAdapter[Any], title: str) -> str:
-    """The JSON Schema text of a pydantic model (or TypeAdapter) under `title`, as docs/schemas/ holds it."""
+def schema_text(model: type[BaseModel] | TypeAdapter[Any], title: str, closed: bool = False) -> str:
+    """The JSON Schema text of a pydantic model (or TypeAdapter) under `title`, as docs/schemas/ holds it.
+
+    `closed`: every property required and no other key allowed, for a type that always writes all of
+    its fields and cannot say so itself (a dataclass of counters with defaults: resolver.run.RunSummary).
+    """
     schema = model.json_schema() if isinstance(model, TypeAdapter) else model.model_json_schema()
+    if closed:
+        schema = {**schema, "required": list(schema["properties"]), "additionalProperties": False}
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, **{
         k: v for k, v in schema.items() if k != "title"}}
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"

@@ -5,8 +5,8 @@ the subpackages `analyze` and `probe` with a module per subcommand, and the `pyt
 commands demo, simulator, r12sim, llamacpp, agreement, theme_agreement), the
 shared plumbing in `base` (one-line errors, exit 2 / 130) and the `reasonscape` dispatcher in
 `commands`. It is the top layer: it may import every other package, and nothing in resolver/
-imports it; the root scripts and the `resolver/<shim>.py` files are a few lines that call a
-module's `main` through `run_main` (docs/architecture.md).
+imports it; the root scripts are a few lines that call a module's `main` through `run_main`, and
+every `python -m` command runs its module as `__main__` (runpy; docs/architecture.md).
 """
 from __future__ import annotations
 

@@ -31,6 +31,15 @@ class ArgParser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
+def refuse_file_parents(path_text: str, what: str) -> None:
+    """UserError when a folder on the way to a path the command will write is a file (`what` names the flag)."""
+    from pathlib import Path
+
+    for parent in Path(path_text).parents:
+        if parent.exists() and not parent.is_dir():
+            raise UserError(f"{what} {path_text}: {parent} is a file, not a directory")
+
+
 def user_message(exc: UserError) -> str:
     """The one line a command prints for a UserError. A missing PointsDB is where the command
     layer adds what only `sim` knows: the command that fills a shipped dataset with simulated

@@ -207,3 +207,7 @@ def run() -> None:
 def say(line: str) -> None:
     """The bootstrap's progress lines (creating the venv, installing requirements)."""
     print(line, flush=True)
+
+
+if __name__ == "__main__":             # python -m resolver.demo (resolver/demo.py)
+    run()

@@ -5,7 +5,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Sequence
 
-from resolver.cli.base import ArgParser
+from resolver.cli.base import ArgParser, refuse_file_parents
 from resolver.core import UserError
 
 if TYPE_CHECKING:
@@ -59,9 +59,7 @@ def check_db_path(path_text: str, what: str) -> None:
     path = Path(path_text)
     if path.is_dir():
         raise UserError(f"{what} {path_text} is a directory; give a database file such as results/interview.db")
-    for parent in path.parents:
-        if parent.exists() and not parent.is_dir():
-            raise UserError(f"{what} {path_text}: {parent} is a file, not a directory")
+    refuse_file_parents(path_text, what)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -114,3 +114,7 @@ def run() -> None:
 
     reexec_in_venv("resolver.r12sim", say=say)
     main()
+
+
+if __name__ == "__main__":             # python -m resolver.r12sim (resolver/r12sim.py)
+    run()

@@ -5,7 +5,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any, Sequence, get_args
 
-from resolver.cli.base import ArgParser, positive_int
+from resolver.cli.base import ArgParser, positive_int, refuse_file_parents
 from resolver.run import RUN_MODES, Reporter, RunOptions
 
 if TYPE_CHECKING:
@@ -231,13 +231,8 @@ def check_paths(opts: RunOptions) -> None:
     output = Path(opts.output)
     if output.exists() and not output.is_dir():
         raise UserError(f"--output {opts.output} is a file; give a directory for the run folders (e.g. results/)")
-    for parent in output.parents:
-        if parent.exists() and not parent.is_dir():
-            raise UserError(f"--output {opts.output}: {parent} is a file, not a directory")
-    cache = Path(opts.cache)
-    for parent in cache.parents:
-        if parent.exists() and not parent.is_dir():
-            raise UserError(f"--cache {opts.cache}: {parent} is a file, not a directory")
+    refuse_file_parents(opts.output, "--output")
+    refuse_file_parents(opts.cache, "--cache")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

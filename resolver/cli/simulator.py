@@ -149,3 +149,9 @@ def progress_bar(**kwargs: Any) -> Bar:
     from tqdm import tqdm
 
     return tqdm(**kwargs)
+
+
+if __name__ == "__main__":             # python -m resolver.simulator (resolver/simulator.py)
+    from resolver.cli.base import run_main
+
+    run_main(main)

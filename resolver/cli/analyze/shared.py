@@ -4,16 +4,53 @@ series / facet / split dimensions, and split a frame by the values of some dimen
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, NamedTuple, Sequence
 
 from resolver.analysis import common
+from resolver.core import UserError
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
     import pandas as pd
 
-__all__ = ["aggregate", "dims", "split_title", "split_values"]
+    from resolver.analysis import TaskView
+    from resolver.catalog import Dataset
+
+__all__ = ["ViewPoints", "aggregate", "dims", "split_title", "split_values", "view_points"]
+
+_DIMENSIONS = {1: "one group_by dimension", 2: "two group_by dimensions"}
+
+
+class ViewPoints(NamedTuple):
+    """The points of a config's views that a command draws (view_points)."""
+
+    dataset: Dataset
+    views: list[TaskView]
+    split_by: str | None
+    points: pd.DataFrame
+    evals: pd.DataFrame
+    db_dir: Path
+
+
+def view_points(args: argparse.Namespace, command: str, dims: int, columns: Sequence[str]) -> ViewPoints:
+    """The dataset's `dims`-dimensional views chosen by --view, and the points of --filters with `columns`,
+    the views' own and the --split-by one (analyze.py surface, probe.py fft)."""
+    from resolver.analysis import config_views, select_views, view_columns
+
+    split_by = common.parse_dimension(args.split_by)
+    filters = common.load_filters(args.filters)
+    dataset, db = common.open_dataset(args.dataset)
+    common.require_config(dataset, command)
+    views = select_views(config_views(dataset.config_path, dims=dims), args.view)
+    if not views:
+        raise UserError(f"config {dataset.config_path} has no {dims}-dimensional views "
+                        f"(views with {_DIMENSIONS[dims]})")
+    with db:
+        wanted = [*columns, *view_columns(views), *([split_by] if split_by else [])]
+        points = common.require_rows(db.points(filters, columns=list(dict.fromkeys(wanted))), "points", args.filters)
+        return ViewPoints(dataset, views, split_by, points, db.evals(), db.path.parent)
 
 
 def aggregate(args: argparse.Namespace, dims: Sequence[str]) -> tuple[pd.DataFrame, dict[str, str]]:

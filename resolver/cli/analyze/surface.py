@@ -30,20 +30,12 @@ def register_surface(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
 
 
 def run_surface(args: argparse.Namespace) -> int:
-    from resolver.analysis import COUNTERS, config_views, select_views, surface_table, view_columns
+    from resolver.analysis import COUNTERS, surface_table
     from resolver.plots import surface_figure
 
-    split_by = common.parse_dimension(args.split_by)
-    filters = common.load_filters(args.filters)
-    dataset, db = common.open_dataset(args.dataset)
-    common.require_config(dataset, "analyze.py surface")
-    views = select_views(config_views(dataset.config_path, dims=2), args.view)
-    if not views:
-        raise UserError(f"config {dataset.config_path} has no 2-dimensional views (views with two group_by dimensions)")
-    with db:
-        columns = ["id", "eval_id", "base_task", *COUNTERS, *view_columns(views), *([split_by] if split_by else [])]
-        points = common.require_rows(db.points(filters, columns=list(dict.fromkeys(columns))), "points", args.filters)
-        labels = common.eval_labels(db.evals())
+    _, views, split_by, points, eval_table, _ = shared.view_points(args, "analyze.py surface", 2,
+                                                                  ["id", "eval_id", "base_task", *COUNTERS])
+    labels = common.eval_labels(eval_table)
     results = {}
     for key, rows in shared.split_values(points, [split_by] if split_by else []):
         panels = [(v, surface_table(rows, v, args.mode)) for v in views]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from resolver.analysis import common
-from resolver.cli.analyze import flags, output
+from resolver.cli.analyze import flags, output, shared
 from resolver.cli.probe import options
 from resolver.core import UserError
 
@@ -32,25 +32,14 @@ def register_fft(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
 
 
 def run_fft(args: argparse.Namespace) -> int:
-    from resolver.analysis import FftOutput, config_views, output_json, select_views, view_columns
+    from resolver.analysis import FftOutput, output_json
     from resolver.plots import fft_figure
     from resolver.probe import FREQUENCIES, SpectrumCache, fft_table
 
-    split_by = common.parse_dimension(args.split_by)
-    filters = common.load_filters(args.filters)
-    dataset, db = common.open_dataset(args.dataset)
-    common.require_config(dataset, "probe.py fft")
-    views = select_views(config_views(dataset.config_path, dims=1), args.view)
-    if not views:
-        raise UserError(f"config {dataset.config_path} has no 1-dimensional views (views with one group_by dimension)")
-    with db:
-        columns = ["id", "eval_id", "model", "template", "sampler", "base_task", "task", "task_version", "params",
-                   "sources",
-                   *view_columns(views), *([split_by] if split_by else [])]
-        points = common.require_rows(db.points(filters, columns=list(dict.fromkeys(columns))), "points", args.filters)
-        evals = db.evals()
-        labels = common.eval_labels(evals)
-        db_dir = db.path.parent
+    dataset, views, split_by, points, evals, db_dir = shared.view_points(
+        args, "probe.py fft", 1,
+        ["id", "eval_id", "model", "template", "sampler", "base_task", "task", "task_version", "params", "sources"])
+    labels = common.eval_labels(evals)
     from resolver.probe import fft_tokenizers
 
     tokenizers = fft_tokenizers(evals, args.tokenizer, warn=options.warn)
