@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-import subprocess
+import subprocess as _subprocess
 import sys
 from pathlib import Path
 
@@ -18,17 +18,32 @@ def repo() -> Path:
     return REPO
 
 
-def run_script(script: str, *args, cwd=None, timeout=300, env=None, check=False):
-    """Run one of the top-level scripts as a real subprocess; returns CompletedProcess."""
+# Bars off in this process too, before anything imports tqdm (it reads TQDM_* once, at import):
+# scripts run in-process (run_script) must print what they print as a subprocess with it set.
+os.environ.setdefault("TQDM_DISABLE", "1")
+
+
+def run_script(script: str, *args, cwd=None, timeout=300, env=None, check=False, subprocess: bool = False):
+    """Run one of the top-level scripts; returns a CompletedProcess (exit code, stdout, stderr).
+
+    The command-line scripts run in this process through their own `main` and `run_main`
+    (tests/support/in_process.py: a Python start-up is most of what a small command costs);
+    `subprocess=True`, or a web app's script, runs a real interpreter (`timeout` applies to it
+    alone): for the tests about the process itself and a few true end-to-end runs per command."""
+    from tests.support.in_process import IN_PROCESS_SCRIPTS, run_in_process
+
     full_env = dict(os.environ)
     full_env["PYTHONPATH"] = str(REPO)
     full_env.setdefault("TQDM_DISABLE", "1")
     if env:
         full_env.update(env)
-    proc = subprocess.run(
-        [sys.executable, str(REPO / script), *map(str, args)],
-        cwd=cwd or REPO, capture_output=True, text=True, timeout=timeout, env=full_env,
-    )
+    if not subprocess and script in IN_PROCESS_SCRIPTS:
+        proc = run_in_process(REPO / script, [str(a) for a in args], Path(cwd or REPO), full_env)
+    else:
+        proc = _subprocess.run(
+            [sys.executable, str(REPO / script), *map(str, args)],
+            cwd=cwd or REPO, capture_output=True, text=True, timeout=timeout, env=full_env,
+        )
     if check and proc.returncode != 0:
         raise AssertionError(f"{script} {args} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
     return proc
