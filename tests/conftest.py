@@ -18,18 +18,15 @@ def repo() -> Path:
     return REPO
 
 
-# Bars off in this process too, before anything imports tqdm (it reads TQDM_* once, at import):
-# scripts run in-process (run_script) must print what they print as a subprocess with it set.
-os.environ.setdefault("TQDM_DISABLE", "1")
-
-
 def run_script(script: str, *args, cwd=None, timeout=300, env=None, check=False, subprocess: bool = False):
     """Run one of the top-level scripts; returns a CompletedProcess (exit code, stdout, stderr).
 
     The command-line scripts run in this process through their own `main` and `run_main`
-    (tests/support/in_process.py: a Python start-up is most of what a small command costs);
-    `subprocess=True`, or a web app's script, runs a real interpreter (`timeout` applies to it
-    alone): for the tests about the process itself and a few true end-to-end runs per command."""
+    (tests/support/in_process.py: a Python start-up is most of what a small command costs).
+    A real interpreter runs (and `timeout` applies) with `subprocess=True` (the tests about the
+    process itself, and a few true end-to-end runs per command), for a web app's script, and
+    when `env` sets variables: libraries read some once, at import (aiohttp's TLS defaults,
+    huggingface_hub's endpoint and folders), so only a new process sees them."""
     from tests.support.in_process import IN_PROCESS_SCRIPTS, run_in_process
 
     full_env = dict(os.environ)
@@ -37,7 +34,7 @@ def run_script(script: str, *args, cwd=None, timeout=300, env=None, check=False,
     full_env.setdefault("TQDM_DISABLE", "1")
     if env:
         full_env.update(env)
-    if not subprocess and script in IN_PROCESS_SCRIPTS:
+    if not subprocess and not env and script in IN_PROCESS_SCRIPTS:
         proc = run_in_process(REPO / script, [str(a) for a in args], Path(cwd or REPO), full_env)
     else:
         proc = _subprocess.run(

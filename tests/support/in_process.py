@@ -48,7 +48,38 @@ class _Output(io.TextIOWrapper):
 
 
 @contextlib.contextmanager
+def _bars_as_in(env: dict[str, str]):
+    """tqdm reads TQDM_* once, when imported: it is imported here with this process's own
+    environment (so a call's cannot stick), and a call whose environment sets TQDM_DISABLE (any
+    non-empty value, as tqdm reads it) gets its bars off by default, as its own process would."""
+    import tqdm.auto  # noqa: F401  (imports tqdm.std, whose class reads the environment)
+    import tqdm.std
+
+    cls = tqdm.std.tqdm
+    original = cls.__dict__["__init__"]
+    if not env.get("TQDM_DISABLE") or os.environ.get("TQDM_DISABLE"):
+        yield
+        return
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("disable", True)
+        original.__get__(self, cls)(*args, **kwargs)
+
+    cls.__init__ = __init__
+    try:
+        yield
+    finally:
+        cls.__init__ = original
+
+
+@contextlib.contextmanager
 def _process_state(script_path: Path, args: list[str], cwd: Path, env: dict[str, str]):
+    with _bars_as_in(env), _the_rest(script_path, args, cwd, env) as streams:
+        yield streams
+
+
+@contextlib.contextmanager
+def _the_rest(script_path: Path, args: list[str], cwd: Path, env: dict[str, str]):
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()
     saved = (sys.argv, sys.stdin, sys.stdout, sys.stderr)
