@@ -18,6 +18,18 @@ def repo() -> Path:
     return REPO
 
 
+# The slow tier's end-to-end files keep real processes, but for those checked in-process
+# (docs/performance.md, "The test suite"); every other test file calls scripts in-process.
+SLOW_FILES_IN_PROCESS: frozenset[str] = frozenset()
+_in_process_allowed = True
+
+
+def pytest_runtest_setup(item):
+    """Before the test's fixtures are set up, so its module's fixtures follow its file's rule."""
+    global _in_process_allowed
+    _in_process_allowed = not item.get_closest_marker("slow") or item.path.name in SLOW_FILES_IN_PROCESS
+
+
 def run_script(script: str, *args, cwd=None, timeout=300, env=None, check=False, subprocess: bool = False):
     """Run one of the top-level scripts; returns a CompletedProcess (exit code, stdout, stderr).
 
@@ -34,7 +46,7 @@ def run_script(script: str, *args, cwd=None, timeout=300, env=None, check=False,
     full_env.setdefault("TQDM_DISABLE", "1")
     if env:
         full_env.update(env)
-    if not subprocess and not env and script in IN_PROCESS_SCRIPTS:
+    if not subprocess and not env and script in IN_PROCESS_SCRIPTS and _in_process_allowed:
         proc = run_in_process(REPO / script, [str(a) for a in args], Path(cwd or REPO), full_env)
     else:
         proc = _subprocess.run(
