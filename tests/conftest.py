@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-import subprocess
+import subprocess as _subprocess
 import sys
 from pathlib import Path
 
@@ -18,17 +18,41 @@ def repo() -> Path:
     return REPO
 
 
-def run_script(script: str, *args, cwd=None, timeout=300, env=None, check=False):
-    """Run one of the top-level scripts as a real subprocess; returns CompletedProcess."""
+# The slow tier's end-to-end files keep real processes, but for those checked in-process
+# (docs/performance.md, "The test suite"); every other test file calls scripts in-process.
+SLOW_FILES_IN_PROCESS: frozenset[str] = frozenset()
+_in_process_allowed = True
+
+
+def pytest_runtest_setup(item):
+    """Before the test's fixtures are set up, so its module's fixtures follow its file's rule."""
+    global _in_process_allowed
+    _in_process_allowed = not item.get_closest_marker("slow") or item.path.name in SLOW_FILES_IN_PROCESS
+
+
+def run_script(script: str, *args, cwd=None, timeout=300, env=None, check=False, subprocess: bool = False):
+    """Run one of the top-level scripts; returns a CompletedProcess (exit code, stdout, stderr).
+
+    The command-line scripts run in this process through their own `main` and `run_main`
+    (tests/support/in_process.py: a Python start-up is most of what a small command costs).
+    A real interpreter runs (and `timeout` applies) with `subprocess=True` (the tests about the
+    process itself, and a few true end-to-end runs per command), for a web app's script, and
+    when `env` sets variables: libraries read some once, at import (aiohttp's TLS defaults,
+    huggingface_hub's endpoint and folders), so only a new process sees them."""
+    from tests.support.in_process import IN_PROCESS_SCRIPTS, run_in_process
+
     full_env = dict(os.environ)
     full_env["PYTHONPATH"] = str(REPO)
     full_env.setdefault("TQDM_DISABLE", "1")
     if env:
         full_env.update(env)
-    proc = subprocess.run(
-        [sys.executable, str(REPO / script), *map(str, args)],
-        cwd=cwd or REPO, capture_output=True, text=True, timeout=timeout, env=full_env,
-    )
+    if not subprocess and not env and script in IN_PROCESS_SCRIPTS and _in_process_allowed:
+        proc = run_in_process(REPO / script, [str(a) for a in args], Path(cwd or REPO), full_env)
+    else:
+        proc = _subprocess.run(
+            [sys.executable, str(REPO / script), *map(str, args)],
+            cwd=cwd or REPO, capture_output=True, text=True, timeout=timeout, env=full_env,
+        )
     if check and proc.returncode != 0:
         raise AssertionError(f"{script} {args} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
     return proc

@@ -63,7 +63,9 @@ fi
 # runs beside the tests; its exit code lands in a status file, which those tests wait for.
 # When it fails they skip with its one-line reason.
 export REASONSCAPE_LLAMA_BUILD_STATUS="$SETUP/status" REASONSCAPE_LLAMA_BUILD_LOG="$SETUP/output"
-${SETSID[@]+"${SETSID[@]}"} bash -c '"$1" -m resolver.llamacpp install >"$2/output" 2>&1
+# At a lower CPU priority (nice 10): the test workers come first, the build takes what they
+# leave (docs/performance.md, "The test suite").
+${SETSID[@]+"${SETSID[@]}"} bash -c 'nice -n 10 "$1" -m resolver.llamacpp install >"$2/output" 2>&1
   echo $? >"$2/status.part" && mv "$2/status.part" "$2/status"' build "$VENV/bin/python" "$SETUP" &
 BUILDER=$!
 export REASONSCAPE_LLAMA_BUILD_PID="$BUILDER"

@@ -143,6 +143,14 @@ def build_dataset(root: Path) -> Path:
     return evaluate_hand_dataset(root, "hand", CONFIG, OUTCOMES)
 
 
+def hand_dataset(tmp_path_factory, prefix: str = "hand") -> Path:
+    """build_dataset's data/hand.json, built once per test run (the one factory of this dataset)
+    and copied into a folder of the caller's own."""
+    from tests.support.built_once import copy_of
+
+    return copy_of(tmp_path_factory, "hand-dataset", build_dataset, prefix) / "data" / "hand.json"
+
+
 # ------------------------------------------------------- hand statistics (docs/statistics.md)
 
 def wilson(s: float, k: float, z: float = 1.96):
@@ -178,8 +186,8 @@ def hand_reasonscore(scores) -> float:
 
 # ---------------------------------------------------------- tests of the fixture
 
-def test_fixture_db_has_the_designed_points(tmp_path):
-    dataset = build_dataset(tmp_path)
+def test_fixture_db_has_the_designed_points(tmp_path_factory):
+    dataset = hand_dataset(tmp_path_factory)
     con = duckdb.connect(str(dataset.parent / "hand.db"), read_only=True)
     rows = con.execute("SELECT model, base_task, count(*), sum(correct), sum(truncated) FROM points "
                        "GROUP BY ALL ORDER BY ALL").fetchall()

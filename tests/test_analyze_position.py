@@ -13,9 +13,9 @@ from test_analyze_fixture import (
     OUTCOMES,
     PROMPT_TOKENS,
     TOKENS,
-    build_dataset,
     cell_counts,
     hand_adjusted_score,
+    hand_dataset,
     hand_reasonscore,
     model_eval_id,
     points_of,
@@ -44,7 +44,7 @@ def wilson_cc(successes: int, trials: int):
 
 @pytest.fixture(scope="module")
 def hand(tmp_path_factory):
-    return build_dataset(tmp_path_factory.mktemp("hand"))
+    return hand_dataset(tmp_path_factory)
 
 
 def analyze(*args, **kwargs):

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 from conftest import run_script
-from test_analyze_fixture import GROUPS, OUTCOMES, build_dataset, model_eval_id
+from test_analyze_fixture import GROUPS, OUTCOMES, hand_dataset, model_eval_id
 
 from resolver.analysis.eval_groups import group_keys, models_markdown
 
 
 @pytest.fixture(scope="module")
 def hand(tmp_path_factory):
-    return build_dataset(tmp_path_factory.mktemp("hand"))
+    return hand_dataset(tmp_path_factory)
 
 
 def table_rows(section: str) -> list:

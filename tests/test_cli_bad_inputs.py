@@ -161,12 +161,17 @@ def snapshot(root):
     return out
 
 
+# Each script's first case runs as a real process (what a user's shell sees, interpreter and
+# all); the rest call the script's main in this process (tests/support/in_process.py).
+AS_PROCESS = {next(c[0] for c in CASES if c[1] == script) for script in {c[1] for c in CASES}}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_bad_input_is_one_line_exit_2_and_touches_nothing(area, case):
-    _, script, args, fragment = case
+    name, script, args, fragment = case
     before = snapshot(area)
     repo_data = snapshot(REPO / "data")
-    proc = run_script(script, *args, cwd=area, timeout=120)
+    proc = run_script(script, *args, cwd=area, timeout=120, subprocess=name in AS_PROCESS)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2, f"exit {proc.returncode}\n{proc.stdout[-1500:]}\n{proc.stderr[-3000:]}"
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]

@@ -3,6 +3,7 @@ no oversized module, no import circle between packages, cheap package imports.""
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import subprocess
@@ -21,6 +22,16 @@ MAX_LINES = 500
 HEAVY = ["pandas", "duckdb", "aiohttp", "matplotlib", "numpy", "scipy", "dash", "plotly", "pyarrow", "transformers"]
 
 
+@functools.lru_cache(maxsize=None)
+def _parse(text: str) -> ast.Module:
+    return ast.parse(text)
+
+
+def parsed(path: Path) -> ast.Module:
+    """A file's syntax tree, parsed once per text: most checks here walk every module of resolver/."""
+    return _parse(path.read_text(encoding="utf-8"))
+
+
 def packages() -> list[Path]:
     return sorted(p.parent for p in RESOLVER.rglob("__init__.py") if p.parent != RESOLVER)
 
@@ -36,9 +47,9 @@ def dotted(path: Path) -> str:
 def declared_all(init: Path) -> list[str] | None:
     stub = init.with_suffix(".pyi")
     if stub.exists():  # lazy_loader.attach_stub: the stub's imports are the public names
-        return [a.name for node in ast.parse(stub.read_text(encoding="utf-8")).body
+        return [a.name for node in parsed(stub).body
                 if isinstance(node, ast.ImportFrom) for a in node.names]
-    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+    for node in parsed(init).body:
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(getattr(t, "id", None) == "__all__" for t in targets):
@@ -59,7 +70,7 @@ def test_every_package_declares_its_public_names(package):
     init = package / "__init__.py"
     names = declared_all(init)
     assert names, f"{dotted(package)} has no __all__"
-    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+    doc = ast.get_docstring(parsed(init))
     assert doc, f"{dotted(package)} has no docstring saying what it is for"
 
 
@@ -93,7 +104,7 @@ def import_time_imports(path: Path):
                 yield from walk(node.body + node.orelse)
             elif isinstance(node, ast.Try):
                 yield from walk(node.body + node.orelse + node.finalbody + [s for h in node.handlers for s in h.body])
-    return walk(ast.parse(path.read_text(encoding="utf-8")).body)
+    return walk(parsed(path).body)
 
 
 # ---------------------------------------------------------------- every import, counted
@@ -155,12 +166,15 @@ def _lazy_exports(tree, package: str, known):
                     break
 
 
-def resolver_imports(path: Path, module: str, known) -> list[tuple[str, int]]:
+def resolver_imports(path: Path, module: str, known, submodules: bool = False) -> list[tuple[str, int]]:
     """(resolver module imported, line) for every import in `path`, wherever it is written:
     top level, if / try blocks, `if TYPE_CHECKING:`, functions, methods and classes; relative
     imports; `importlib.import_module` / `__import__` with a literal name; and, in a package
-    __init__, its lazy-export tables. `module` is the file's dotted name, `known` every module."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    __init__, its lazy-export tables. `module` is the file's dotted name, `known` every module.
+    `submodules`: `from pkg import mod` counts as an import of pkg.mod alone, not of pkg's
+    __init__ (which Python runs first for any pkg.x; the module graph below wants what the code
+    itself reads)."""
+    tree = parsed(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = []
     for node in ast.walk(tree):
@@ -172,7 +186,8 @@ def resolver_imports(path: Path, module: str, known) -> list[tuple[str, int]]:
             if node.level:
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(parts + ([node.module] if node.module else []))
-            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            subs = [f"{base}.{alias.name}" for alias in node.names]
+            names = [n if n in known else base for n in subs] if submodules else [base] + subs
         elif isinstance(node, ast.Call) and node.args:
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
@@ -194,7 +209,7 @@ def dynamic_imports_not_counted(path: Path, module: str) -> list[int]:
     """Lines of dynamic imports whose module name is computed (not even a literal prefix)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     lines = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Call) and node.args:
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
@@ -318,6 +333,70 @@ def test_every_dynamic_import_is_counted():
     assert {h.split(":")[0] for h in hidden} == set(UNCOUNTED_DYNAMIC_IMPORTS), sorted(hidden)
 
 
+# ---------------------------------------------------------------- no circle between modules either
+# Inside a package too, two modules may not import each other, however the imports are written
+# (in functions, under `if TYPE_CHECKING:`, lazily): a circle means neither can be read, tested
+# or changed alone (docs/architecture.md, "Layers").
+
+# Circles known today, each (sorted modules) with where it goes. Aim for none.
+# resolver.client.chat <-> retries: chat imports retries' schedule, retries names chat's
+# ClientStats under TYPE_CHECKING; the vLLM-client work (issue 45) removes it, and this entry with it.
+EXPECTED_MODULE_CIRCLES: dict[tuple[str, ...], str] = {
+    ("resolver.client.chat", "resolver.client.retries"): "ClientStats type hint; removed by the vLLM-client work",
+}
+
+
+def module_graph(root: Path = REPO) -> nx.DiGraph:
+    """Every resolver module and the resolver modules it imports (edge attribute `where`:
+    [(file, line)]); a package's type stub counts as its __init__."""
+    files = module_files(root)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(files)
+    for module, path in files.items():
+        for source in (path, path.with_suffix(".pyi")) if path.name == "__init__.py" else (path,):
+            for target, line in resolver_imports(source, module, files, submodules=True) if source.exists() else ():
+                if target != module:
+                    graph.add_edge(module, target)
+                    graph.edges[module, target].setdefault("where", []).append((source.relative_to(root).as_posix(), line))
+    return graph
+
+
+def module_circles(graph: nx.DiGraph) -> dict[tuple[str, ...], str]:
+    """Each group of modules that import each other round (a strongly connected component),
+    with one circle through it as import edges with file:line."""
+    found = {}
+    for group in nx.strongly_connected_components(graph):
+        if len(group) > 1:
+            cycle = nx.find_cycle(graph.subgraph(group), source=min(group))
+            found[tuple(sorted(group))] = "; ".join(_edge_text(graph, a, b) for a, b in cycle)
+    return found
+
+
+def test_no_import_circle_between_modules():
+    found = module_circles(module_graph())
+    unexpected = {group: text for group, text in found.items() if group not in EXPECTED_MODULE_CIRCLES}
+    assert unexpected == {}, "import circles between modules:\n" + "\n".join(unexpected.values())
+    gone = set(EXPECTED_MODULE_CIRCLES) - set(found)
+    assert gone == set(), f"circles no longer there: remove them from EXPECTED_MODULE_CIRCLES: {sorted(gone)}"
+
+
+def test_the_module_circle_check_sees_a_planted_circle(tmp_path):
+    """A hand-made package: a imports b at the top, b imports a only for a type hint, c imports
+    its sibling through `from . import`, and the package __init__ exports them lazily (no circle)."""
+    pkg = tmp_path / "resolver" / "pkg"
+    pkg.mkdir(parents=True)
+    (tmp_path / "resolver" / "__init__.py").write_text('"""root."""\n')
+    (pkg / "__init__.py").write_text('_LAZY = {"A": "a", "C": "c"}\n')
+    (pkg / "a.py").write_text("from resolver.pkg.b import B\nA = B\n")
+    (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from resolver.pkg.a import A\nB = 1\n")
+    (pkg / "c.py").write_text("from resolver.pkg import a\nfrom . import b\n")
+    found = module_circles(module_graph(tmp_path))
+    assert found == {("resolver.pkg.a", "resolver.pkg.b"): "resolver.pkg.a -> resolver.pkg.b at resolver/pkg/a.py:1; "
+                                                           "resolver.pkg.b -> resolver.pkg.a at resolver/pkg/b.py:3"}
+    (pkg / "b.py").write_text("B = 1\n")             # the type hint gone: no circle
+    assert module_circles(module_graph(tmp_path)) == {}
+
+
 # ---------------------------------------------------------------- the layers of docs/architecture.md
 
 def documented_layers(text: str | None = None) -> list[list[str]]:
@@ -376,7 +455,7 @@ def outside_imports():
     for path in files:
         rel = path.relative_to(REPO).parts
         own = rel[1] if rel[0] == "resolver" and len(rel) > 2 else None
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("resolver."):
                 parts = node.module.split(".")
                 if parts[1] in tops and parts[1] != own:
@@ -436,7 +515,7 @@ def command_code(path: Path) -> list[tuple[str, int]]:
     (strings and comments do not count): "argparse" (imported, or a parser built or run),
     "print", "input", "sys.exit" (also `raise SystemExit`), "sys.stdout.write" / "sys.stderr.write",
     "tqdm" (imported: a progress bar is the command's, handed to the library as a factory)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     sys_names, from_sys = set(), {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

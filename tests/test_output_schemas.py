@@ -15,7 +15,7 @@ import jsonschema
 import pydantic
 import pytest
 from conftest import run_script
-from test_analyze_fixture import OUTCOMES, build_dataset, model_eval_id
+from test_analyze_fixture import OUTCOMES, hand_dataset, model_eval_id
 
 from resolver.analysis import CompareOutput, EvalsOutput, output_json, to_plain
 
@@ -25,7 +25,7 @@ SCHEMAS = REPO / "docs" / "schemas"
 
 @pytest.fixture(scope="module")
 def hand(tmp_path_factory):
-    return build_dataset(tmp_path_factory.mktemp("hand"))
+    return hand_dataset(tmp_path_factory)
 
 
 def _validate(data, schema_name: str) -> None:

@@ -9,7 +9,7 @@ import shutil
 import duckdb
 import pytest
 from conftest import run_script
-from test_analyze_fixture import build_dataset, cell_counts, model_eval_id
+from test_analyze_fixture import cell_counts, hand_dataset, model_eval_id
 
 from resolver.analysis.cell import cell_value, format_value, mode_label
 from resolver.analysis.spiderweb import spiderweb_table
@@ -23,7 +23,7 @@ FIELDS = ("center", "margin", "low", "high")
 
 @pytest.fixture(scope="module")
 def hand(tmp_path_factory):
-    return build_dataset(tmp_path_factory.mktemp("views"))
+    return hand_dataset(tmp_path_factory, "views")
 
 
 @pytest.fixture(scope="module")

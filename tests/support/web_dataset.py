@@ -184,9 +184,7 @@ def build_web_dataset(root: Path) -> Path:
 
 
 def shared_web_dataset(tmp_path_factory) -> Path:
-    """build_web_dataset once per test session (the web test modules only read it)."""
-    root = tmp_path_factory.getbasetemp() / "web-dataset"
-    dataset = root / "data" / "webtest.json"
-    if not (root / "data" / "pointsdb-webtest.db").exists():
-        build_web_dataset(root)
-    return dataset
+    """build_web_dataset once per test run, shared by the workers (the web test modules only read it)."""
+    from tests.support.built_once import built_once
+
+    return built_once(tmp_path_factory, "web-dataset", build_web_dataset) / "data" / "webtest.json"
