@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import urlsplit
 
@@ -44,6 +43,7 @@ from resolver.client.completions import Completion, _text_or_none, check_usage, 
 from resolver.client.endpoints import Endpoint, parse_endpoint
 from resolver.client.http_policy import classify_error, error_text, is_socks, parse_retry_after, proxy_for, retry_delay, server_message  # noqa: F401
 from resolver.client.retries import RequestFailed, RequestRetries, Transient
+from resolver.client.stats import ClientStats
 from resolver.client.timeouts import DEFAULT_LOAD_TIMEOUT, DEFAULT_TIMEOUT
 from resolver.core import UserError
 from resolver.grading import FoundLoop, LoopRule, LoopWatch, MalformedReply, split_message
@@ -54,22 +54,32 @@ if TYPE_CHECKING:
 
 GATEWAY_STATUSES = (502, 503, 504)   # a proxy's fixed page while the server restarts: keep retrying
 
+# How long an idle pooled connection is kept: under the 5 s keep-alive after which uvicorn
+# (vLLM, SGLang) and llama.cpp's server close an idle connection, with room for a client
+# whose event loop is late on a busy machine (aiohttp's own default, 15 s, outlives it and
+# sends requests into connections the server is closing; docs/runner.md, *Pooled connections*).
+KEEPALIVE_SECONDS = 2.0
+
+
+class _Reuse:
+    """Per-request trace context: was the request sent on a pooled (reused) connection?"""
+
+    __slots__ = ("reused",)
+
+    def __init__(self) -> None:
+        self.reused = False
+
+
+async def _mark_reused(session: aiohttp.ClientSession, context: Any, params: object) -> None:
+    context.trace_request_ctx.reused = True
+
+
+_REUSE_TRACE = aiohttp.TraceConfig()
+_REUSE_TRACE.on_connection_reuseconn.append(_mark_reused)
+_REUSE_TRACE.freeze()
+
 # probe_chat's reply: (status, body, headers), or None when the connection failed.
 _ProbeReply = tuple[int, bytes, Mapping[str, str]] | None
-
-
-@dataclass
-class ClientStats:
-    """Counters shown in the progress bar and the summary."""
-
-    sent: int = 0           # HTTP attempts made
-    retries: int = 0        # attempts that were repeats of an earlier one
-    failed: int = 0         # requests given up on
-    retry_reasons: dict = field(default_factory=dict)
-
-    def note_retry(self, reason: str) -> None:
-        self.retries += 1
-        self.retry_reasons[reason] = self.retry_reasons.get(reason, 0) + 1
 
 
 def fast_event_loop() -> bool:
@@ -189,7 +199,8 @@ class ChatClient:
     # ---- lifecycle ---------------------------------------------------------
     async def __aenter__(self) -> "ChatClient":
         headers = {"Content-Type": "application/json", **self.endpoint.auth_headers(self.apikey)}
-        options: dict[str, Any] = dict(limit=self.parallel, limit_per_host=self.parallel, ttl_dns_cache=300)
+        options: dict[str, Any] = dict(limit=self.parallel, limit_per_host=self.parallel, ttl_dns_cache=300,
+                                       keepalive_timeout=KEEPALIVE_SECONDS)
         if self.ssl_context is not None:
             options["ssl"] = self.ssl_context
         connector: aiohttp.BaseConnector
@@ -213,7 +224,8 @@ class ChatClient:
         login = None if is_socks(self.proxy) or self.apikey else _netrc_login(self.base)
         self._netrc_headers = None if login is None else {"Authorization": login.encode()}
         self._session = aiohttp.ClientSession(
-            connector=connector, headers=headers, timeout=aiohttp.ClientTimeout(total=self.timeout))
+            connector=connector, headers=headers, timeout=aiohttp.ClientTimeout(total=self.timeout),
+            trace_configs=[_REUSE_TRACE])
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -367,9 +379,31 @@ class ChatClient:
         self.stats.sent += 1
         return await self._attempt(body, payload, stop_loops)
 
+    async def _send(self, payload: bytes) -> aiohttp.ClientResponse:
+        """POST the request and read the reply's status and headers.
+
+        A pooled connection that the server closed while it sat idle (its keep-alive ran out
+        while this client's event loop was busy) fails before any byte of a reply: the server
+        never saw the request, so it is sent again at once, with no pause and no retry spent,
+        and counted in ``stats.resent``. Each pooled connection can be found closed only once,
+        so at most `parallel` such resends; a fresh connection that fails is the server's
+        doing and goes to the retry rules (docs/runner.md, *Pooled connections*).
+        """
+        for _ in range(self.parallel):
+            reuse = _Reuse()
+            try:
+                # entering aiohttp's request context is awaiting the response; `async with` on
+                # the response releases it as leaving the context would
+                return await self._request("POST", self.chat_url, data=payload, trace_request_ctx=reuse).__aenter__()
+            except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+                if not reuse.reused:
+                    raise
+                self.stats.resent += 1
+        return await self._request("POST", self.chat_url, data=payload).__aenter__()
+
     async def _attempt(self, body: dict, payload: bytes, stop_loops: LoopRule | None = None) -> Completion:
         try:
-            async with self._request("POST", self.chat_url, data=payload) as resp:
+            async with await self._send(payload) as resp:
                 if resp.status != 200:
                     await self._raise_for_status(resp)
                 if body.get("stream"):
