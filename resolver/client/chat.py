@@ -71,7 +71,9 @@ class _Reuse:
 
 
 async def _mark_reused(session: aiohttp.ClientSession, context: Any, params: object) -> None:
-    context.trace_request_ctx.reused = True
+    reuse = context.trace_request_ctx
+    if reuse is not None:            # None: a request that does not ask (GET /models, the probe)
+        reuse.reused = True
 
 
 _REUSE_TRACE = aiohttp.TraceConfig()
@@ -384,21 +386,22 @@ class ChatClient:
 
         A pooled connection that the server closed while it sat idle (its keep-alive ran out
         while this client's event loop was busy) fails before any byte of a reply: the server
-        never saw the request, so it is sent again at once, with no pause and no retry spent,
-        and counted in ``stats.resent``. Each pooled connection can be found closed only once,
-        so at most `parallel` such resends; a fresh connection that fails is the server's
-        doing and goes to the retry rules (docs/runner.md, *Pooled connections*).
+        never saw the request. Such a request is sent again at once, with no pause and no
+        retry spent, and counted in ``stats.resent``; once per attempt, as RFC 9112 (9.3.1)
+        lets a client resend on a persistent connection that closed before it answered. A
+        server that reads a request and drops it cannot be told apart on a pooled connection,
+        so a second such failure, and any on a fresh connection, goes to the retry rules
+        (docs/runner.md, *Pooled connections*).
         """
-        for _ in range(self.parallel):
-            reuse = _Reuse()
-            try:
-                # entering aiohttp's request context is awaiting the response; `async with` on
-                # the response releases it as leaving the context would
-                return await self._request("POST", self.chat_url, data=payload, trace_request_ctx=reuse).__aenter__()
-            except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
-                if not reuse.reused:
-                    raise
-                self.stats.resent += 1
+        reuse = _Reuse()
+        try:
+            # entering aiohttp's request context is awaiting the response; `async with` on
+            # the response releases it as leaving the context would
+            return await self._request("POST", self.chat_url, data=payload, trace_request_ctx=reuse).__aenter__()
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+            if not reuse.reused:
+                raise
+        self.stats.resent += 1
         return await self._request("POST", self.chat_url, data=payload).__aenter__()
 
     async def _attempt(self, body: dict, payload: bytes, stop_loops: LoopRule | None = None) -> Completion:
