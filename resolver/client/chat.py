@@ -118,6 +118,12 @@ def _netrc_login(base: str) -> aiohttp.BasicAuth | None:
         return None
 
 
+def _refuses_continuous_usage(exc: RequestFailed) -> bool:
+    """A 400 / 422 that names the continuous_usage_stats option: a server that validates
+    stream_options strictly (vLLM, SGLang and llama.cpp accept or ignore it)."""
+    return exc.status in (400, 422) and "continuous_usage_stats" in str(exc)
+
+
 class _StreamState:
     """Accumulates the deltas of a streamed completion."""
 
@@ -158,15 +164,17 @@ class _StreamState:
                 self.finish_reason = finish
 
     def completion(self) -> Completion:
-        if self.loop is not None:
-            # Closed on a loop: no usage chunk came; the tokens are the deltas streamed.
-            return Completion("".join(self.content), "".join(self.reasoning) or None, "length",
-                              {"completion_tokens": self.deltas}, self.loop.to_json())
         usage = self.usage
         if usage is None and self.watch is not None:
-            # A stop_loops stream from a server that sends no usage chunk (llama-cpp-python's
-            # server): the deltas are the tokens, as for a stopped answer (docs/runner.md).
+            # A stop_loops stream from a server that sends no usage (llama-cpp-python's server),
+            # or one closed before its usage chunk: the deltas are the tokens (one each on
+            # vLLM, SGLang, llama.cpp; docs/runner.md, *Loops stopped early*).
             usage = {"completion_tokens": self.deltas}
+        if self.loop is not None:
+            # Closed on a loop. A server that puts usage in every chunk (vLLM, SGLang with
+            # continuous_usage_stats) counted the tokens of the text read so far, prompt included.
+            return Completion("".join(self.content), "".join(self.reasoning) or None, "length",
+                              usage, self.loop.to_json())
         return Completion("".join(self.content) if self.content or self.finish_reason else None,
                           "".join(self.reasoning) or None, self.finish_reason, usage)
 
@@ -190,6 +198,7 @@ class ChatClient:
         self.on_retry = on_retry
         self.load_timeout = float(load_timeout)
         self.stats = ClientStats()
+        self.continuous_usage = True          # ask for usage in every chunk of a stop_loops stream
         self.proxy = proxy_for(self.base)
         self._session: aiohttp.ClientSession | None = None
         self._netrc_headers: dict[str, str] | None = None
@@ -355,9 +364,15 @@ class ChatClient:
         request) each attempt's stream is watched by a LoopWatch of that rule and closed
         as soon as it finds a loop (the Completion's `loop`; docs/runner.md).
         """
+        continuous = False
         if body.get("stream") and "stream_options" not in body:
-            # Ask for the usage chunk: token counts are part of every record.
-            body, payload = {**body, "stream_options": {"include_usage": True}}, None
+            # Ask for the usage chunk: token counts are part of every record. A stream that may
+            # be closed early asks for usage in every chunk too, so a stopped answer keeps the
+            # server's counts (vLLM and SGLang honour it; llama.cpp ignores it; a server that
+            # refuses it is asked again without it: _refuses_continuous_usage).
+            continuous = stop_loops is not None and self.continuous_usage
+            options = {"include_usage": True, "continuous_usage_stats": True} if continuous else {"include_usage": True}
+            body, payload = {**body, "stream_options": options}, None
         if payload is None:
             payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
         try:
@@ -368,6 +383,10 @@ class ChatClient:
                 # Only a request that failed once pays for the retry machinery (resolver.client.retries).
                 return await self._retries().run(lambda: self._counted_attempt(body, payload, stop_loops), first)
         except RequestFailed as exc:
+            if continuous and _refuses_continuous_usage(exc):
+                self.continuous_usage = False
+                plain = {**body, "stream_options": {"include_usage": True}}
+                return await self.complete(plain, None, stop_loops)
             if exc.kind != "prompt_too_long":
                 self.stats.failed += 1
             raise
