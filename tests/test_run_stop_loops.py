@@ -35,6 +35,7 @@ MAX_TOKENS = 4096
 LOOP_PAUSE_AT = 600                  # a streamed loop waits here for the client to hang up
 ANSWER_TOKENS = ["The", " answer", " is", " 7", ".", "\n", "Final", " Answer:", " 7"]
 PROMPT_TOKENS = 10
+SERVER_STOP_TOKENS = 40              # where the stand-in for vLLM's repetition_detection ends a loop
 
 
 def stop_point(rule: LoopRule, unit: int = len(TOKEN)) -> int:
@@ -84,10 +85,13 @@ class ModelServer(LoopbackServer):
                                                                           "no usage" in prompt)
         limit = body.get("max_tokens") or 16
         tokens = [TOKEN] * limit if loops(prompt) else ANSWER_TOKENS[:limit]
+        server_stop = "repetition_detection" in body and loops(prompt)
+        if server_stop:                      # vLLM's repetition_detection ends the loop itself
+            tokens = tokens[:SERVER_STOP_TOKENS]
         if "two per event" in prompt:        # vLLM merges tokens into one event when its reader lags
             tokens = ["".join(tokens[i:i + 2]) for i in range(0, len(tokens), 2)]
             limit = len(tokens)
-        finish = "length" if len(tokens) == limit else "stop"
+        finish = "repetition" if server_stop else "length" if len(tokens) == limit else "stop"
         per_event = 2 if "two per event" in prompt else 1
         usage = {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": per_event * len(tokens),
                  "total_tokens": PROMPT_TOKENS + per_event * len(tokens)}
@@ -448,3 +452,37 @@ def test_evaluate_reads_a_stopped_sample_at_its_max_tokens(tmp_path, timings, to
     [row] = _scanned(tmp_path, [_hand_record(0, timings, tokens, timings != "not an object")])
     assert (row["ctoks"], row["loop_saved"]) == (counted, saved)
     assert row["stop_loops"] is (isinstance(timings, dict) and timings.get("stop_loops") is True)
+
+
+# ---------------------------------------------------------------- a loop the server stopped
+@pytest.mark.parametrize("stop_loops", [False, True])      # a plain request; a stream the runner watches too
+def test_a_loop_the_server_stopped_is_a_truncation_counted_at_max_tokens(server, script, tmp_path, stop_loops):
+    import duckdb
+
+    sampler = write_json(tmp_path / "server-loops.json", {
+        "temperature": 0, "max_tokens": MAX_TOKENS, **({"stop_loops": True} if stop_loops else {}),
+        "extra_body": {"repetition_detection": {"max_pattern_size": 8, "min_count": 20}}})
+    proc = _run(script, server, tmp_path, sampler, "cache", "out")
+    assert proc.returncode == 0, proc.stderr
+    records = [r for folder in run_folders(tmp_path / "out") for r in read_folder(folder)]
+    stopped = [r for r in records if loops(r["messages"][-1]["content"])]
+    assert stopped and len(stopped) < len(records)
+    for r in records:
+        assert record_problems(r) == []
+        if r in stopped:
+            assert r["timings"] == {"termination_reason": "loop", "finish_reason": "repetition",
+                                    "loop": {"by": "server", "max_tokens": MAX_TOKENS},
+                                    **({"stop_loops": True} if stop_loops else {})}
+            assert r["is_truncated"] is True and r["is_valid"] is False and r["invalid_reason"] == "truncated"
+            assert r["usage"]["completion_tokens"] == SERVER_STOP_TOKENS and r["grader_version"] == 4
+        else:
+            assert r["timings"]["termination_reason"] is None and r["is_truncated"] is False
+    db = tmp_path / "points.db"
+    proc = script("evaluate.py", "--interview", *run_folders(tmp_path / "out"), "--db", db, "--quiet",
+                  "--parallel", "1")
+    assert proc.returncode == 0, proc.stderr
+    with duckdb.connect(str(db), read_only=True) as con:
+        total, n_stopped, saved = con.execute(
+            "SELECT sum(completion_tokens_sum), sum(loops_stopped), sum(tokens_saved) FROM points").fetchone()
+    assert n_stopped == len(stopped) and saved == len(stopped) * (MAX_TOKENS - SERVER_STOP_TOKENS)
+    assert total == len(stopped) * MAX_TOKENS + (len(records) - len(stopped)) * len(ANSWER_TOKENS)

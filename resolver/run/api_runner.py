@@ -284,9 +284,10 @@ class RunLoop:
             if isinstance(completion, PromptTooLong):
                 record = prompt_too_long_record(blank, state.step.generator, stop_loops)
             else:
+                loop = loop_record(completion.loop, self.exp.sampler, completion.finish_reason)
                 record = graded_record(blank, completion.content, completion.reasoning,
                                        completion.usage, completion.finish_reason, generator=state.step.generator,
-                                       stop_loops=stop_loops, loop=loop_record(completion.loop, self.exp.sampler))
+                                       stop_loops=stop_loops, loop=loop)
             state.tally.add(record)
             self.written_keys.add(sample.key)
             self._outbox.append((state, record, cached))
