@@ -39,14 +39,16 @@ import aiohttp
 from aiohttp.helpers import basicauth_from_netrc, netrc_from_env
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result, stop_after_delay
 
-from resolver.client.completions import Completion, _text_or_none, check_usage, completion_from_payload, parse_json_reply, reply_excerpt
+from resolver.client.completions import Completion, completion_from_payload, parse_json_reply, reply_excerpt
 from resolver.client.endpoints import Endpoint, parse_endpoint
 from resolver.client.http_policy import classify_error, error_text, is_socks, parse_retry_after, proxy_for, retry_delay, server_message  # noqa: F401
 from resolver.client.retries import RequestFailed, RequestRetries, Transient
+from resolver.client.server_metrics import generated_tokens
 from resolver.client.stats import ClientStats
+from resolver.client.stream import StreamState
 from resolver.client.timeouts import DEFAULT_LOAD_TIMEOUT, DEFAULT_TIMEOUT
 from resolver.core import UserError
-from resolver.grading import FoundLoop, LoopRule, LoopWatch, MalformedReply, split_message
+from resolver.grading import LoopRule, LoopWatch, MalformedReply
 
 if TYPE_CHECKING:
     import ssl
@@ -122,61 +124,6 @@ def _refuses_continuous_usage(exc: RequestFailed) -> bool:
     """A 400 / 422 that names the continuous_usage_stats option: a server that validates
     stream_options strictly (vLLM, SGLang and llama.cpp accept or ignore it)."""
     return exc.status in (400, 422) and "continuous_usage_stats" in str(exc)
-
-
-class _StreamState:
-    """Accumulates the deltas of a streamed completion."""
-
-    def __init__(self, watch: LoopWatch | None = None):
-        self.content: list[str] = []
-        self.reasoning: list[str] = []
-        self.finish_reason: str | None = None
-        self.usage: dict | None = None
-        self.done = False
-        self.watch = watch
-        self.deltas = 0              # content / reasoning deltas received (one token each on vLLM, SGLang, llama.cpp)
-        self.loop: FoundLoop | None = None
-
-    def feed(self, chunk: dict) -> None:
-        """Add one chunk; MalformedReply for a chunk of a shape we cannot read."""
-        if chunk.get("usage") is not None:
-            self.usage = check_usage(chunk["usage"])
-        if "error" in chunk and not chunk.get("choices"):
-            raise MalformedReply(f"error inside the stream: {error_text(chunk['error'])}")
-        choices = chunk.get("choices")
-        choices = [] if choices is None else choices
-        if not isinstance(choices, list):
-            raise MalformedReply("stream chunk choices is not a list")
-        for choice in choices:
-            if not isinstance(choice, dict):
-                raise MalformedReply("stream chunk choice is not an object")
-            delta = choice.get("delta") or {}
-            content, reasoning = split_message(delta)
-            if reasoning:
-                self.reasoning.append(reasoning)
-            if content:
-                self.content.append(content)
-            self.deltas += bool(content) + bool(reasoning)
-            if self.watch is not None and (content or reasoning):
-                self.loop = self.watch.feed((reasoning or "") + (content or ""))
-            finish = _text_or_none(choice.get("finish_reason"), "finish_reason")
-            if finish:
-                self.finish_reason = finish
-
-    def completion(self) -> Completion:
-        usage = self.usage
-        if usage is None and self.watch is not None:
-            # A stop_loops stream from a server that sends no usage (llama-cpp-python's server),
-            # or one closed before its usage chunk: the deltas are the tokens (one each on
-            # vLLM, SGLang, llama.cpp; docs/runner.md, *Loops stopped early*).
-            usage = {"completion_tokens": self.deltas}
-        if self.loop is not None:
-            # Closed on a loop. A server that puts usage in every chunk (vLLM, SGLang with
-            # continuous_usage_stats) counted the tokens of the text read so far, prompt included.
-            return Completion("".join(self.content), "".join(self.reasoning) or None, "length",
-                              usage, self.loop.to_json())
-        return Completion("".join(self.content) if self.content or self.finish_reason else None,
-                          "".join(self.reasoning) or None, self.finish_reason, usage)
 
 
 class ChatClient:
@@ -355,6 +302,17 @@ class ChatClient:
         if status == 404:
             raise UserError(f"{where} answered HTTP 404 ({server_message(raw)}); check --model and --apibase")
 
+    async def server_generated_tokens(self) -> int | None:
+        """vLLM's `vllm:generation_tokens_total` from the server's /metrics (the server's root,
+        without /v1), or None where there is no such counter (resolver.client.server_metrics)."""
+        root = self.base[:-3] if self.base.endswith("/v1") else self.base
+        try:
+            async with self._request("GET", f"{root}/metrics", timeout=aiohttp.ClientTimeout(total=10)) as resp:
+                text = await resp.text() if resp.status == 200 else ""
+        except (aiohttp.ClientError, asyncio.TimeoutError, UnicodeDecodeError):
+            return None
+        return generated_tokens(text)
+
     # ---- requests ----------------------------------------------------------
     async def complete(self, body: dict, payload: bytes | None = None, stop_loops: LoopRule | None = None) -> Completion:
         """Send one chat completion request, retrying transient failures.
@@ -462,7 +420,7 @@ class ChatClient:
         (not read to its end, not returned to the pool), which is how vLLM, SGLang and
         llama.cpp's server learn to stop generating (docs/runner.md, *Loops stopped early*).
         """
-        state = _StreamState(watch)
+        state = StreamState(watch)
         async for raw_line in resp.content:
             line = raw_line.strip()
             if not line.startswith(b"data:"):

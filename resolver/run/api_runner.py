@@ -73,6 +73,7 @@ from resolver.run.experiment import (
     graded_record,
     loop_record,
     messages_for,
+    prompt_too_long_record,
     request_for,
 )
 from resolver.run.folder_metadata import recorded_run, run_metadata
@@ -93,23 +94,6 @@ ABORT_AFTER_FAILURES = 10    # this many failures before any success: the setup 
 
 
 # ================================================================ the loop
-def prompt_too_long_record(blank: dict, generator: str | None = None, stop_loops: bool = False) -> dict:
-    """The record of a sample whose prompt the server refused as longer than its context.
-
-    It is a finished, truncated sample (nothing could be generated): ``answer`` null,
-    ``usage`` ``{"completion_tokens": 0}``, ``is_truncated`` true,
-    ``timings.finish_reason`` "length" (so re-grading agrees), and two markers
-    that say why: ``timings.termination_reason`` "prompt_too_long" and the top-level
-    ``"prompt_too_long": true``.
-    """
-    # usage says "nothing was generated" (prompt size unknown): a record with neither usage nor
-    # answer is an offline placeholder to evaluate.py, and this sample is a real outcome.
-    record = graded_record(blank, None, None, {"completion_tokens": 0}, "length", generator=generator,
-                           termination_reason="prompt_too_long", stop_loops=stop_loops)
-    record["prompt_too_long"] = True
-    return record
-
-
 @dataclass
 class _Sample:
     """One sample's request, prepared before its round is looked up in the cache."""
@@ -182,6 +166,8 @@ class RunLoop:
         self._bar.total = self._planned
         flusher = asyncio.create_task(self._flush_forever())
         tasks: set[asyncio.Task] = set()
+        # the server's own count of generated tokens, to report what loop stops saved (vLLM)
+        counted_from = await self.client.server_generated_tokens() if self.client and self._loop_rule else None
         try:
             await self._launch_steps(steps, tasks)
             self._release_held_lines()
@@ -202,6 +188,11 @@ class RunLoop:
             if self.client:
                 self.summary.retries = self.client.stats.retries
                 self.summary.retry_reasons = dict(self.client.stats.retry_reasons)
+                self.summary.resent = self.client.stats.resent
+                if counted_from is not None:
+                    counted_to = await self.client.server_generated_tokens()
+                    if counted_to is not None:
+                        self.summary.server_generated = counted_to - counted_from
         return self.summary
 
     async def _launch_steps(self, pending: list, tasks: set) -> None:
@@ -291,7 +282,9 @@ class RunLoop:
             state.tally.add(record)
             self.written_keys.add(sample.key)
             self._outbox.append((state, record, cached))
-            self._live_tokens += int((record.get("usage") or {}).get("completion_tokens") or 0)
+            tokens = int((record.get("usage") or {}).get("completion_tokens") or 0)
+            self._live_tokens += tokens
+            self.summary.answered_tokens += 0 if cached else tokens
             self._live_cached += cached
         finally:
             self._queued -= 1

@@ -42,8 +42,16 @@ from resolver.client import (
 )
 from resolver.core import UserError
 from resolver.records import new_run_folder, run_folder_name
-from resolver.run.api_runner import RunLoop, ordered_steps, prompt_too_long_record
-from resolver.run.experiment import blank_record, build_experiment, graded_record, loop_record, messages_for, request_for
+from resolver.run.api_runner import RunLoop, ordered_steps
+from resolver.run.experiment import (
+    blank_record,
+    build_experiment,
+    graded_record,
+    loop_record,
+    messages_for,
+    prompt_too_long_record,
+    request_for,
+)
 from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.rounds import Tally, needs_another_round
 

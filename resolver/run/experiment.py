@@ -345,3 +345,20 @@ def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage:
     if reasoning:
         record["reasoning"] = reasoning
     return record
+
+
+def prompt_too_long_record(blank: dict, generator: str | None = None, stop_loops: bool = False) -> dict:
+    """The record of a sample whose prompt the server refused as longer than its context.
+
+    It is a finished, truncated sample (nothing could be generated): ``answer`` null,
+    ``usage`` ``{"completion_tokens": 0}``, ``is_truncated`` true,
+    ``timings.finish_reason`` "length" (so re-grading agrees), and two markers
+    that say why: ``timings.termination_reason`` "prompt_too_long" and the top-level
+    ``"prompt_too_long": true``.
+    """
+    # usage says "nothing was generated" (prompt size unknown): a record with neither usage nor
+    # answer is an offline placeholder to evaluate.py, and this sample is a real outcome.
+    record = graded_record(blank, None, None, {"completion_tokens": 0}, "length", generator=generator,
+                           termination_reason="prompt_too_long", stop_loops=stop_loops)
+    record["prompt_too_long"] = True
+    return record
