@@ -112,7 +112,9 @@ def test_malformed_dropped_and_slow_replies_are_retried():
     with ScriptedServer(script) as srv:
         result, stats = ask(srv.url, timeout=0.5)
     assert result.content == "Final Answer: 4"
-    assert stats.retry_reasons == {"malformed": 2, "connection": 1, "timeout": 1}
+    # the drop comes on the connection the malformed reply left in the pool: sent again at
+    # once, as a pooled connection the server closed would be (test_client_keepalive.py)
+    assert stats.retry_reasons == {"malformed": 2, "timeout": 1} and stats.resent == 1
 
 
 def test_gives_up_after_max_retries():

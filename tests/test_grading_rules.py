@@ -22,8 +22,18 @@ def _verdict(task: str, target: str, answer: str, enum=None, problem: str = "") 
     return verdict(grade(get_task(task), {"target": target, "response_enum": enum, "input": problem}, answer, "stop"))
 
 
-def test_grader_version_is_3():
-    assert answers.GRADER_VERSION == 3
+def test_grader_version_is_4():
+    assert answers.GRADER_VERSION == 4
+
+
+@pytest.mark.parametrize("finish,truncated", [("length", True), ("repetition", True), ("stop", False),
+                                              (None, False), ("tool_calls", False)])
+def test_a_server_loop_stop_is_a_truncation(finish, truncated):
+    # vLLM's repetition_detection ends a looping answer with finish_reason "repetition": the
+    # model never ended it, so it is graded as cut off (grader 4), whatever text it holds
+    graded = grade(get_task("arithmetic"), {"target": "-7", "response_enum": None}, "Final Answer: -7", finish)
+    assert graded["is_truncated"] is truncated and graded["is_valid"] is (not truncated)
+    assert graded["invalid_reason"] == ("truncated" if truncated else None)
 
 
 def test_verdict_names_the_three_outcomes():

@@ -35,6 +35,7 @@ MAX_TOKENS = 4096
 LOOP_PAUSE_AT = 600                  # a streamed loop waits here for the client to hang up
 ANSWER_TOKENS = ["The", " answer", " is", " 7", ".", "\n", "Final", " Answer:", " 7"]
 PROMPT_TOKENS = 10
+SERVER_STOP_TOKENS = 40              # where the stand-in for vLLM's repetition_detection ends a loop
 
 
 def stop_point(rule: LoopRule, unit: int = len(TOKEN)) -> int:
@@ -74,11 +75,26 @@ class ModelServer(LoopbackServer):
         body = await request.json()
         self.bodies.append(body)
         prompt = body["messages"][-1]["content"]
+        options = body.get("stream_options") or {}
+        if "strict options" in prompt and "continuous_usage_stats" in options:
+            # a server that validates stream_options strictly (one that knows only include_usage)
+            return web.json_response({"error": {"message": "Unrecognized request argument supplied: "
+                                                "stream_options.continuous_usage_stats"}}, status=400)
+        # usage in every chunk, as vLLM and SGLang send it when asked (llama.cpp ignores the option)
+        continuous = bool(options.get("continuous_usage_stats")) and not ("ignores options" in prompt or
+                                                                          "no usage" in prompt)
         limit = body.get("max_tokens") or 16
         tokens = [TOKEN] * limit if loops(prompt) else ANSWER_TOKENS[:limit]
-        finish = "length" if len(tokens) == limit else "stop"
-        usage = {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": len(tokens),
-                 "total_tokens": PROMPT_TOKENS + len(tokens)}
+        server_stop = "repetition_detection" in body and loops(prompt)
+        if server_stop:                      # vLLM's repetition_detection ends the loop itself
+            tokens = tokens[:SERVER_STOP_TOKENS]
+        if "two per event" in prompt:        # vLLM merges tokens into one event when its reader lags
+            tokens = ["".join(tokens[i:i + 2]) for i in range(0, len(tokens), 2)]
+            limit = len(tokens)
+        finish = "repetition" if server_stop else "length" if len(tokens) == limit else "stop"
+        per_event = 2 if "two per event" in prompt else 1
+        usage = {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": per_event * len(tokens),
+                 "total_tokens": PROMPT_TOKENS + per_event * len(tokens)}
         if not body.get("stream"):
             return web.json_response({"id": "x", "object": "chat.completion", "model": body["model"],
                                       "choices": [{"index": 0, "finish_reason": finish,
@@ -99,7 +115,12 @@ class ModelServer(LoopbackServer):
                     seen["hung_up"] = await _hang_up(request)
                     if seen["hung_up"]:
                         return resp
-                await resp.write(event({"choices": [{"index": 0, "delta": {"content": token}, "finish_reason": None}]}))
+                chunk: dict = {"choices": [{"index": 0, "delta": {"content": token}, "finish_reason": None}]}
+                if continuous:
+                    done = per_event * (i + 1)
+                    chunk["usage"] = {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": done,
+                                      "total_tokens": PROMPT_TOKENS + done}
+                await resp.write(event(chunk))
                 seen["sent"] += 1
             await resp.write(event({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}))
             if "no usage" not in prompt:         # llama-cpp-python's server sends no usage chunk
@@ -157,7 +178,7 @@ def _body(prompt: str, stream: bool = True) -> dict:
 # ---------------------------------------------------------------- the client
 def test_a_looping_stream_is_closed_at_the_rule_and_says_so(server):
     before = len(server.streams)
-    completion = _complete(server, _body("please loop"), LoopRule())
+    completion = _complete(server, _body("please loop, ignores options"), LoopRule())
     seen = server.streams[before]
     _wait_until_decided(seen)
     assert seen["hung_up"], seen                                        # the server saw the client go
@@ -167,6 +188,32 @@ def test_a_looping_stream_is_closed_at_the_rule_and_says_so(server):
     assert completion.usage == {"completion_tokens": STOP_TOKENS}                  # one token per event
     assert completion.loop == {"period_chars": len(TOKEN), "copies": STOP_TOKENS, "span_chars": STOP_CHARS,
                                "at_chars": STOP_CHARS}
+
+
+def test_a_stopped_stream_keeps_the_servers_counts_prompt_included(server):
+    # usage in every chunk: the record counts what the server counted for the text read,
+    # even where an event holds two tokens (the deltas would say half)
+    before = len(server.streams)
+    completion = _complete(server, _body("please loop, two per event"), LoopRule())
+    _wait_until_decided(server.streams[before])
+    assert server.bodies[-1]["stream_options"] == {"include_usage": True, "continuous_usage_stats": True}
+    assert completion.content == TOKEN * STOP_TOKENS and completion.loop is not None
+    assert completion.usage == {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": STOP_TOKENS,
+                                "total_tokens": PROMPT_TOKENS + STOP_TOKENS}
+
+
+def test_a_server_that_refuses_continuous_usage_is_asked_again_without_it(server):
+    before = len(server.bodies)
+    completion = _complete(server, _body("please answer, strict options"), LoopRule())
+    sent = [b.get("stream_options") for b in server.bodies[before:]]
+    assert sent == [{"include_usage": True, "continuous_usage_stats": True}, {"include_usage": True}]
+    assert completion.content == "".join(ANSWER_TOKENS) and completion.usage["prompt_tokens"] == PROMPT_TOKENS
+
+
+def test_only_a_stop_loops_stream_asks_for_usage_in_every_chunk(server):
+    before = len(server.bodies)
+    _complete(server, _body("please answer"), None)
+    assert server.bodies[before]["stream_options"] == {"include_usage": True}
 
 
 def test_without_a_rule_the_whole_loop_is_read(server):
@@ -273,7 +320,9 @@ def test_loops_are_stopped_and_recorded_as_truncated(both_runs):
         if r in stopped:
             assert r["is_truncated"] is True and r["answer"] == TOKEN * STOP_TOKENS
             assert r["timings"]["finish_reason"] == "length" and r["timings"]["termination_reason"] == "loop"
-            assert r["usage"] == {"completion_tokens": STOP_TOKENS}
+            # the server's counts as of the text read, the prompt's included (usage in every chunk)
+            assert r["usage"] == {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": STOP_TOKENS,
+                                  "total_tokens": PROMPT_TOKENS + STOP_TOKENS}
             assert r["timings"]["loop"] == {"period_chars": 4, "copies": STOP_TOKENS, "span_chars": STOP_CHARS,
                                             "at_chars": STOP_CHARS, "max_tokens": MAX_TOKENS}
         else:
@@ -403,3 +452,37 @@ def test_evaluate_reads_a_stopped_sample_at_its_max_tokens(tmp_path, timings, to
     [row] = _scanned(tmp_path, [_hand_record(0, timings, tokens, timings != "not an object")])
     assert (row["ctoks"], row["loop_saved"]) == (counted, saved)
     assert row["stop_loops"] is (isinstance(timings, dict) and timings.get("stop_loops") is True)
+
+
+# ---------------------------------------------------------------- a loop the server stopped
+@pytest.mark.parametrize("stop_loops", [False, True])      # a plain request; a stream the runner watches too
+def test_a_loop_the_server_stopped_is_a_truncation_counted_at_max_tokens(server, script, tmp_path, stop_loops):
+    import duckdb
+
+    sampler = write_json(tmp_path / "server-loops.json", {
+        "temperature": 0, "max_tokens": MAX_TOKENS, **({"stop_loops": True} if stop_loops else {}),
+        "extra_body": {"repetition_detection": {"max_pattern_size": 8, "min_count": 20}}})
+    proc = _run(script, server, tmp_path, sampler, "cache", "out")
+    assert proc.returncode == 0, proc.stderr
+    records = [r for folder in run_folders(tmp_path / "out") for r in read_folder(folder)]
+    stopped = [r for r in records if loops(r["messages"][-1]["content"])]
+    assert stopped and len(stopped) < len(records)
+    for r in records:
+        assert record_problems(r) == []
+        if r in stopped:
+            assert r["timings"] == {"termination_reason": "loop", "finish_reason": "repetition",
+                                    "loop": {"by": "server", "max_tokens": MAX_TOKENS},
+                                    **({"stop_loops": True} if stop_loops else {})}
+            assert r["is_truncated"] is True and r["is_valid"] is False and r["invalid_reason"] == "truncated"
+            assert r["usage"]["completion_tokens"] == SERVER_STOP_TOKENS and r["grader_version"] == 4
+        else:
+            assert r["timings"]["termination_reason"] is None and r["is_truncated"] is False
+    db = tmp_path / "points.db"
+    proc = script("evaluate.py", "--interview", *run_folders(tmp_path / "out"), "--db", db, "--quiet",
+                  "--parallel", "1")
+    assert proc.returncode == 0, proc.stderr
+    with duckdb.connect(str(db), read_only=True) as con:
+        total, n_stopped, saved = con.execute(
+            "SELECT sum(completion_tokens_sum), sum(loops_stopped), sum(tokens_saved) FROM points").fetchone()
+    assert n_stopped == len(stopped) and saved == len(stopped) * (MAX_TOKENS - SERVER_STOP_TOKENS)
+    assert total == len(stopped) * MAX_TOKENS + (len(records) - len(stopped)) * len(ANSWER_TOKENS)

@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import urlsplit
 
@@ -40,13 +39,16 @@ import aiohttp
 from aiohttp.helpers import basicauth_from_netrc, netrc_from_env
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result, stop_after_delay
 
-from resolver.client.completions import Completion, _text_or_none, check_usage, completion_from_payload, parse_json_reply, reply_excerpt
+from resolver.client.completions import Completion, completion_from_payload, parse_json_reply, reply_excerpt
 from resolver.client.endpoints import Endpoint, parse_endpoint
 from resolver.client.http_policy import classify_error, error_text, is_socks, parse_retry_after, proxy_for, retry_delay, server_message  # noqa: F401
 from resolver.client.retries import RequestFailed, RequestRetries, Transient
+from resolver.client.server_metrics import generated_tokens
+from resolver.client.stats import ClientStats
+from resolver.client.stream import StreamState
 from resolver.client.timeouts import DEFAULT_LOAD_TIMEOUT, DEFAULT_TIMEOUT
 from resolver.core import UserError
-from resolver.grading import FoundLoop, LoopRule, LoopWatch, MalformedReply, split_message
+from resolver.grading import LoopRule, LoopWatch, MalformedReply
 
 if TYPE_CHECKING:
     import ssl
@@ -54,22 +56,34 @@ if TYPE_CHECKING:
 
 GATEWAY_STATUSES = (502, 503, 504)   # a proxy's fixed page while the server restarts: keep retrying
 
+# How long an idle pooled connection is kept: under the 5 s keep-alive after which uvicorn
+# (vLLM, SGLang) and llama.cpp's server close an idle connection, with room for a client
+# whose event loop is late on a busy machine (aiohttp's own default, 15 s, outlives it and
+# sends requests into connections the server is closing; docs/runner.md, *Pooled connections*).
+KEEPALIVE_SECONDS = 2.0
+
+
+class _Reuse:
+    """Per-request trace context: was the request sent on a pooled (reused) connection?"""
+
+    __slots__ = ("reused",)
+
+    def __init__(self) -> None:
+        self.reused = False
+
+
+async def _mark_reused(session: aiohttp.ClientSession, context: Any, params: object) -> None:
+    reuse = context.trace_request_ctx
+    if reuse is not None:            # None: a request that does not ask (GET /models, the probe)
+        reuse.reused = True
+
+
+_REUSE_TRACE = aiohttp.TraceConfig()
+_REUSE_TRACE.on_connection_reuseconn.append(_mark_reused)
+_REUSE_TRACE.freeze()
+
 # probe_chat's reply: (status, body, headers), or None when the connection failed.
 _ProbeReply = tuple[int, bytes, Mapping[str, str]] | None
-
-
-@dataclass
-class ClientStats:
-    """Counters shown in the progress bar and the summary."""
-
-    sent: int = 0           # HTTP attempts made
-    retries: int = 0        # attempts that were repeats of an earlier one
-    failed: int = 0         # requests given up on
-    retry_reasons: dict = field(default_factory=dict)
-
-    def note_retry(self, reason: str) -> None:
-        self.retries += 1
-        self.retry_reasons[reason] = self.retry_reasons.get(reason, 0) + 1
 
 
 def fast_event_loop() -> bool:
@@ -106,57 +120,10 @@ def _netrc_login(base: str) -> aiohttp.BasicAuth | None:
         return None
 
 
-class _StreamState:
-    """Accumulates the deltas of a streamed completion."""
-
-    def __init__(self, watch: LoopWatch | None = None):
-        self.content: list[str] = []
-        self.reasoning: list[str] = []
-        self.finish_reason: str | None = None
-        self.usage: dict | None = None
-        self.done = False
-        self.watch = watch
-        self.deltas = 0              # content / reasoning deltas received (one token each on vLLM, SGLang, llama.cpp)
-        self.loop: FoundLoop | None = None
-
-    def feed(self, chunk: dict) -> None:
-        """Add one chunk; MalformedReply for a chunk of a shape we cannot read."""
-        if chunk.get("usage") is not None:
-            self.usage = check_usage(chunk["usage"])
-        if "error" in chunk and not chunk.get("choices"):
-            raise MalformedReply(f"error inside the stream: {error_text(chunk['error'])}")
-        choices = chunk.get("choices")
-        choices = [] if choices is None else choices
-        if not isinstance(choices, list):
-            raise MalformedReply("stream chunk choices is not a list")
-        for choice in choices:
-            if not isinstance(choice, dict):
-                raise MalformedReply("stream chunk choice is not an object")
-            delta = choice.get("delta") or {}
-            content, reasoning = split_message(delta)
-            if reasoning:
-                self.reasoning.append(reasoning)
-            if content:
-                self.content.append(content)
-            self.deltas += bool(content) + bool(reasoning)
-            if self.watch is not None and (content or reasoning):
-                self.loop = self.watch.feed((reasoning or "") + (content or ""))
-            finish = _text_or_none(choice.get("finish_reason"), "finish_reason")
-            if finish:
-                self.finish_reason = finish
-
-    def completion(self) -> Completion:
-        if self.loop is not None:
-            # Closed on a loop: no usage chunk came; the tokens are the deltas streamed.
-            return Completion("".join(self.content), "".join(self.reasoning) or None, "length",
-                              {"completion_tokens": self.deltas}, self.loop.to_json())
-        usage = self.usage
-        if usage is None and self.watch is not None:
-            # A stop_loops stream from a server that sends no usage chunk (llama-cpp-python's
-            # server): the deltas are the tokens, as for a stopped answer (docs/runner.md).
-            usage = {"completion_tokens": self.deltas}
-        return Completion("".join(self.content) if self.content or self.finish_reason else None,
-                          "".join(self.reasoning) or None, self.finish_reason, usage)
+def _refuses_continuous_usage(exc: RequestFailed) -> bool:
+    """A 400 / 422 that names the continuous_usage_stats option: a server that validates
+    stream_options strictly (vLLM, SGLang and llama.cpp accept or ignore it)."""
+    return exc.status in (400, 422) and "continuous_usage_stats" in str(exc)
 
 
 class ChatClient:
@@ -178,6 +145,7 @@ class ChatClient:
         self.on_retry = on_retry
         self.load_timeout = float(load_timeout)
         self.stats = ClientStats()
+        self.continuous_usage = True          # ask for usage in every chunk of a stop_loops stream
         self.proxy = proxy_for(self.base)
         self._session: aiohttp.ClientSession | None = None
         self._netrc_headers: dict[str, str] | None = None
@@ -189,7 +157,8 @@ class ChatClient:
     # ---- lifecycle ---------------------------------------------------------
     async def __aenter__(self) -> "ChatClient":
         headers = {"Content-Type": "application/json", **self.endpoint.auth_headers(self.apikey)}
-        options: dict[str, Any] = dict(limit=self.parallel, limit_per_host=self.parallel, ttl_dns_cache=300)
+        options: dict[str, Any] = dict(limit=self.parallel, limit_per_host=self.parallel, ttl_dns_cache=300,
+                                       keepalive_timeout=KEEPALIVE_SECONDS)
         if self.ssl_context is not None:
             options["ssl"] = self.ssl_context
         connector: aiohttp.BaseConnector
@@ -213,7 +182,8 @@ class ChatClient:
         login = None if is_socks(self.proxy) or self.apikey else _netrc_login(self.base)
         self._netrc_headers = None if login is None else {"Authorization": login.encode()}
         self._session = aiohttp.ClientSession(
-            connector=connector, headers=headers, timeout=aiohttp.ClientTimeout(total=self.timeout))
+            connector=connector, headers=headers, timeout=aiohttp.ClientTimeout(total=self.timeout),
+            trace_configs=[_REUSE_TRACE])
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -332,6 +302,17 @@ class ChatClient:
         if status == 404:
             raise UserError(f"{where} answered HTTP 404 ({server_message(raw)}); check --model and --apibase")
 
+    async def server_generated_tokens(self) -> int | None:
+        """vLLM's `vllm:generation_tokens_total` from the server's /metrics (the server's root,
+        without /v1), or None where there is no such counter (resolver.client.server_metrics)."""
+        root = self.base[:-3] if self.base.endswith("/v1") else self.base
+        try:
+            async with self._request("GET", f"{root}/metrics", timeout=aiohttp.ClientTimeout(total=10)) as resp:
+                text = await resp.text() if resp.status == 200 else ""
+        except (aiohttp.ClientError, asyncio.TimeoutError, UnicodeDecodeError):
+            return None
+        return generated_tokens(text)
+
     # ---- requests ----------------------------------------------------------
     async def complete(self, body: dict, payload: bytes | None = None, stop_loops: LoopRule | None = None) -> Completion:
         """Send one chat completion request, retrying transient failures.
@@ -341,9 +322,15 @@ class ChatClient:
         request) each attempt's stream is watched by a LoopWatch of that rule and closed
         as soon as it finds a loop (the Completion's `loop`; docs/runner.md).
         """
+        continuous = False
         if body.get("stream") and "stream_options" not in body:
-            # Ask for the usage chunk: token counts are part of every record.
-            body, payload = {**body, "stream_options": {"include_usage": True}}, None
+            # Ask for the usage chunk: token counts are part of every record. A stream that may
+            # be closed early asks for usage in every chunk too, so a stopped answer keeps the
+            # server's counts (vLLM and SGLang honour it; llama.cpp ignores it; a server that
+            # refuses it is asked again without it: _refuses_continuous_usage).
+            continuous = stop_loops is not None and self.continuous_usage
+            options = {"include_usage": True, "continuous_usage_stats": True} if continuous else {"include_usage": True}
+            body, payload = {**body, "stream_options": options}, None
         if payload is None:
             payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
         try:
@@ -354,6 +341,10 @@ class ChatClient:
                 # Only a request that failed once pays for the retry machinery (resolver.client.retries).
                 return await self._retries().run(lambda: self._counted_attempt(body, payload, stop_loops), first)
         except RequestFailed as exc:
+            if continuous and _refuses_continuous_usage(exc):
+                self.continuous_usage = False
+                plain = {**body, "stream_options": {"include_usage": True}}
+                return await self.complete(plain, None, stop_loops)
             if exc.kind != "prompt_too_long":
                 self.stats.failed += 1
             raise
@@ -367,9 +358,32 @@ class ChatClient:
         self.stats.sent += 1
         return await self._attempt(body, payload, stop_loops)
 
+    async def _send(self, payload: bytes) -> aiohttp.ClientResponse:
+        """POST the request and read the reply's status and headers.
+
+        A pooled connection that the server closed while it sat idle (its keep-alive ran out
+        while this client's event loop was busy) fails before any byte of a reply: the server
+        never saw the request. Such a request is sent again at once, with no pause and no
+        retry spent, and counted in ``stats.resent``; once per attempt, as RFC 9112 (9.3.1)
+        lets a client resend on a persistent connection that closed before it answered. A
+        server that reads a request and drops it cannot be told apart on a pooled connection,
+        so a second such failure, and any on a fresh connection, goes to the retry rules
+        (docs/runner.md, *Pooled connections*).
+        """
+        reuse = _Reuse()
+        try:
+            # entering aiohttp's request context is awaiting the response; `async with` on
+            # the response releases it as leaving the context would
+            return await self._request("POST", self.chat_url, data=payload, trace_request_ctx=reuse).__aenter__()
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+            if not reuse.reused:
+                raise
+        self.stats.resent += 1
+        return await self._request("POST", self.chat_url, data=payload).__aenter__()
+
     async def _attempt(self, body: dict, payload: bytes, stop_loops: LoopRule | None = None) -> Completion:
         try:
-            async with self._request("POST", self.chat_url, data=payload) as resp:
+            async with await self._send(payload) as resp:
                 if resp.status != 200:
                     await self._raise_for_status(resp)
                 if body.get("stream"):
@@ -406,7 +420,7 @@ class ChatClient:
         (not read to its end, not returned to the pool), which is how vLLM, SGLang and
         llama.cpp's server learn to stop generating (docs/runner.md, *Loops stopped early*).
         """
-        state = _StreamState(watch)
+        state = StreamState(watch)
         async for raw_line in resp.content:
             line = raw_line.strip()
             if not line.startswith(b"data:"):

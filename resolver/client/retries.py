@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import random
 import time
-from typing import TYPE_CHECKING, Awaitable, Callable, NoReturn, TypeVar
+from typing import Awaitable, Callable, NoReturn, TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
-if TYPE_CHECKING:
-    from resolver.client.chat import ClientStats
+from resolver.client.stats import ClientStats
 
 _Result = TypeVar("_Result")
 

@@ -14,7 +14,8 @@ runner, batch import, the simulator's self-checks, `evaluate.py --offline`):
    (hedges, echoed format lines). This is `extracted_answer`.
 4. `is_valid` = something was extracted (and, for closed tasks, it is one of the
    `response_enum` options); `is_correct` = valid and the task says it matches the
-   target; `is_truncated` = finish_reason "length" (never valid nor correct).
+   target; `is_truncated` = finish_reason "length", or "repetition" (a loop the server
+   stopped; TRUNCATING_FINISH_REASONS) (never valid nor correct).
 5. `invalid_reason`: null for a valid answer, else which step found nothing
    (`resolver.grading.answer_reasons.INVALID_REASONS`).
 
@@ -37,9 +38,18 @@ from resolver.grading.answer_text import clean_line, final_answer_text, first_li
 # `grader_version`, and `evaluate.py --offline` re-grades older records.
 # 2: hedges and echoes invalid, option texts, markers without colon, ...
 # 3: lists boxed over several lines, brackets in \( \); invalid answers carry a reason.
-GRADER_VERSION = 3
+# 4: a server's loop stop (vLLM's finish_reason "repetition") is a truncation, like "length".
+GRADER_VERSION = 4
 
-__all__ = ["GRADER_VERSION", "INVALID_REASONS", "canonical_target", "extract_by_kind", "final_answer_text",
+# finish_reasons of an answer the server cut off before the model ended it (docs/grading.md,
+# *Truncation*): the token limit, and a loop the server stopped (vLLM's repetition_detection).
+# vLLM's other reasons are "stop" (a natural end), "abort" and "error" (never an answer: the
+# client went away, or a 500); SGLang's are "stop", "length" and "abort".
+SERVER_LOOP_FINISH_REASONS = ("repetition",)
+TRUNCATING_FINISH_REASONS = ("length", *SERVER_LOOP_FINISH_REASONS)
+
+__all__ = ["GRADER_VERSION", "INVALID_REASONS", "SERVER_LOOP_FINISH_REASONS", "TRUNCATING_FINISH_REASONS",
+            "canonical_target", "extract_by_kind", "final_answer_text",
            "strip_reasoning", "grade", "grade_record", "echoes_format", "verdict", "GradedTask"]
 
 
@@ -81,7 +91,7 @@ def grade(task: GradedTask, case_fields: dict, answer: str | None, finish_reason
     fields of the runner record: the five verdict fields and `invalid_reason`.
     """
     enum = case_fields.get("response_enum")
-    truncated = finish_reason == "length"
+    truncated = finish_reason in TRUNCATING_FINISH_REASONS
     visible = strip_reasoning(answer)
     normalized = final_answer_text(visible)
     echoed = normalized is not None and echoes_format(task, normalized)

@@ -129,6 +129,8 @@ class RunLoop:
         self.progress.plan(len(steps) * self.exp.precision.count)
         flusher = asyncio.create_task(self.outbox.flush_forever())
         tasks: set[asyncio.Task] = set()
+        # the server's own count of generated tokens, to report what loop stops saved (vLLM)
+        counted_from = await self.client.server_generated_tokens() if self.client and self._stop_loops else None
         try:
             await self.scheduler.run_steps(steps, self._start_step, tasks)
             self.failures.release()
@@ -149,6 +151,11 @@ class RunLoop:
             if self.client:
                 self.summary.retries = self.client.stats.retries
                 self.summary.retry_reasons = dict(self.client.stats.retry_reasons)
+                self.summary.resent = self.client.stats.resent
+                if counted_from is not None:
+                    counted_to = await self.client.server_generated_tokens()
+                    if counted_to is not None:
+                        self.summary.server_generated = counted_to - counted_from
         return self.summary
 
     def _start_step(self, step: Step) -> Coroutine[Any, Any, None]:
@@ -206,6 +213,8 @@ class RunLoop:
             self.written_keys.add(sample.key)
             self.outbox.add(state.step, record, cached)
             self.progress.record_made(record, cached)
+            if not cached:
+                self.summary.answered_tokens += int((record.get("usage") or {}).get("completion_tokens") or 0)
         finally:
             self.scheduler.sample_finished()     # room in the pool: perhaps another step opens
             self.progress.sample_done()

@@ -43,7 +43,7 @@ from resolver.client import (
 from resolver.core import UserError
 from resolver.records import new_run_folder, run_folder_name
 from resolver.run.api_runner import RunLoop
-from resolver.run.experiment import blank_record, build_experiment, graded_record, messages_for, request_for
+from resolver.run.experiment import blank_record, build_experiment, graded_record, loop_record, messages_for, request_for
 from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.outbox import prompt_too_long_record
 from resolver.run.rounds import Tally, needs_another_round
@@ -215,7 +215,8 @@ def _round_records(experiment: Experiment, step: Step, start: int, stop: int,
             records.append(prompt_too_long_record(blank, step.generator))
         else:
             records.append(graded_record(blank, answer.content, answer.reasoning, answer.usage,
-                                         answer.finish_reason, generator=step.generator))
+                                         answer.finish_reason, generator=step.generator,
+                                         loop=loop_record(None, experiment.sampler, answer.finish_reason)))
     return records, missing
 
 

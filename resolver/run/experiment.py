@@ -38,7 +38,7 @@ from resolver.config import (
 )
 from resolver.core import UserError
 from resolver.core.typed import first_problem
-from resolver.grading import GRADER_VERSION, grade
+from resolver.grading import GRADER_VERSION, SERVER_LOOP_FINISH_REASONS, grade
 from resolver.records import RECORD_VERSION, new_record
 from resolver.records.text_size import text_size
 from resolver.tasks import get_task
@@ -245,12 +245,19 @@ def messages_for(experiment: Experiment, step: Step, case: TestCase) -> list[dic
     return render_messages(experiment.template, _task(step), step.gen_params, case)
 
 
-def loop_record(found: dict | None, sampler: Sampler) -> dict | None:
+def loop_record(found: dict | None, sampler: Sampler, finish_reason: str | None = None) -> dict | None:
     """A stopped answer's ``timings.loop``: the loop found (FoundLoop.to_json()) and the
-    request's max_tokens, at which token statistics count the sample (docs/runner.md)."""
-    if found is None:
-        return None
-    return {**found, "max_tokens": max_tokens_of(sampler)}
+    request's max_tokens, at which token statistics count the sample (docs/runner.md).
+
+    An answer the server itself stopped in a loop (finish_reason "repetition": vLLM's
+    repetition_detection, in API and batch mode alike) is counted the same way; its loop
+    says only ``{"by": "server", "max_tokens": ...}``.
+    """
+    if found is not None:
+        return {**found, "max_tokens": max_tokens_of(sampler)}
+    if finish_reason in SERVER_LOOP_FINISH_REASONS:
+        return {"by": "server", "max_tokens": max_tokens_of(sampler)}
+    return None
 
 
 def max_tokens_of(sampler: Sampler) -> int | None:
@@ -317,7 +324,8 @@ def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage:
     A run with the sampler's stop_loops marks every record ``timings.stop_loops: true``;
     an answer it stopped in a loop (`loop`: the FoundLoop's counts and the request's
     ``max_tokens``) gets ``timings.termination_reason: "loop"`` and ``timings.loop``, and
-    is graded as the truncated answer its finish_reason "length" says it is (docs/runner.md).
+    is graded as the truncated answer its finish_reason "length" says it is (docs/runner.md);
+    so is an answer the server stopped in a loop (finish_reason "repetition", `loop_record`).
     """
     name = generator or blank["base_task"]
     record = dict(blank)
@@ -337,3 +345,4 @@ def graded_record(blank: dict, answer: str | None, reasoning: str | None, usage:
     if reasoning:
         record["reasoning"] = reasoning
     return record
+

@@ -51,7 +51,7 @@ def answer_record(blank: dict, completion: Completion | PromptTooLong, generator
         return prompt_too_long_record(blank, generator, stop_loops)
     return graded_record(blank, completion.content, completion.reasoning, completion.usage,
                          completion.finish_reason, generator=generator, stop_loops=stop_loops,
-                         loop=loop_record(completion.loop, sampler))
+                         loop=loop_record(completion.loop, sampler, completion.finish_reason))
 
 
 class Outbox:
