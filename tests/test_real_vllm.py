@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_script
+from tests.support.real_model import server_alive  # noqa: F401  (an autouse fixture)
 from tests.support.runner import comparable, read_folder, run_folders
 from tests.support.vllm_server import MAX_MODEL_LEN, MODEL, VllmServer, needs_vllm, run_batch, vllm_metrics
 
@@ -58,17 +59,6 @@ def work(tmp_path_factory):
 def server():
     with VllmServer.start() as srv:
         yield srv
-
-
-@pytest.fixture(autouse=True)
-def server_alive(request):
-    """A test that finds the module's server dead fails with the server's one line."""
-    server = request.getfixturevalue("server") if "server" in request.fixturenames else None
-    if server is not None:
-        server.check()
-    yield
-    if server is not None:
-        server.check()
 
 
 def runner_cmd(work: Path, url: str, *, output: str, cache: str, sampler: str = "greedy.json",
@@ -154,10 +144,13 @@ def test_stop_loops_records_are_well_formed(work, server):
 
 
 def one_line_exit_2(proc) -> str:
+    """The run stopped with exit 2 and one error line (after the runner's warnings, if any)."""
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2, proc.stdout[-1000:] + proc.stderr[-2000:]
-    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
-    return lines[0]
+    assert "Traceback" not in proc.stderr, proc.stderr
+    errors = [line for line in lines if not line.startswith("warning:")]
+    assert len(errors) == 1 and errors[0].startswith("runner.py: error: "), proc.stderr
+    return errors[0]
 
 
 def test_unknown_model_name_is_one_line(work, server):
@@ -178,11 +171,15 @@ def test_max_tokens_beyond_max_model_len_is_one_line(work, server):
 
 def test_prompt_longer_than_the_context(work, server):
     """Prompts over --max-model-len are prompt-too-long samples (docs/runner.md), said in the summary."""
-    (work / "long.yaml").write_text(CONFIG.replace("grid: {length: [4, 6], max_depth: 1}",
-                                                   "grid: {length: [400], max_depth: 1}"))
-    proc = server.run_script("runner.py", *runner_cmd(work, server.url, output="long", cache="cache-long",
-                                                      config="long.yaml"))
+    template = json.loads(TEMPLATE.read_text())
+    preamble = "Read the whole problem before you answer it. " * 150        # ~1,400 tokens
+    template["messages"][0]["content"] = preamble + template["messages"][0]["content"]
+    (work / "long-template.json").write_text(json.dumps(template))
+    args = runner_cmd(work, server.url, output="long", cache="cache-long")
+    args[args.index(TEMPLATE)] = work / "long-template.json"
+    proc = server.run_script("runner.py", *args)
+    assert proc.returncode == 0, proc.stdout[-1000:] + proc.stderr[-2000:]
     records = read_folder(run_folders(work / "long")[0])
-    assert records and all(r["prompt_too_long"] and r["is_truncated"] and r["answer"] is None for r in records)
-    assert proc.returncode == 0, proc.stderr
+    assert len(records) == SAMPLES
+    assert all(r["prompt_too_long"] and r["is_truncated"] and r["answer"] is None for r in records)
     assert "prompt too long" in proc.stdout + proc.stderr

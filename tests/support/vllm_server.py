@@ -32,8 +32,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -43,6 +41,7 @@ from typing import Sequence
 import pytest
 
 from resolver.llamacpp import LlamaServer, ServerDied
+from tests.support.real_model import run_watched
 
 REPO = Path(__file__).resolve().parents[2]
 VENV_ENV = "REASONSCAPE_VLLM_VENV"
@@ -128,18 +127,7 @@ class VllmServer(LlamaServer):
     def run_script(self, script: str, *args: object, timeout: float = 600) -> subprocess.CompletedProcess:
         """Run a top-level script of the project (runner.py ...) with the project's interpreter;
         fail the test at once with the server's one line if the server dies meanwhile."""
-        env = dict(os.environ, PYTHONPATH=str(REPO))
-        env.setdefault("TQDM_DISABLE", "1")
-        with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-            proc = subprocess.Popen([sys.executable, str(REPO / script), *map(str, args)], cwd=REPO, env=env,
-                                    stdout=out, stderr=err, text=True)
-            try:
-                code = self.wait_for(proc, timeout=timeout)
-            except ServerDied as exc:
-                pytest.fail(str(exc), pytrace=False)
-            out.seek(0)
-            err.seek(0)
-            return subprocess.CompletedProcess(proc.args, code, out.read(), err.read())
+        return run_watched(self, script, *args, timeout=timeout)
 
 
 def run_batch(input_file: Path, output_file: Path, *, max_model_len: int = MAX_MODEL_LEN,
