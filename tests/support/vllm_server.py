@@ -146,8 +146,8 @@ def _model_args(max_model_len: int) -> list[str]:
             "--max-model-len", str(max_model_len),
             # the model folder's own sampling defaults never override a request's
             "--generation-config", "vllm",
-            # no torch.compile warm-up: on two CPU cores it took over 5 minutes before the first
-            # request (and a tiny model gains little from it)
+            # no torch.compile warm-up: on two busy cores it was still compiling after 5 minutes
+            # (docs/vllm.md), and a tiny model gains little from it
             "--enforce-eager"]
 
 
