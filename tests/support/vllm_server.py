@@ -32,7 +32,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -94,20 +93,17 @@ def unavailable_reason() -> str | None:
 class VllmServer(LlamaServer):
     """A running `python -m vllm.entrypoints.openai.api_server` on SmolLM2 (float32, CPU).
 
-    `.url` is its base URL, `.alias` the model name it serves (MODEL), `.started_in` the
-    seconds it took to start, `.stop()` ends it; the watching,
+    `.url` is its base URL, `.alias` the model name it serves (MODEL), `.stop()` ends it; the watching,
     `.check()`, `.wait_for()` and `.log_tail()` are LlamaServer's (resolver/llamacpp)."""
 
     OWN_GROUP = True       # vLLM's engine runs in a child process: stop() ends the whole group
 
     def __init__(self, *, max_model_len: int = MAX_MODEL_LEN, extra_args: Sequence[str] = (),
-                 ready_timeout: float = 300.0):
+                 ready_timeout: float = 600.0):
         self.extra_args = list(extra_args)
-        began = time.monotonic()
         super().__init__(vllm_venv() / MODEL_DIR, alias=MODEL, n_ctx=max_model_len, n_threads=1,
                          python=str(vllm_python()), ready_timeout=ready_timeout,
                          module="vllm.entrypoints.openai.api_server", name="vLLM server")
-        self.started_in = time.monotonic() - began      # seconds from start to answering /v1/models
 
     def command(self, python: str, module: str, n_ctx: int) -> list[str]:
         return [python, "-m", module, *_model_args(n_ctx), "--host", "127.0.0.1", "--port", str(self.port),
