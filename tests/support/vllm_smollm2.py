@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -29,6 +30,7 @@ def main(out: Path) -> None:
         sys.exit(f"{GGUF} carries no chat template")
     model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=GGUF, dtype=torch.float32)
     part = out.with_name(out.name + ".part")
+    shutil.rmtree(part, ignore_errors=True)       # what an interrupted conversion left
     part.mkdir(parents=True)
     # save_pretrained refuses a model loaded from GGUF (it counts as quantised), though its
     # weights are plain tensors once read: write them and the config without that mark
