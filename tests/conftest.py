@@ -106,7 +106,7 @@ def free_port() -> int:
 MARKERS = {
     "slow": "end-to-end tests that take long (simulated studies, demos, runner against the simulator)",
     "browser": "drives headless Chromium (tests/support/browser.py)",
-    "real_model": "a real model behind llama.cpp's server; waits for tests/run.sh's background build",
+    "real_model": "a real model behind llama.cpp's or vLLM's server; waits for tests/run.sh's background install",
     "seed_study": "uses the simulated r12 study of tests/support/r12_study.py (built once per run)",
 }
 # Set by tests/run.sh: the file its background `python -m resolver.llamacpp install` writes its
@@ -120,6 +120,12 @@ LLAMA_BUILD_WAIT = 40 * 60     # seconds; a cold portable build takes ~2 min of 
 CHROMIUM_STATUS = "REASONSCAPE_CHROMIUM_STATUS"
 CHROMIUM_PID = "REASONSCAPE_CHROMIUM_PID"
 CHROMIUM_WAIT = 20 * 60        # seconds; apt takes about 1.5 minutes
+# Set by tests/run.sh: the status file of its background `bash tests/install-vllm.sh` (vLLM's CPU
+# build in .venv-vllm/, docs/vllm.md), that job's output and its process.
+VLLM_INSTALL_STATUS = "REASONSCAPE_VLLM_INSTALL_STATUS"
+VLLM_INSTALL_LOG = "REASONSCAPE_VLLM_INSTALL_LOG"
+VLLM_INSTALL_PID = "REASONSCAPE_VLLM_INSTALL_PID"
+VLLM_INSTALL_WAIT = 30 * 60    # seconds; a fresh install takes a few minutes
 
 
 def pytest_configure(config):
@@ -162,6 +168,21 @@ def llama_cpp_ready():
     importlib.invalidate_caches()           # the packages may have appeared after this process started
     from resolver.llamacpp import unavailable_reason
 
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def vllm_ready():
+    """Skip (with the one-line reason) unless vLLM's CPU build and its SmolLM2 folder are
+    installed (tests/support/vllm_server.py); under tests/run.sh, first wait for its
+    background install to end."""
+    from tests.support.vllm_server import unavailable_reason
+
+    if not _background_install_ended(VLLM_INSTALL_STATUS, VLLM_INSTALL_PID, VLLM_INSTALL_WAIT):
+        pytest.skip(f"the vLLM install started by tests/run.sh ended without a result or took over "
+                    f"{VLLM_INSTALL_WAIT // 60} min (its output: {os.environ.get(VLLM_INSTALL_LOG)})")
     reason = unavailable_reason()
     if reason:
         pytest.skip(reason)

@@ -4,8 +4,8 @@
 #   bash tests/run.sh --fast     # everyday tier: no slow end-to-end, browser or real-model tests
 #   bash tests/run.sh -k runner  # other arguments go to pytest
 # One pytest run, two worker processes (pytest-xdist). For the whole suite, llama.cpp is
-# built and Chromium installed in the background while the other tests run; the real-model
-# and browser tests wait for them (docs/performance.md, "The test suite").
+# built, vLLM's CPU build and Chromium installed in the background while the other tests
+# run; the real-model and browser tests wait for them (docs/performance.md, "The test suite").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FAST=0
@@ -20,10 +20,11 @@ done
 SETUP=""
 CHROMIUM=""
 BUILDER=""
+VLLM=""
 if [ "$FAST" = 0 ]; then
   SETUP="$(mktemp -d "${TMPDIR:-/tmp}/reasonscape-setup.XXXXXX")"
   # an interrupted run ends its background jobs (each its own process group, via setsid) and its files
-  trap 'for job in $BUILDER $CHROMIUM; do kill -TERM -- "-$job" "$job" 2>/dev/null; done; rm -rf "$SETUP"; exit 130' INT TERM
+  trap 'for job in $BUILDER $VLLM $CHROMIUM; do kill -TERM -- "-$job" "$job" 2>/dev/null; done; rm -rf "$SETUP"; exit 130' INT TERM
   SETSID=()
   if command -v setsid >/dev/null 2>&1; then SETSID=(setsid); fi
   if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
@@ -69,11 +70,20 @@ ${SETSID[@]+"${SETSID[@]}"} bash -c 'nice -n 10 "$1" -m resolver.llamacpp instal
   echo $? >"$2/status.part" && mv "$2/status.part" "$2/status"' build "$VENV/bin/python" "$SETUP" &
 BUILDER=$!
 export REASONSCAPE_LLAMA_BUILD_PID="$BUILDER"
+# The real-vLLM tests (tests/test_real_vllm.py) need vLLM's CPU build, pinned, in a virtualenv of
+# its own (.venv-vllm/: its torch and transformers pins never touch the project's), and SmolLM2
+# converted for it: tests/install-vllm.sh, a few minutes the first time (docs/vllm.md).
+export REASONSCAPE_VLLM_VENV="${REASONSCAPE_VLLM_VENV:-$PWD/.venv-vllm}"
+export REASONSCAPE_VLLM_INSTALL_STATUS="$SETUP/vllm-status" REASONSCAPE_VLLM_INSTALL_LOG="$SETUP/vllm-output"
+${SETSID[@]+"${SETSID[@]}"} bash -c 'bash tests/install-vllm.sh "$1" >"$2/vllm-output" 2>&1
+  echo $? >"$2/vllm-status.part" && mv "$2/vllm-status.part" "$2/vllm-status"' vllm "$REASONSCAPE_VLLM_VENV" "$SETUP" &
+VLLM=$!
+export REASONSCAPE_VLLM_INSTALL_PID="$VLLM"
 set +e
 "${PYTEST[@]}" tests ${ARGS[@]+"${ARGS[@]}"}
 CODE=$?
 # A run that did not need the installs (say -k runner) lets them finish, so the machine is
 # never left half-installed; nothing is printed after pytest's last line.
-wait $BUILDER $CHROMIUM
+wait $BUILDER $VLLM $CHROMIUM
 rm -rf "$SETUP"
 exit "$CODE"

@@ -23,7 +23,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_script
-from tests.support.real_model import CountingProxy, needs_llama, records_written, run_watched, start_smollm2
+from tests.support.real_model import (  # noqa: F401  (server_alive: an autouse fixture)
+    CountingProxy,
+    needs_llama,
+    records_written,
+    run_watched,
+    server_alive,
+    start_smollm2,
+)
 from tests.support.runner import comparable, read_folder, run_folders
 
 pytestmark = needs_llama
@@ -66,18 +73,6 @@ def work(tmp_path_factory):
 def server():
     with start_smollm2(n_ctx=1024) as srv:
         yield srv
-
-
-@pytest.fixture(autouse=True)
-def server_alive(request):
-    """A test that finds the module's server dead fails with the server's one line, not with
-    whatever the dead server made go wrong further on (docs/runner.md, "A real model on the CPU")."""
-    server = request.getfixturevalue("server") if "server" in request.fixturenames else None
-    if server is not None:
-        server.check()
-    yield
-    if server is not None:
-        server.check()
 
 
 @pytest.fixture(scope="module")

@@ -103,11 +103,16 @@ class LlamaServer:
     stops a client process at once and raises ServerDied with that line.
     """
 
+    # The server's own children (vLLM's engine process) end with it: it runs in a process group
+    # of its own, and stop() signals the whole group (tests/support/vllm_server.py).
+    OWN_GROUP = False
+
     def __init__(self, model: Path, *, alias: str, n_ctx: int = 2048, n_threads: int | None = None,
                  port: int = 0, python: str = sys.executable, ready_timeout: float = 120.0,
-                 module: str = "llama_cpp.server"):
+                 module: str = "llama_cpp.server", name: str = "llama.cpp server"):
         self.model = Path(model)
         self.alias = alias
+        self.name = name
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.threads = n_threads or default_threads(self.model)
@@ -115,13 +120,9 @@ class LlamaServer:
         self._stopping = False
         self._ended = threading.Event()
         self._log = tempfile.NamedTemporaryFile(mode="w+", prefix="llama-server-", suffix=".log", delete=False)
-        args = [python, "-m", module, "--model", str(self.model), "--model_alias", alias,
-                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx),
-                "--n_threads", str(self.threads),
-                # its default cuts a running stream short whenever another request arrives: with
-                # --parallel above 1 streamed answers ("stop_loops") would end early (docs/runner.md)
-                "--interrupt_requests", "False"]
+        args = self.command(python, module, n_ctx)
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     env=self.environment(), start_new_session=self.OWN_GROUP,
                                      preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         threading.Thread(target=self._watch, name=f"llama-server-{self.proc.pid}", daemon=True).start()
         try:
@@ -130,10 +131,23 @@ class LlamaServer:
             self.stop()
             raise
 
+    def command(self, python: str, module: str, n_ctx: int) -> list[str]:
+        """The server's command line."""
+        return [python, "-m", module, "--model", str(self.model), "--model_alias", self.alias,
+                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx),
+                "--n_threads", str(self.threads),
+                # its default cuts a running stream short whenever another request arrives: with
+                # --parallel above 1 streamed answers ("stop_loops") would end early (docs/runner.md)
+                "--interrupt_requests", "False"]
+
+    def environment(self) -> dict[str, str] | None:
+        """The server's environment (None: this process's)."""
+        return None
+
     def _watch(self) -> None:
         code = self.proc.wait()
         if not self._stopping:
-            self.death = (f"llama.cpp server (pid {self.proc.pid}) {how_it_ended(code)}; "
+            self.death = (f"{self.name} (pid {self.proc.pid}) {how_it_ended(code)}; "
                           f"its log ends: {self.log_tail() or '(empty)'}")
         self._ended.set()
 
@@ -142,14 +156,14 @@ class LlamaServer:
         while time.monotonic() < deadline:
             if self._ended.wait(0.2):
                 self._ended.wait(1)
-                raise ServerDied(self.death or f"llama.cpp server {how_it_ended(self.proc.returncode)}")
+                raise ServerDied(self.death or f"{self.name} {how_it_ended(self.proc.returncode)}")
             try:
                 with urllib.request.urlopen(self.url + "/v1/models", timeout=2) as reply:
                     if reply.status == 200 and json.load(reply).get("data"):
                         return
             except (urllib.error.URLError, OSError, ValueError):
                 pass
-        raise RuntimeError(f"llama.cpp server not ready after {timeout:.0f} s: {self.log_tail()}")
+        raise RuntimeError(f"{self.name} not ready after {timeout:.0f} s: {self.log_tail()}")
 
     def check(self) -> None:
         """Raise ServerDied (its one line) if the server has ended without `.stop()`."""
@@ -183,6 +197,8 @@ class LlamaServer:
     def stop(self) -> None:
         self._stopping = self.death is None
         _end(self.proc, grace=10)
+        if self.OWN_GROUP:
+            _end_group(self.proc.pid)
         self._ended.wait(5)
         self._log.close()
         Path(self._log.name).unlink(missing_ok=True)
@@ -203,3 +219,11 @@ def _end(proc: subprocess.Popen, grace: float) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _end_group(group: int) -> None:
+    """SIGKILL whatever is left of process group `group` (children that outlived their parent)."""
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

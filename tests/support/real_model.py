@@ -35,6 +35,19 @@ def start_smollm2(n_ctx: int) -> LlamaServer:
         pytest.fail(str(exc), pytrace=False)
 
 
+@pytest.fixture(autouse=True)
+def server_alive(request):
+    """A test that finds the module's server dead fails with the server's one line, not with
+    whatever the dead server made go wrong further on (docs/runner.md, "A real model on the CPU").
+    Autouse in the modules that import it; it looks for their `server` fixture."""
+    server = request.getfixturevalue("server") if "server" in request.fixturenames else None
+    if server is not None:
+        server.check()
+    yield
+    if server is not None:
+        server.check()
+
+
 def run_watched(server: LlamaServer, script: str, *args, timeout: float = 600) -> subprocess.CompletedProcess:
     """Run a top-level script against `server` like tests.conftest.run_script, but fail the
     test at once with the server's one line if the server dies meanwhile."""
