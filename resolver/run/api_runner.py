@@ -75,9 +75,10 @@ from resolver.run.experiment import (
     messages_for,
     request_for,
 )
+from resolver.run.against import against_rule, write_sequential
 from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.report import Reporter
-from resolver.run.rounds import Tally, needs_another_round
+from resolver.run.rounds import AdaptiveRounds, RoundRule, Tally
 from resolver.run.summary import RunSummary
 
 if TYPE_CHECKING:
@@ -137,8 +138,10 @@ class RunLoop:
     """Runs steps against a server (or the cache alone) and writes one run folder."""
 
     def __init__(self, experiment: Experiment, opts: RunOptions, cache: ResponseCache, client: ChatClient | None,
-                 folder: Path, *, progress: bool = True, reporter: Reporter | None = None):
+                 folder: Path, *, progress: bool = True, reporter: Reporter | None = None,
+                 rule: RoundRule | None = None):
         self.exp = experiment
+        self.rule = rule or AdaptiveRounds(experiment.precision)   # rounds.py: more rounds or stop
         self.reporter = reporter or Reporter()
         self.opts = opts
         self.cache = cache
@@ -210,7 +213,8 @@ class RunLoop:
         min_steps = max(1, self.opts.threads)
         while pending or tasks:
             while pending and (len(tasks) < min_steps or self._queued < self._total):
-                state = _StepState(pending.pop(), slots=asyncio.Semaphore(self.opts.parallel))
+                step = pending.pop()
+                state = _StepState(step, self.rule.tally(step), slots=asyncio.Semaphore(self.opts.parallel))
                 self._states.append(state)
                 tasks.add(asyncio.create_task(self._run_step(state)))
                 await asyncio.sleep(0)           # let it queue its first round
@@ -241,7 +245,7 @@ class RunLoop:
             if state.missing:
                 self.summary.incomplete.append((state.step.name, state.rounds, state.missing))
                 break
-            if not needs_another_round(state.tally, state.rounds, self.exp.precision):
+            if not await self.rule.more(state.step, state.tally, state.rounds):
                 break
         self._outbox.append((state, None, False))   # close the file after its records
         self.exp.forget(state.step)                  # free its cases (regenerated if needed)
@@ -454,9 +458,15 @@ async def _run_with_client(opts: RunOptions, experiment: Experiment, cache: Resp
                           f"--model {experiment.model!r} is not among them")
         folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                                 experiment.template.name, experiment.sampler.name)
-        loop = RunLoop(experiment, opts, cache, client, folder, progress=not opts.quiet, reporter=reporter)
+        steps, rule = ordered_steps(experiment, opts), None
+        if opts.against:                 # runner.py --against: stop each cell on its decision (against.py)
+            steps, rule = against_rule(experiment, opts, steps, reporter)
+        loop = RunLoop(experiment, opts, cache, client, folder, progress=not opts.quiet, reporter=reporter, rule=rule)
         with recorded_run(folder, run_metadata(opts, experiment, "api")):   # removes a folder left empty
-            return await _interruptible(loop.run(ordered_steps(experiment, opts)), reporter)
+            summary = await _interruptible(loop.run(steps), reporter)
+            if rule is not None:
+                write_sequential(rule, folder, reporter)
+            return summary
 
 
 async def _interruptible(coro: Coroutine[Any, Any, RunSummary], reporter: Reporter) -> RunSummary:
