@@ -25,7 +25,7 @@ from resolver.pointsdb.schema import outcome_of
 from resolver.records import iter_records, read_run_metadata, sample_index_of
 from resolver.run.rounds import Tally
 from resolver.stats import holm
-from resolver.stats.sequential import anytime_sequence, pair_contributions
+from resolver.stats.sequential import Sequence, cells_and_overall, pair_contributions
 from resolver.tasks import get_task
 
 if TYPE_CHECKING:
@@ -179,7 +179,7 @@ class PairedStop:
             cell.state = "a_exhausted"
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(A outcome, B outcome, guess, cell code, round) of every paired sample so far."""
+        """(A outcome, B outcome, guess, [cell code, round]) of every paired sample so far."""
         rows = []
         self.unpaired = 0
         for name, tally in self.tallies.items():
@@ -193,16 +193,11 @@ class PairedStop:
         table = np.array(rows, dtype=float).reshape(-1, 5)
         return table[:, 0], table[:, 1], table[:, 2], np.column_stack([table[:, 3], table[:, 4]]).astype(np.int64)
 
-    def sequence(self) -> Any:
+    def sequence(self) -> Sequence:
         """The anytime sequence of every cell and (last column) the overall row."""
         a, b, guess, codes = self.pairs()
         x, w = pair_contributions(a, b, guess, MODE)
-        k = len(self.cells)
-        cell, rnd = codes[:, 0], codes[:, 1]
-        both_x, both_w = np.concatenate([x, x]), np.concatenate([w, w])
-        both_cell = np.concatenate([cell, np.full(len(cell), k)])
-        return anytime_sequence(both_x, both_w, both_cell, np.concatenate([rnd, rnd]), k + 1, self.maxrounds,
-                                self.alpha, family=k + 1)
+        return cells_and_overall(x, w, codes[:, 0], codes[:, 1], len(self.cells), self.maxrounds, self.alpha)
 
     def report(self) -> dict:
         """sequential.json: the procedure and every cell's end (analyze.py compare reads it)."""

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["LAMBDAS", "Sequence", "anytime_sequence", "e_value", "pair_contributions"]
+__all__ = ["LAMBDAS", "Sequence", "anytime_sequence", "cells_and_overall", "e_value", "pair_contributions"]
 
 #: the discrete mixture's bets: geometric from about one over the square root of the
 #: largest variance a cell reaches (thousands of pairs) to near the edge of [0, 1)
@@ -145,3 +145,13 @@ def anytime_sequence(x: ArrayLike, w: ArrayLike, cell: ArrayLike, round_: ArrayL
     diff = np.divide(cum_x, cum_w, out=np.zeros_like(cum_x), where=cum_w > 0)
     return Sequence(cum_n, diff, low.reshape(shape), high.reshape(shape), eq_low.reshape(shape),
                     eq_high.reshape(shape), p)
+
+
+def cells_and_overall(x: ArrayLike, w: ArrayLike, cell: ArrayLike, round_: ArrayLike, cells: int, rounds: int,
+                      alpha: float = 0.05) -> Sequence:
+    """anytime_sequence of every cell plus, in the last column, every pair together (the
+    overall row); the family is cells + 1, as in analyze.py compare's Holm."""
+    x, w, cell, round_ = (np.asarray(v) for v in (x, w, cell, round_))
+    both_cell = np.concatenate([cell, np.full(len(cell), cells)])
+    return anytime_sequence(np.concatenate([x, x]), np.concatenate([w, w]), both_cell,
+                            np.concatenate([round_, round_]), cells + 1, rounds, alpha, family=cells + 1)
