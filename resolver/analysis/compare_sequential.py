@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from resolver.run.against import SEQUENTIAL_NAME
 from resolver.stats import holm
 from resolver.stats.sequential import cells_and_overall, pair_contributions
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SEQUENTIAL_NAME", "anytime_rows", "sequential_marker", "sequential_summary", "stopped_of"]
 
-SEQUENTIAL_NAME = "sequential.json"      # resolver.run.against writes it (the same name)
+
 
 
 def sequential_marker(db: PointsDB, eval_id: str) -> dict | None:

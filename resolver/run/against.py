@@ -33,8 +33,7 @@ if TYPE_CHECKING:
     from resolver.run.experiment import Experiment, RunOptions
     from resolver.run.report import Reporter
 
-__all__ = ["ALPHA", "MODE", "SEQUENTIAL_NAME", "PairedStop", "Reference", "against_rule", "load_reference",
-           "write_sequential"]
+__all__ = ["ALPHA", "MODE", "SEQUENTIAL_NAME", "PairedStop", "Reference", "against_rule", "load_reference"]
 
 ALPHA = 0.05
 MODE = "C_P"                     # compare's default mode: its per-pair form is E_P's (docs/statistics.md)
@@ -218,6 +217,13 @@ class PairedStop:
                 "method": "empirical-Bernstein confidence sequence, discrete mixture (docs/statistics.md)",
                 "unpaired": self.unpaired, "cells": cells}
 
+    def write(self, folder: Path, reporter: Reporter) -> None:
+        """B's run folder gets sequential.json (the marker analyze.py compare reads); one line per cell."""
+        report = self.report()
+        write_text_atomic(folder / SEQUENTIAL_NAME, json.dumps(report, indent=2) + "\n")
+        for line in self.lines(report):
+            reporter.note(line)
+
     def lines(self, report: dict) -> list[str]:
         """One line per cell for the run's output."""
         out = []
@@ -253,11 +259,3 @@ def against_rule(experiment: Experiment, opts: RunOptions, steps: list[Step],
         raise UserError(f"--against {opts.against}: A has no complete first round of any step at this "
                         f"--precision (count {experiment.precision.count}); use A's --precision and --tasks")
     return keep, PairedStop(experiment, reference, keep, opts.margin)
-
-
-def write_sequential(rule: PairedStop, folder: Path, reporter: Reporter) -> None:
-    """B's run folder gets sequential.json (the marker analyze.py compare reads) and the cell lines."""
-    report = rule.report()
-    write_text_atomic(folder / SEQUENTIAL_NAME, json.dumps(report, indent=2) + "\n")
-    for line in rule.lines(report):
-        reporter.note(line)

@@ -75,7 +75,6 @@ from resolver.run.experiment import (
     messages_for,
     request_for,
 )
-from resolver.run.against import against_rule, write_sequential
 from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.report import Reporter
 from resolver.run.rounds import AdaptiveRounds, RoundRule, Tally
@@ -84,6 +83,7 @@ from resolver.run.summary import RunSummary
 if TYPE_CHECKING:
     import ssl
 
+    from resolver.run.against import PairedStop
     from resolver.tasks import TestCase
 
 
@@ -458,14 +458,17 @@ async def _run_with_client(opts: RunOptions, experiment: Experiment, cache: Resp
                           f"--model {experiment.model!r} is not among them")
         folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                                 experiment.template.name, experiment.sampler.name)
-        steps, rule = ordered_steps(experiment, opts), None
+        steps: list[Step] = ordered_steps(experiment, opts)
+        paired: PairedStop | None = None
         if opts.against:                 # runner.py --against: stop each cell on its decision (against.py)
-            steps, rule = against_rule(experiment, opts, steps, reporter)
-        loop = RunLoop(experiment, opts, cache, client, folder, progress=not opts.quiet, reporter=reporter, rule=rule)
+            from resolver.run.against import against_rule   # numpy and scipy: only for this option
+
+            steps, paired = against_rule(experiment, opts, steps, reporter)
+        loop = RunLoop(experiment, opts, cache, client, folder, progress=not opts.quiet, reporter=reporter, rule=paired)
         with recorded_run(folder, run_metadata(opts, experiment, "api")):   # removes a folder left empty
             summary = await _interruptible(loop.run(steps), reporter)
-            if rule is not None:
-                write_sequential(rule, folder, reporter)
+            if paired is not None:
+                paired.write(folder, reporter)
             return summary
 
 

@@ -133,6 +133,8 @@ class RunOptions(BaseModel):
         if self.against is not None and (self.mode != "api" or self.offline is not None):
             raise UserError(f"--against works in api mode only (each round's decision needs the answers at once), "
                             f"got it with {'--offline' if self.offline is not None else '--mode ' + self.mode}")
+        if self.against is not None and not Path(self.against).is_dir():
+            raise UserError(f"--against {self.against}: no such run folder; give A's run folder (results/<run>/)")
         if self.against is None and self.margin != type(self).model_fields["margin"].default:
             raise UserError("--margin goes with --against (the equivalence margin of a paired run)")
         if self.mode == "read-batch" and self.offline is None and not self.batch:
