@@ -11,8 +11,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-
 from conftest import REPO, run_script, write_eval_entry
+
 from resolver.records import iter_records
 from resolver.run.against import PairedStop, Reference
 from resolver.sim.simulator import start_simulator_process

@@ -247,21 +247,24 @@ def compare_evals(db: PointsDB, a: str, b: str, mode: str = stats.DEFAULT_MODE, 
     table, overall, codes = _cells(pairs, only_a, only_b, mode)
     table, overall = _decide(table, overall, delta, alpha)
     marker = sequential_marker(db, b) or sequential_marker(db, a)
-    anytime = _anytime(pairs, codes, table, marker, group_by, alpha) if marker else [None] * (len(table) + 1)
+    anytime: list[dict | None] = [None] * (len(table) + 1)
+    if marker:
+        anytime = list(_anytime(pairs, codes, table, marker, group_by, alpha))
     def point_count(frame: pd.DataFrame) -> int:
         return int(frame["_key"].nunique()) if len(frame) else 0
     cells = [_row(r, t) for r, t in zip(table.to_dict("records"), anytime)]
-    result = {
+    overall_row = _row(overall.to_dict("records")[0], anytime[-1])
+    result: dict = {
         "a": a, "b": b, "mode": mode, "estimand": stats.MODE_ESTIMANDS[mode[2]], "difference": "b - a",
         "group_by": group_by, "alpha": alpha, "correction": "holm", "family": len(table) + 1, "delta": delta,
-        "power": 0.8, "cells": cells, "overall": _row(overall.to_dict("records")[0], anytime[-1]),
+        "power": 0.8, "cells": cells, "overall": overall_row,
         "points": _points(pairs, mode, top),
         "unpaired_samples": {"only_a": len(only_a), "only_b": len(only_b),
                              "only_a_points": point_count(only_a), "only_b_points": point_count(only_b)},
         "version_mismatch": mismatch,
     }
     if marker:
-        result["sequential"] = sequential_summary(marker, [*cells, result["overall"]])
+        result["sequential"] = sequential_summary(marker, [*cells, overall_row])
     return result
 
 

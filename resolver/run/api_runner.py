@@ -461,7 +461,7 @@ async def _run_with_client(opts: RunOptions, experiment: Experiment, cache: Resp
         steps: list[Step] = ordered_steps(experiment, opts)
         paired: PairedStop | None = None
         if opts.against:                 # runner.py --against: stop each cell on its decision (against.py)
-            from resolver.run.against import against_rule   # numpy and scipy: only for this option
+            from resolver.run.against import against_rule  # numpy and scipy: only for this option
 
             steps, paired = against_rule(experiment, opts, steps, reporter)
         loop = RunLoop(experiment, opts, cache, client, folder, progress=not opts.quiet, reporter=reporter, rule=paired)

@@ -136,10 +136,10 @@ def anytime_sequence(x: ArrayLike, w: ArrayLike, cell: ArrayLike, round_: ArrayL
     # Σ over the round of (X - X̂)² = Σ X² - 2 X̂ Σ X + n X̂²
     var_sum = np.cumsum(s2 - 2.0 * guess * s1 + n * guess ** 2, axis=0)
     shape = cum_n.shape
-    flat = [a.ravel() for a in (cum_x, cum_w, var_sum)]
-    low, high = _bounds(*flat, alpha)
-    eq_low, eq_high = _bounds(*flat, alpha / max(int(family), 1))
-    e0 = e_value(flat[0], flat[1], flat[2], 0.0).reshape(shape)
+    flat_x, flat_w, flat_v = cum_x.ravel(), cum_w.ravel(), var_sum.ravel()
+    low, high = _bounds(flat_x, flat_w, flat_v, alpha)
+    eq_low, eq_high = _bounds(flat_x, flat_w, flat_v, alpha / max(int(family), 1))
+    e0 = e_value(flat_x, flat_w, flat_v, 0.0).reshape(shape)
     e0 = np.where(cum_n > 0, e0, 1.0)
     p = np.minimum(1.0, 1.0 / np.maximum.accumulate(e0, axis=0))
     diff = np.divide(cum_x, cum_w, out=np.zeros_like(cum_x), where=cum_w > 0)
@@ -151,7 +151,7 @@ def cells_and_overall(x: ArrayLike, w: ArrayLike, cell: ArrayLike, round_: Array
                       alpha: float = 0.05) -> Sequence:
     """anytime_sequence of every cell plus, in the last column, every pair together (the
     overall row); the family is cells + 1, as in analyze.py compare's Holm."""
-    x, w, cell, round_ = (np.asarray(v) for v in (x, w, cell, round_))
-    both_cell = np.concatenate([cell, np.full(len(cell), cells)])
-    return anytime_sequence(np.concatenate([x, x]), np.concatenate([w, w]), both_cell,
-                            np.concatenate([round_, round_]), cells + 1, rounds, alpha, family=cells + 1)
+    xs, ws, codes, rnd = np.asarray(x), np.asarray(w), np.asarray(cell), np.asarray(round_)
+    both_cell = np.concatenate([codes, np.full(len(codes), cells)])
+    return anytime_sequence(np.concatenate([xs, xs]), np.concatenate([ws, ws]), both_cell,
+                            np.concatenate([rnd, rnd]), cells + 1, rounds, alpha, family=cells + 1)
