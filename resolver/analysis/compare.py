@@ -184,6 +184,10 @@ def _row(record: dict, anytime: dict | None = None) -> dict:
     """One output row, built as its CompareCell (each field written once). ``anytime``: the
     row's anytime-valid results (compare_sequential) for a run that stopped on its decision:
     they replace the fixed-n p-values and verdicts, which a run that peeked must not show."""
+    extra: dict = {} if anytime is None else {
+        "anytime": _interval(anytime["anytime_low"], anytime["anytime_high"]),
+        "anytime_diff": float(anytime["anytime_diff"]), "equivalent": bool(anytime["equivalent"]),
+        "stopped": anytime["stopped"], "rounds": anytime["rounds"]}
     cell = CompareCell(
         tier=record["tier"], group=plain(record["group"]), pairs=int(record["pairs"]), points=int(record["points"]),
         a=float(record["a"]), b=float(record["b"]), diff=float(record["diff"]),
@@ -195,12 +199,7 @@ def _row(record: dict, anytime: dict | None = None) -> dict:
         verdict=record["verdict"] if anytime is None else anytime["verdict"],
         unpaired_verdict=record["unpaired_verdict"] if anytime is None else "none",
         samples_needed=_count_or_none(record["samples_needed"]) if anytime is None else None,
-        only_a=int(record["only_a"]), only_b=int(record["only_b"]))
-    if anytime is not None:
-        cell.anytime = _interval(anytime["anytime_low"], anytime["anytime_high"])
-        cell.anytime_diff = float(anytime["anytime_diff"])
-        cell.equivalent = bool(anytime["equivalent"])
-        cell.stopped, cell.rounds = anytime["stopped"], anytime["rounds"]
+        only_a=int(record["only_a"]), only_b=int(record["only_b"]), **extra)
     return cell.model_dump(exclude_unset=True)
 
 

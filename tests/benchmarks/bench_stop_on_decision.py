@@ -63,7 +63,7 @@ def _tokens(folder: Path) -> tuple[int, int]:
 
 def simulator_part(opts: argparse.Namespace) -> list[dict]:
     rows = []
-    extra = ["--gpu", opts.gpu, "--time-scale", opts.time_scale]
+    extra = [] if opts.gpu == "none" else ["--gpu", opts.gpu, "--time-scale", opts.time_scale]
     sim = start_simulator_process(opts.config, extra_args=extra)
     try:
         for precision in opts.precision:
@@ -76,7 +76,7 @@ def simulator_part(opts: argparse.Namespace) -> list[dict]:
                         urllib.request.urlopen(urllib.request.Request(
                             f"http://127.0.0.1:{sim.port}/stats/reset", method="POST"), timeout=30).read()
                         b = _runner(args, opts, sim.port, b_model, work / name, work / f"cache-{name}", precision)
-                        gpu = sim.stats()["gpu"]
+                        gpu = sim.stats().get("gpu") or {"busy_seconds": float("nan")}
                         samples, tokens = _tokens(b)
                         measured[name] = {"samples": samples, "tokens": tokens, "busy_s": gpu["busy_seconds"]}
                         if name == "against":
@@ -102,7 +102,7 @@ def main() -> None:
     parser.add_argument("--precision", action="append", default=[], help="simulator part (default: medium)")
     parser.add_argument("--config", default=str(REPO / "configs" / "r12.yaml"))
     parser.add_argument("--task", action="append", default=[])
-    parser.add_argument("--gpu", default="h200-8b")
+    parser.add_argument("--gpu", default="h200-8b", help="GPU preset, or none: no GPU mode (no GPU-busy seconds)")
     parser.add_argument("--time-scale", default="50")
     opts = parser.parse_args()
     opts.task = opts.task or ["arithmetic"]
