@@ -2,7 +2,7 @@
 
     .venv/bin/python tests/benchmarks/bench_stop_on_decision.py [--replicates 40] [--skip-simulator] [--skip-statistics]
         [--precision medium]
-        [--config configs/r12.yaml] [--task arithmetic] [--gpu h200-8b] [--time-scale 50]
+        [--config configs/tiny.yaml] [--task TASK ...] [--gpu h200-8b] [--time-scale 50]
 
 Two parts, both printed as tables and written to tests/benchmarks/out/stop_on_decision.json:
 
@@ -36,7 +36,8 @@ from stop_on_decision_mc import study  # noqa: E402
 from resolver.records import iter_records  # noqa: E402
 from resolver.sim.simulator import start_simulator_process  # noqa: E402
 
-PAIRS = [("sim-weak", "sim-strong"), ("sim-loopy", "sim-mid")]
+PAIRS = [("sim-weak", "sim-strong"), ("sim-weak", "sim-loopy"), ("sim-loopy", "sim-mid"), ("sim-mid", "sim-thinker"),
+         ("sim-strong", "sim-thinker")]
 
 
 def _runner(args: list, opts: argparse.Namespace, sim_port: int, model: str, out: Path, cache: Path,
@@ -83,7 +84,7 @@ def simulator_part(opts: argparse.Namespace) -> list[dict]:
                             marker = json.loads((b / "sequential.json").read_text())
                             measured[name]["stopped"] = [c["stopped"] for c in marker["cells"] if not c["overall"]]
                     rows.append({"precision": precision, "a": a_model, "b": b_model, **{
-                        f"{k}_{m}": v for k, d in measured.items() for m, v in d.items()}})
+                        f"{m}_{k}": v for k, d in measured.items() for m, v in d.items()}})
                     r = rows[-1]
                     print(f"{precision:6} {a_model:>10} -> {b_model:<10}  samples {r['samples_against']:>6} / "
                           f"{r['samples_full']:<6} tokens {r['tokens_against']:>9} / {r['tokens_full']:<9} "
@@ -100,12 +101,11 @@ def main() -> None:
     parser.add_argument("--skip-simulator", action="store_true")
     parser.add_argument("--skip-statistics", action="store_true")
     parser.add_argument("--precision", action="append", default=[], help="simulator part (default: medium)")
-    parser.add_argument("--config", default=str(REPO / "configs" / "r12.yaml"))
+    parser.add_argument("--config", default=str(REPO / "configs" / "tiny.yaml"))
     parser.add_argument("--task", action="append", default=[])
     parser.add_argument("--gpu", default="h200-8b", help="GPU preset, or none: no GPU mode (no GPU-busy seconds)")
-    parser.add_argument("--time-scale", default="50")
+    parser.add_argument("--time-scale", default="20")
     opts = parser.parse_args()
-    opts.task = opts.task or ["arithmetic"]
     opts.precision = opts.precision or ["medium"]
     result: dict = {"simulator": [], "statistics": []}
     if not opts.skip_simulator:
