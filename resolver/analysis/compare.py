@@ -23,6 +23,8 @@ import pandas as pd
 
 from resolver import stats
 from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP, label_missing, plain
+from resolver.analysis.compare_sequential import anytime_rows, sequential_marker, sequential_summary, stopped_of
+from resolver.analysis.outputs import CompareCell, ComparePoint
 from resolver.analysis.scores import DEGREE_COLUMN, group_order, tier_name
 from resolver.core import UserError
 from resolver.pointsdb import parse_filters
@@ -136,8 +138,9 @@ def _interval(low: float, high: float) -> list:
 
 
 def _cells(pairs: pd.DataFrame, only_a: pd.DataFrame, only_b: pd.DataFrame,
-           mode: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per (tier, group) cell plus the overall row: the compare_joint table with labels and counts."""
+           mode: str) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
+    """Per (tier, group) cell plus the overall row: the compare_joint table with labels and
+    counts, and each pair's cell code."""
     keys = pairs[["tier_a", "tier_order_a", "group_a"]].drop_duplicates()
     keys = keys.sort_values("tier_order_a", kind="stable")
     ordered = sorted(keys.itertuples(index=False, name=None), key=lambda r: (r[1], group_order(r[2])))
@@ -155,7 +158,7 @@ def _cells(pairs: pd.DataFrame, only_a: pd.DataFrame, only_b: pd.DataFrame,
     overall["tier"], overall["group"] = ALL, ALL
     overall["points"] = pairs["_key"].nunique()
     overall["only_a"], overall["only_b"] = len(only_a), len(only_b)
-    return table, overall
+    return table, overall, codes
 
 
 def _decide(table: pd.DataFrame, overall: pd.DataFrame, delta: float,
@@ -177,16 +180,27 @@ def _count_or_none(value: float | None) -> int | None:
     return None if value is None or (isinstance(value, float) and np.isnan(value)) else int(value)
 
 
-def _row(record: dict) -> dict:
-    return {"tier": record["tier"], "group": plain(record["group"]), "pairs": int(record["pairs"]),
-            "points": int(record["points"]), "a": float(record["a"]), "b": float(record["b"]),
-            "diff": float(record["diff"]), "paired": _interval(record["paired_low"], record["paired_high"]),
-            "unpaired": _interval(record["unpaired_low"], record["unpaired_high"]), "phi": float(record["phi"]),
-            "discordant": int(record["discordant"]), "p_value": float(record["p_value"]),
-            "p_holm": float(record["p_holm"]), "verdict": record["verdict"],
-            "unpaired_verdict": record["unpaired_verdict"],
-            "samples_needed": _count_or_none(record["samples_needed"]), "only_a": int(record["only_a"]),
-            "only_b": int(record["only_b"])}
+def _row(record: dict, anytime: dict | None = None) -> dict:
+    """One output row, built as its CompareCell (each field written once). ``anytime``: the
+    row's anytime-valid results (compare_sequential) for a run that stopped on its decision:
+    they replace the fixed-n p-values and verdicts, which a run that peeked must not show."""
+    extra: dict = {} if anytime is None else {
+        "anytime": _interval(anytime["anytime_low"], anytime["anytime_high"]),
+        "anytime_diff": float(anytime["anytime_diff"]), "equivalent": bool(anytime["equivalent"]),
+        "stopped": anytime["stopped"], "rounds": anytime["rounds"]}
+    cell = CompareCell(
+        tier=record["tier"], group=plain(record["group"]), pairs=int(record["pairs"]), points=int(record["points"]),
+        a=float(record["a"]), b=float(record["b"]), diff=float(record["diff"]),
+        paired=_interval(record["paired_low"], record["paired_high"]),
+        unpaired=_interval(record["unpaired_low"], record["unpaired_high"]), phi=float(record["phi"]),
+        discordant=int(record["discordant"]),
+        p_value=float(record["p_value"] if anytime is None else anytime["p_anytime"]),
+        p_holm=float(record["p_holm"] if anytime is None else anytime["p_holm"]),
+        verdict=record["verdict"] if anytime is None else anytime["verdict"],
+        unpaired_verdict=record["unpaired_verdict"] if anytime is None else "none",
+        samples_needed=_count_or_none(record["samples_needed"]) if anytime is None else None,
+        only_a=int(record["only_a"]), only_b=int(record["only_b"]), **extra)
+    return cell.model_dump(exclude_unset=True)
 
 
 def _points(pairs: pd.DataFrame, mode: str, top: int) -> list:
@@ -201,12 +215,11 @@ def _points(pairs: pd.DataFrame, mode: str, top: int) -> list:
     rows = []
     for i in order:
         f, t = first.iloc[i], table.iloc[i]
-        rows.append({"a_id": int(f["id_a"]), "b_id": int(f["id_b"]), "base_task": f["base_task_a"],
-                     "params": f["params_a"], "task_version": int(f["task_version_a"]), "tier": f["tier_a"],
-                     "group": plain(f["group_a"]),
-                     "pairs": int(t["pairs"]), "a": float(t["a"]), "b": float(t["b"]), "diff": float(t["diff"]),
-                     "paired": _interval(t["paired_low"], t["paired_high"]),
-                     "unpaired": _interval(t["unpaired_low"], t["unpaired_high"])})
+        rows.append(ComparePoint(
+            a_id=int(f["id_a"]), b_id=int(f["id_b"]), base_task=f["base_task_a"], params=f["params_a"],
+            task_version=int(f["task_version_a"]), tier=f["tier_a"], group=plain(f["group_a"]), pairs=int(t["pairs"]),
+            a=float(t["a"]), b=float(t["b"]), diff=float(t["diff"]), paired=_interval(t["paired_low"], t["paired_high"]),
+            unpaired=_interval(t["unpaired_low"], t["unpaired_high"])).model_dump())
     return rows
 
 
@@ -230,20 +243,39 @@ def compare_evals(db: PointsDB, a: str, b: str, mode: str = stats.DEFAULT_MODE, 
         why = " (their task versions differ: " + ", ".join(m["base_task"] for m in mismatch) + ")" if mismatch else ""
         raise UserError(f"evals {a} and {b} share no problem (same base_task, params, task version and "
                         f"sample index){why}; nothing to pair")
-    table, overall = _cells(pairs, only_a, only_b, mode)
+    table, overall, codes = _cells(pairs, only_a, only_b, mode)
     table, overall = _decide(table, overall, delta, alpha)
-    def point_count(frame: pd.DataFrame, side: str) -> int:
+    marker = sequential_marker(db, b) or sequential_marker(db, a)
+    anytime: list[dict | None] = [None] * (len(table) + 1)
+    if marker:
+        anytime = list(_anytime(pairs, codes, table, marker, group_by, alpha))
+    def point_count(frame: pd.DataFrame) -> int:
         return int(frame["_key"].nunique()) if len(frame) else 0
-    return {
+    cells = [_row(r, t) for r, t in zip(table.to_dict("records"), anytime)]
+    overall_row = _row(overall.to_dict("records")[0], anytime[-1])
+    result: dict = {
         "a": a, "b": b, "mode": mode, "estimand": stats.MODE_ESTIMANDS[mode[2]], "difference": "b - a",
         "group_by": group_by, "alpha": alpha, "correction": "holm", "family": len(table) + 1, "delta": delta,
-        "power": 0.8, "cells": [_row(r) for r in table.to_dict("records")],
-        "overall": _row(overall.to_dict("records")[0]),
+        "power": 0.8, "cells": cells, "overall": overall_row,
         "points": _points(pairs, mode, top),
         "unpaired_samples": {"only_a": len(only_a), "only_b": len(only_b),
-                             "only_a_points": point_count(only_a, "a"), "only_b_points": point_count(only_b, "b")},
+                             "only_a_points": point_count(only_a), "only_b_points": point_count(only_b)},
         "version_mismatch": mismatch,
     }
+    if marker:
+        result["sequential"] = sequential_summary(marker, [*cells, overall_row])
+    return result
+
+
+def _anytime(pairs: pd.DataFrame, codes: np.ndarray, table: pd.DataFrame, marker: dict, group_by: str,
+             alpha: float) -> list[dict]:
+    """Per cell and the overall row: the anytime results (compare_sequential) and how the run stopped it."""
+    rows = anytime_rows(pairs, codes, len(table), marker, alpha).to_dict("records")
+    stopped = stopped_of(marker, tier_name) if group_by == "base_task" else {}
+    keys = [(t, g) for t, g in zip(table["tier"], table["group"])] + [None]
+    for row, key in zip(rows, keys):
+        row["stopped"], row["rounds"] = stopped.get(key, (None, None)) if key is not None else ("overall", None)
+    return rows
 
 
 def sampling_plan(result: dict, evals: pd.DataFrame, config_path: str | Path | None = None, levels: dict | None = None) -> dict:

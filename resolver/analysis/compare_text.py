@@ -22,9 +22,41 @@ def _cell_row(c: dict) -> list:
             VERDICTS[c["verdict"]], needed]
 
 
+def _anytime_row(c: dict) -> list:
+    verdict = VERDICTS[c["verdict"]] if c["verdict"] != "none" or not c.get("equivalent") else "equivalent"
+    rounds = "" if c.get("rounds") is None else f" after {c['rounds']}"
+    return [c["tier"], c["group"], c["pairs"], f"{c['anytime_diff']:+.3f}", _interval(c["anytime"]),
+            _interval(c["paired"]), f"{c['p_holm']:.3g}", verdict, f"{c.get('stopped') or ''}{rounds}"]
+
+
+def _sequential_markdown(result: dict, title: str) -> str:
+    """A run that stopped on its decision: anytime-valid intervals and verdicts only."""
+    seq = result["sequential"]
+    ratio = "" if seq["width_ratio"] is None else (
+        f" At the same pairs the anytime interval is {seq['width_ratio']:.2f}x as wide as the fixed-n paired one "
+        "(median over the rows), the price of looking after every round.")
+    parts = [title, "", f"B ran against A's run ({seq['a_model'] or seq['against']}) and stopped each cell once "
+             f"B - A was decided or within ±{seq['margin']:g} (runner.py --against; {seq['method']}). It looked "
+             "after every round, so the fixed-n p-values and verdicts do not hold for it and are not shown: the "
+             f"verdicts below are anytime-valid, Holm over the {result['family']} rows at {result['alpha']:g}; "
+             f"the fixed-n interval is shown for width only.{ratio} Estimand per eval: {result['estimand']} "
+             "(per pair as in E_P, docs/statistics.md).", ""]
+    headers = ["Tier", "Group", "Pairs", "B - A", "Anytime 95%", "Fixed-n 95% (width only)", "p (Holm, anytime)",
+               "Verdict", "Stopped"]
+    rows = [_anytime_row(c) for c in result["cells"]] + [_anytime_row(result["overall"])]
+    parts += [markdown_table(rows, headers, ["l", "l", "r", "r", "l", "l", "r", "l", "l"]), "",
+              f"Cells decided (anytime, Holm): {sum(c['verdict'] != 'none' for c in result['cells'])} of "
+              f"{len(result['cells'])}; stopped before maxrounds ({seq['maxrounds']} rounds of {seq['count']}): "
+              f"{seq['stopped_early']}."]
+    return "\n".join(parts) + "\n"
+
+
 def compare_markdown(result: dict, labels: dict, plan: dict | None = None) -> str:
     a, b = result["a"], result["b"]
     name = lambda e: f"{labels.get(e, e)} [{e}]"  # noqa: E731
+    if result.get("sequential"):
+        return _sequential_markdown(result, f"# Paired comparison, stopped on the decision: B = {name(b)} minus "
+                                            f"A = {name(a)} (mode {result['mode']})")
     parts = [f"# Paired comparison: B = {name(b)} minus A = {name(a)} (mode {result['mode']})", "",
              f"Estimand per eval: {result['estimand']}; difference {result['difference']}. Samples pair only on "
              "the same problem (base_task, params, task version, sample index). Paired: Newcombe's method 10 for "

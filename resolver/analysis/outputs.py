@@ -62,6 +62,27 @@ class CompareCell(OutputModel):
     samples_needed: int | None
     only_a: int
     only_b: int
+    # a run that stopped on its decision (runner.py --against) only; p_value, p_holm and
+    # verdict are then the anytime-valid ones (docs/statistics.md, "Stopping on the decision")
+    anytime: list[Real] | None = None
+    anytime_diff: Real = None
+    equivalent: bool | None = None
+    stopped: str | None = None
+    rounds: int | None = None
+
+
+class CompareSequential(OutputModel):
+    """How the run stopped on its decision, and the price of looking after every round."""
+
+    against: str
+    a_model: str
+    method: str
+    alpha: float
+    margin: float
+    count: int
+    maxrounds: int
+    stopped_early: int
+    width_ratio: Real
 
 
 class ComparePoint(OutputModel):
@@ -132,6 +153,7 @@ class CompareOutput(OutputModel):
     version_mismatch: list[VersionMismatch]
     labels: CompareLabels
     sampling: SamplingPlan
+    sequential: CompareSequential | None = None
 
 
 # ------------------------------------------------------------------ scores

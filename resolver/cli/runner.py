@@ -92,6 +92,12 @@ def build_parser() -> ArgParser:
     p.add_argument("--rounds", type=positive_int, default=d["rounds"], metavar="N",
                    help="write-batch only: at most N rounds per unfinished step in the file (default: every "
                         "round up to the precision level's maxrounds, one cycle; 1 = a round per cycle)")
+    p.add_argument("--against", default=d["against"], metavar="FOLDER",
+                   help="A's run folder: draw A's problems, pair every sample with A's and stop each cell "
+                        "(tier x task) once B - A is decided or equivalent (api mode; docs/runner.md)")
+    p.add_argument("--margin", type=float, default=d["margin"], metavar="DELTA",
+                   help=f"with --against: a cell whose anytime 95%% interval lies inside ±DELTA is equivalent "
+                        f"and stops (default {d['margin']:g})")
     p.add_argument("--offline", type=positive_int, default=d["offline"], metavar="ROUNDS",
                    help="write ROUNDS rounds of prompts per step without calling a model")
     return p

@@ -98,7 +98,7 @@ def _thin_entry(entry: ManifoldEntry, density: str) -> ManifoldEntry:
     return entry.model_copy(update={"grid": grid, "calibrate": calibrate})
 
 
-_combos = combos
+
 
 
 def _value_text(value: Any) -> str:
@@ -138,7 +138,7 @@ def _entry_points(where: str, task_cfg: TaskConfig, entry: ManifoldEntry, *, tok
     """(params, manifold) for each point of one (thinned) entry."""
     manifold = {"id": entry.id, **({"degree": entry.degree} if entry.degree is not None else {})}
     if entry.calibrate is None:
-        return [(combo, manifold) for combo in _combos(entry.grid)]
+        return [(combo, manifold) for combo in combos(entry.grid)]
     if not tokenizer:
         raise UserError(f"{where}: task {task_cfg.name!r} uses mode: calibrate, which needs --tokenizer "
                         f"(a HuggingFace tokenizer id or a local tokenizer directory)")
@@ -194,9 +194,9 @@ def expected_points(config: ExperimentConfig, *, density: str = "normal") -> dic
             thinned = _thin_entry(entry, density)
             key = (task_cfg.name, entry.degree)
             if thinned.calibrate is not None:
-                n = len(thinned.calibrate.target_tokens) * len(_combos(thinned.grid))
+                n = len(thinned.calibrate.target_tokens) * len(combos(thinned.grid))
             else:
-                fresh = {json.dumps(c, sort_keys=True) for c in _combos(thinned.grid)} - seen
+                fresh = {json.dumps(c, sort_keys=True) for c in combos(thinned.grid)} - seen
                 seen |= fresh
                 n = len(fresh)
             counts[key] = counts.get(key, 0) + n

@@ -74,13 +74,15 @@ from resolver.run.folder_metadata import recorded_run, run_metadata
 from resolver.run.outbox import Outbox, answer_record
 from resolver.run.progress import Progress
 from resolver.run.report import Reporter
-from resolver.run.rounds import Tally, needs_another_round
+from resolver.run.rounds import AdaptiveRounds, RoundRule, Tally
 from resolver.run.scheduler import Scheduler, ordered_steps
 from resolver.run.sending import Sample, Sender, prepare_sample
 from resolver.run.summary import RunSummary
 
 if TYPE_CHECKING:
     import ssl
+
+    from resolver.run.against import PairedStop
 
 __all__ = ["RunLoop", "run_api"]
 
@@ -103,16 +105,18 @@ class RunLoop:
     `outbox` what is written and when, `progress` what the bar shows."""
 
     def __init__(self, experiment: Experiment, opts: RunOptions, cache: ResponseCache, client: ChatClient | None,
-                 folder: Path, *, progress: bool = True, reporter: Reporter | None = None):
+                 folder: Path, *, progress: bool = True, reporter: Reporter | None = None,
+                 rule: RoundRule | None = None):
         self.exp = experiment
+        self.rule = rule or AdaptiveRounds(experiment.precision)   # rounds.py: more rounds or stop
         self.cache = cache
         self.client = client
         self.folder = folder
         reporter = reporter or Reporter()
         self.summary = RunSummary(folder=folder, steps_total=len(experiment.steps))
         self.written_keys: set[str] = set()  # keys of the samples this run folder holds (read-batch counts the rest)
-        rule = experiment.sampler.stop_loops     # docs/runner.md, *Loops stopped early*
-        loop_rule = None if rule is None else LoopRule(**rule)
+        loop_spec = experiment.sampler.stop_loops     # docs/runner.md, *Loops stopped early*
+        loop_rule = None if loop_spec is None else LoopRule(**loop_spec)
         self._stop_loops = loop_rule is not None
         self.scheduler = Scheduler(opts)
         self.failures = FailurePolicy(self.summary, reporter, self.scheduler.in_flight)
@@ -159,7 +163,7 @@ class RunLoop:
         return self.summary
 
     def _start_step(self, step: Step) -> Coroutine[Any, Any, None]:
-        return self._run_step(_StepState(step, self.scheduler.step_slots()))
+        return self._run_step(_StepState(step, self.scheduler.step_slots(), self.rule.tally(step)))
 
     async def _run_step(self, state: _StepState) -> None:
         count = self.exp.precision.count
@@ -179,17 +183,18 @@ class RunLoop:
             if state.missing:
                 self.summary.incomplete.append((state.step.name, state.rounds, state.missing))
                 break
-            if not self.another_round(state):
+            if not await self.another_round(state):
                 break
         self.outbox.close_step(state.step)       # its file closes after its records
         self.exp.forget(state.step)              # free its cases (regenerated if needed)
         self.summary.steps_done += 0 if state.missing else 1
         self.progress.step_done(state.step.name, state.rounds, state.tally)
 
-    def another_round(self, state: _StepState) -> bool:
+    async def another_round(self, state: _StepState) -> bool:
         """After each complete round of a step: does it get another? The one place a round is
-        decided (the adaptive rule of resolver.run.rounds; docs/runner.md, *Steps and rounds*)."""
-        return needs_another_round(state.tally, state.rounds, self.exp.precision)
+        decided: the loop's round rule (resolver.run.rounds: the adaptive rule of an ordinary run,
+        or runner.py --against's PairedStop; docs/runner.md, *Steps and rounds*)."""
+        return await self.rule.more(state.step, state.tally, state.rounds)
 
     async def _sample(self, state: _StepState, sample: Sample, stored: dict | None, count: int,
                       too_long: str | None = None) -> None:
@@ -241,9 +246,18 @@ async def _run_with_client(opts: RunOptions, experiment: Experiment, cache: Resp
                           f"--model {experiment.model!r} is not among them")
         folder = new_run_folder(opts.output, experiment.config.name, experiment.model,
                                 experiment.template.name, experiment.sampler.name)
-        loop = RunLoop(experiment, opts, cache, client, folder, progress=not opts.quiet, reporter=reporter)
+        steps: list[Step] = ordered_steps(experiment, opts)
+        paired: PairedStop | None = None
+        if opts.against:                 # runner.py --against: stop each cell on its decision (against.py)
+            from resolver.run.against import against_rule  # numpy and scipy: only for this option
+
+            steps, paired = against_rule(experiment, opts, steps, reporter)
+        loop = RunLoop(experiment, opts, cache, client, folder, progress=not opts.quiet, reporter=reporter, rule=paired)
         with recorded_run(folder, run_metadata(opts, experiment, "api")):   # removes a folder left empty
-            return await _interruptible(loop.run(ordered_steps(experiment, opts)), reporter)
+            summary = await _interruptible(loop.run(steps), reporter)
+            if paired is not None:
+                paired.write(folder, reporter)
+            return summary
 
 
 async def _interruptible(coro: Coroutine[Any, Any, RunSummary], reporter: Reporter) -> RunSummary:

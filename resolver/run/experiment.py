@@ -88,6 +88,9 @@ class RunOptions(BaseModel):
     quiet: bool = False
     tokenizer: str | None = None
     offline: int | None = Field(None, ge=1, description="ROUNDS: generate without a model")
+    against: str | None = Field(None, description="A's run folder: pair with it and stop each cell on its decision")
+    margin: float = Field(0.05, gt=0, lt=1, allow_inf_nan=False,
+                          description="with --against: a cell whose difference lies inside ±margin is equivalent")
     mode_given: bool = False       # --mode appeared on the command line
     command: list[str] = Field(default_factory=list,
                                description="the command line as typed, kept in the run folder's metadata.json")
@@ -127,6 +130,13 @@ class RunOptions(BaseModel):
         elif self.mode == "api" and not self.apibase:
             raise UserError("--apibase is required in api mode (e.g. --apibase http://localhost:3333); "
                             "--offline ROUNDS and --mode write-batch need no server")
+        if self.against is not None and (self.mode != "api" or self.offline is not None):
+            raise UserError(f"--against works in api mode only (each round's decision needs the answers at once), "
+                            f"got it with {'--offline' if self.offline is not None else '--mode ' + self.mode}")
+        if self.against is not None and not Path(self.against).is_dir():
+            raise UserError(f"--against {self.against}: no such run folder; give A's run folder (results/<run>/)")
+        if self.against is None and self.margin != type(self).model_fields["margin"].default:
+            raise UserError("--margin goes with --against (the equivalence margin of a paired run)")
         if self.mode == "read-batch" and self.offline is None and not self.batch:
             raise UserError("--mode read-batch needs --batch FILE (the vLLM run-batch output)")
         if self.batch and self.mode != "read-batch":

@@ -4,7 +4,7 @@ another round while its skill interval is too wide (docs/runner.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from resolver.stats import skill_interval
 
@@ -69,3 +69,26 @@ def needs_another_round(tally: Tally, rounds_done: int, precision: Precision) ->
     if tally.untruncated - tally.guess_sum <= 1e-12:
         return True
     return tally.margin() > precision.target_margin
+
+
+class RoundRule(Protocol):
+    """What RunLoop asks about rounds: a step's tally, and after each round whether to go on."""
+
+    def tally(self, step: Any) -> Tally: ...
+
+    async def more(self, step: Any, tally: Tally, rounds: int) -> bool: ...
+
+
+class AdaptiveRounds:
+    """The round rule of an ordinary run: each step on its own (needs_another_round).
+    RunLoop asks a rule for a step's tally and, after each round, whether to go on;
+    runner.py --against swaps in resolver.run.against.PairedStop."""
+
+    def __init__(self, precision: Precision):
+        self.precision = precision
+
+    def tally(self, step: Any) -> Tally:
+        return Tally()
+
+    async def more(self, step: Any, tally: Tally, rounds: int) -> bool:
+        return needs_another_round(tally, rounds, self.precision)
