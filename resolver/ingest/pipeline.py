@@ -204,10 +204,10 @@ def _ended(process: multiprocessing.process.BaseProcess) -> bool:
         return True
 
 
-def _signal(process: multiprocessing.process.BaseProcess, signum: int) -> None:
+def _signal(process: multiprocessing.process.BaseProcess, sig: int) -> None:
     if process.pid is not None and not _ended(process):
         try:
-            os.kill(process.pid, signum)
+            os.kill(process.pid, sig)
         except ProcessLookupError:
             pass
 
