@@ -58,3 +58,4 @@ _.REASONSCORE_INTERVAL
 # Fixtures a test requests for their effect only (pytest starts them by parameter name)
 _.dead_hub
 _.browser_ready
+

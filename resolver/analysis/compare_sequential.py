@@ -18,9 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from resolver.run.against import SEQUENTIAL_NAME
-from resolver.stats import holm
-from resolver.stats.sequential import cells_and_overall, pair_contributions
+from resolver.stats import SEQUENTIAL_NAME, cells_and_overall, holm, pair_contributions
 
 if TYPE_CHECKING:
     from resolver.pointsdb import PointsDB

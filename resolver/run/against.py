@@ -24,8 +24,7 @@ from resolver.core import UserError, write_text_atomic
 from resolver.pointsdb.schema import outcome_of
 from resolver.records import iter_records, read_run_metadata, sample_index_of
 from resolver.run.rounds import Tally
-from resolver.stats import holm
-from resolver.stats.sequential import Sequence, cells_and_overall, pair_contributions
+from resolver.stats import SEQUENTIAL_NAME, Sequence, cells_and_overall, holm, pair_contributions
 from resolver.tasks import get_task
 
 if TYPE_CHECKING:
@@ -33,11 +32,10 @@ if TYPE_CHECKING:
     from resolver.run.experiment import Experiment, RunOptions
     from resolver.run.report import Reporter
 
-__all__ = ["ALPHA", "MODE", "SEQUENTIAL_NAME", "PairedStop", "Reference", "against_rule", "load_reference"]
+__all__ = ["ALPHA", "MODE", "PairedStop", "Reference", "against_rule", "load_reference"]
 
 ALPHA = 0.05
 MODE = "C_P"                     # compare's default mode: its per-pair form is E_P's (docs/statistics.md)
-SEQUENTIAL_NAME = "sequential.json"
 
 
 @dataclass

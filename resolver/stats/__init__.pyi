@@ -1,7 +1,7 @@
 # resolver.stats's public names (its __all__): lazy_loader.attach_stub reads this file and loads a
 # name's module on first use; type checkers read it as the package, and `x as x` is how a
 # stub says a name is re-exported (docs/architecture.md).
-from . import estimates as estimates, paired as paired
+from . import estimates as estimates, paired as paired, sequential as sequential
 from .estimates import (
     MODE_DESCRIPTIONS as MODE_DESCRIPTIONS,
     MODE_ESTIMANDS as MODE_ESTIMANDS,
@@ -23,3 +23,11 @@ from .estimates import (
 from .intervals_light import skill_interval as skill_interval
 from .modes import DEFAULT_MODE as DEFAULT_MODE, MODES as MODES
 from .paired import compare_joint as compare_joint, holm as holm, joint_table as joint_table, samples_needed as samples_needed
+from .sequential import (
+    SEQUENTIAL_NAME as SEQUENTIAL_NAME,
+    Sequence as Sequence,
+    anytime_sequence as anytime_sequence,
+    cells_and_overall as cells_and_overall,
+    e_value as e_value,
+    pair_contributions as pair_contributions,
+)

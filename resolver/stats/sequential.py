@@ -33,10 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["LAMBDAS", "Sequence", "anytime_sequence", "cells_and_overall", "e_value", "pair_contributions"]
+__all__ = ["LAMBDAS", "SEQUENTIAL_NAME", "Sequence", "anytime_sequence", "cells_and_overall", "e_value", "pair_contributions"]
 
 #: the discrete mixture's bets: geometric from about one over the square root of the
 #: largest variance a cell reaches (thousands of pairs) to near the edge of [0, 1)
+SEQUENTIAL_NAME = "sequential.json"   # what runner.py --against writes in its run folder (docs/runner.md)
 LAMBDAS = np.geomspace(0.02, 0.9, 16)
 _PSI = -np.log1p(-LAMBDAS) - LAMBDAS
 _BISECTIONS = 40
