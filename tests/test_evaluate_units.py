@@ -541,3 +541,34 @@ def test_probe_reads_exactly_the_records_evaluate_counts(tmp_path):
     # evaluate.py counts the same two samples for this point
     rows = _scan(tmp_path, lines, name="g.ndjson").samples.to_pylist()
     assert sorted({r["sample_index"] for r in rows if r["task_version"] == 1}) == [1, 5]
+
+
+def test_a_pool_stop_inside_a_finaliser_is_not_printed_and_other_errors_are(capsys, monkeypatch):
+    """A stop the worker's signal handler raises inside a ``__del__`` reaches sys.unraisablehook:
+    the worker's hook keeps it off stderr (it is the pool's own stop, docs/evaluate.md); any
+    other ignored exception is still printed by Python's default hook."""
+    import signal
+    import sys
+
+    from resolver.ingest import pipeline
+
+    raised = []
+    monkeypatch.setattr(signal, "raise_signal", raised.append)
+    monkeypatch.setattr(sys, "unraisablehook", pipeline._stop_reached_a_finaliser)
+
+    class StopsWhenCollected:
+        def __del__(self):
+            raise pipeline.PoolStopped()
+
+    class FailsWhenCollected:
+        def __del__(self):
+            raise ValueError("a real bug in a finaliser")
+
+    StopsWhenCollected()                                 # collected at once: its __del__ raises
+    assert capsys.readouterr().err == "" and raised == []     # not in an item: nothing to raise again
+    monkeypatch.setattr(pipeline, "_in_item", True)
+    StopsWhenCollected()
+    assert capsys.readouterr().err == "" and raised == [pipeline.STOP_SIGNAL]
+    FailsWhenCollected()
+    err = capsys.readouterr().err
+    assert "a real bug in a finaliser" in err and "Traceback" in err

@@ -38,7 +38,6 @@ _.grader_version
 _.metadata_version
 
 # The context-manager and signal-handler protocols pass these whether or not they are used
-_.exc_value
 _.tb
 _.signum
 
@@ -59,3 +58,6 @@ _.REASONSCORE_INTERVAL
 _.dead_hub
 _.browser_ready
 
+
+# Python reads sys.unraisablehook when a finaliser raises (resolver/ingest/pipeline.py, a worker's stop)
+_.unraisablehook

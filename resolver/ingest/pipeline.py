@@ -89,6 +89,18 @@ def _on_stop(signum: int, frame: object) -> None:
         raise PoolStopped()
 
 
+def _stop_reached_a_finaliser(unraisable: sys.UnraisableHookArgs) -> None:
+    """A stop raised inside a finaliser or a C callback (a ``__del__`` the item's garbage
+    collection runs, say) cannot leave the item: Python would print it as an ignored exception
+    with its traceback. It is not printed; the signal is raised again, so the handler raises
+    at the item's next ordinary line (docs/evaluate.md, *How the pool stops*)."""
+    if isinstance(unraisable.exc_value, PoolStopped):
+        if _in_item:
+            signal.raise_signal(STOP_SIGNAL)
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def _start_worker() -> None:
     """Workers leave Ctrl-C to the main process, which stops them and removes its temp files;
     they end with the main process however it dies (kill -9, the OOM killer): a forked worker
@@ -100,6 +112,7 @@ def _start_worker() -> None:
     stop stays pending until its handler is in place."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(STOP_SIGNAL, _on_stop)
+    sys.unraisablehook = _stop_reached_a_finaliser
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, STOP_SIGNAL})
     die_with_parent()
 
