@@ -553,7 +553,7 @@ def test_a_pool_stop_inside_a_finaliser_is_not_printed_and_other_errors_are(caps
     from resolver.ingest import pipeline
 
     raised = []
-    monkeypatch.setattr(signal, "raise_signal", raised.append)
+    monkeypatch.setattr(signal, "setitimer", lambda which, seconds: raised.append((which, seconds)))
     monkeypatch.setattr(sys, "unraisablehook", pipeline._stop_reached_a_finaliser)
 
     class StopsWhenCollected:
@@ -565,10 +565,10 @@ def test_a_pool_stop_inside_a_finaliser_is_not_printed_and_other_errors_are(caps
             raise ValueError("a real bug in a finaliser")
 
     StopsWhenCollected()                                 # collected at once: its __del__ raises
-    assert capsys.readouterr().err == "" and raised == []     # not in an item: nothing to raise again
+    assert capsys.readouterr().err == "" and raised == []     # not in an item: nothing to send again
     monkeypatch.setattr(pipeline, "_in_item", True)
     StopsWhenCollected()
-    assert capsys.readouterr().err == "" and raised == [pipeline.STOP_SIGNAL]
+    assert capsys.readouterr().err == "" and raised == [(signal.ITIMER_REAL, pipeline.RESTOP_SECONDS)]
     FailsWhenCollected()
     err = capsys.readouterr().err
     assert "a real bug in a finaliser" in err and "Traceback" in err

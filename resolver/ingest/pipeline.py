@@ -74,6 +74,7 @@ def keep_pandas_out() -> None:
 STOP_SIGNAL = signal.SIGUSR1     # parent -> worker: the pool is stopping, end the current item now
 STOP_GRACE_SECONDS = 5.0        # then the pool is torn down without waiting on its pipes (docs/evaluate.md)
 DEAD_WORKER_GRACE_SECONDS = 2.0  # a dead worker the pool has not noticed by then tore its result message
+RESTOP_SECONDS = 0.05           # a stop that landed in a finaliser is sent again this much later
 _stopping = False               # in a worker: its pool was told to stop
 _in_item = False                # in a worker: running an item (not reading or writing a pipe)
 
@@ -92,11 +93,12 @@ def _on_stop(signum: int, frame: object) -> None:
 def _stop_reached_a_finaliser(unraisable: sys.UnraisableHookArgs) -> None:
     """A stop raised inside a finaliser or a C callback (a ``__del__`` the item's garbage
     collection runs, say) cannot leave the item: Python would print it as an ignored exception
-    with its traceback. It is not printed; the signal is raised again, so the handler raises
-    at the item's next ordinary line (docs/evaluate.md, *How the pool stops*)."""
+    with its traceback. It is not printed; a timer sends the stop again a moment later (a
+    signal raised here would run its handler here, inside the hook), so the handler raises at
+    the item's next ordinary line (docs/evaluate.md, *How the pool stops*)."""
     if isinstance(unraisable.exc_value, PoolStopped):
         if _in_item:
-            signal.raise_signal(STOP_SIGNAL)
+            signal.setitimer(signal.ITIMER_REAL, RESTOP_SECONDS)
         return
     sys.__unraisablehook__(unraisable)
 
@@ -112,6 +114,7 @@ def _start_worker() -> None:
     stop stays pending until its handler is in place."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(STOP_SIGNAL, _on_stop)
+    signal.signal(signal.SIGALRM, _on_stop)      # the stop sent again (_stop_reached_a_finaliser)
     sys.unraisablehook = _stop_reached_a_finaliser
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, STOP_SIGNAL})
     die_with_parent()
