@@ -20,6 +20,8 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, Callable, Hashable, Iterator, TypeVar
 
+from resolver.tasks.guess_store import guess_rate_store
+
 P = TypeVar("P")  # a task's parameter model (a frozen dataclass)
 
 DRAWS = 1000
@@ -60,15 +62,22 @@ def mode_rate(task_name: str, params: P, answer_of: Callable[[P, random.Random],
 
     The private stream is seeded by the parameters' sorted-key JSON (the point's validated
     values). The cache is keyed by the model itself: validation gives each field one type,
-    so two equal models have the same JSON."""
+    so two equal models have the same JSON. Rates drawn once are kept on disk for later
+    processes (resolver/tasks/guess_store.py)."""
     if _SKIP.get():
         return 0.0
     key = (task_name, params, draws)
     if key not in _CACHE:
         identity = json.dumps(_fields(params), sort_keys=True)
-        rng = random.Random(f"guess:{task_name}:{identity}")
-        counts = Counter(answer_of(params, rng) for _ in range(draws))
-        _CACHE[key] = round(max(counts.values()) / draws, 4)
+        store = guess_rate_store()
+        rate = store.get(task_name, identity, draws) if store else None
+        if rate is None:
+            rng = random.Random(f"guess:{task_name}:{identity}")
+            counts = Counter(answer_of(params, rng) for _ in range(draws))
+            rate = round(max(counts.values()) / draws, 4)
+            if store:
+                store.put(task_name, identity, draws, rate)
+        _CACHE[key] = rate
     return _CACHE[key]
 
 

@@ -1,0 +1,119 @@
+"""Guess rates kept on disk (resolver/tasks/guess_store.py): the same rates as drawing them,
+drawn again whenever the code changes, and never an error when the file is unusable."""
+from __future__ import annotations
+
+import dataclasses
+import random
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from resolver.tasks import guess, guess_store
+from resolver.tasks.guess_store import GuessRateStore, tasks_fingerprint
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclasses.dataclass(frozen=True)
+class Dice:
+    count: int
+    sides: int
+
+
+class Counted:
+    """An answer function that counts its calls: two dice's total."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, p: Dice, rng: random.Random) -> int:
+        self.calls += 1
+        return sum(rng.randint(1, p.sides) for _ in range(p.count))
+
+
+def rate_with(store: GuessRateStore | None, monkeypatch, params=Dice(2, 6), draws=1000) -> tuple[float, int]:
+    """mode_rate with `store` as the process's store and an empty in-process cache: (rate, draws made)."""
+    monkeypatch.setattr(guess, "_CACHE", {})
+    monkeypatch.setattr(guess_store, "_STORE", [store])
+    answer = Counted()
+    return guess.mode_rate("dice", params, answer, draws), answer.calls
+
+
+def test_a_stored_rate_is_the_drawn_rate_and_draws_nothing(tmp_path, monkeypatch):
+    drawn, calls = rate_with(None, monkeypatch)
+    assert calls == 1000
+    # the most likely total of two dice is 7, probability 6/36: the draw is near it
+    assert abs(drawn - 6 / 36) < 0.05
+    cold, calls = rate_with(GuessRateStore(tmp_path / "g.sqlite", "f1"), monkeypatch)
+    assert (cold, calls) == (drawn, 1000)
+    warm, calls = rate_with(GuessRateStore(tmp_path / "g.sqlite", "f1"), monkeypatch)
+    assert (warm, calls) == (drawn, 0)
+
+
+def test_other_code_other_parameters_or_draws_draw_again(tmp_path, monkeypatch):
+    path = tmp_path / "g.sqlite"
+    rate_with(GuessRateStore(path, "f1"), monkeypatch)
+    assert rate_with(GuessRateStore(path, "f2"), monkeypatch)[1] == 1000
+    assert rate_with(GuessRateStore(path, "f1"), monkeypatch, params=Dice(3, 6))[1] == 1000
+    assert rate_with(GuessRateStore(path, "f1"), monkeypatch, draws=500)[1] == 500
+
+
+@pytest.mark.parametrize("spoil", ["garbage file", "folder in its place", "parent is a file", "rate out of range"])
+def test_an_unusable_store_draws_and_raises_nothing(tmp_path, monkeypatch, spoil):
+    drawn, _ = rate_with(None, monkeypatch)
+    path = tmp_path / "g.sqlite"
+    if spoil == "garbage file":
+        path.write_bytes(bytes(range(256)) * 64)
+    elif spoil == "folder in its place":
+        path.mkdir()
+    elif spoil == "parent is a file":
+        (tmp_path / "file").write_text("x")
+        path = tmp_path / "file" / "g.sqlite"
+    else:
+        store = GuessRateStore(path, "f1")
+        store.put("dice", '{"count": 2, "sides": 6}', 1000, 0.5)
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE rates SET rate = 7.0")
+    rate, calls = rate_with(GuessRateStore(path, "f1"), monkeypatch)
+    assert (rate, calls) == (drawn, 1000)
+
+
+def test_the_fingerprint_follows_every_source_file(tmp_path):
+    for name, text in (("a.py", "x = 1\n"), ("b.py", "y = 2\n")):
+        (tmp_path / name).write_text(text)
+    first = tasks_fingerprint(tmp_path)
+    (tmp_path / "notes.txt").write_text("not code")
+    assert tasks_fingerprint(tmp_path) == first
+    (tmp_path / "b.py").write_text("y = 3\n")
+    assert tasks_fingerprint(tmp_path) != first
+    assert len(tasks_fingerprint()) == 64
+
+
+def test_r12_rates_from_a_warm_store_equal_a_fresh_draw(tmp_path):
+    """Two processes over a sample of r12's arithmetic, letters and tables points: one drawing
+    into a new store, one reading it back; a third with the store off draws them itself."""
+    code = (
+        "import random, sys\n"
+        "from resolver.config.loader import expand_steps, load_config\n"
+        "from resolver.tasks import get_task\n"
+        "steps = [s for s in expand_steps(load_config('configs/r12.yaml'))\n"
+        "         if s.base_task in ('arithmetic', 'letters', 'tables')][::15]\n"
+        "for s in steps:\n"
+        "    case = next(iter(get_task(s.generator).generate_cases(s.gen_params, random.Random(s.seed), 1)))\n"
+        "    print(s.base_task, case.guess_chance)\n")
+
+    def rates(setting: str) -> str:
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "REASONSCAPE_GUESS_CACHE": setting}
+        return subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True,
+                              check=True).stdout
+
+    store = str(tmp_path / "g.sqlite")
+    cold, warm, off = rates(store), rates(store), rates("off")
+    assert cold == warm == off
+    assert len(cold.splitlines()) >= 10 and {"arithmetic", "letters", "tables"} <= {
+        line.split()[0] for line in cold.splitlines()}
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT count(*) FROM rates").fetchone()[0] >= 10
