@@ -20,7 +20,26 @@ def repo() -> Path:
 
 # The slow tier's end-to-end files keep real processes, but for those checked in-process
 # (docs/performance.md, "The test suite"); every other test file calls scripts in-process.
-SLOW_FILES_IN_PROCESS: frozenset[str] = frozenset()
+SLOW_FILES_IN_PROCESS: frozenset[str] = frozenset({
+    "test_analyze_compare.py",
+    "test_analyze_position.py",
+    "test_analyze_skill_evidence.py",
+    "test_catalog_pointsdb_as_dataset.py",
+    "test_config_fields.py",
+    "test_evaluate_pipeline.py",
+    "test_evaluate_runner_e2e.py",
+    "test_grading_invalid_reasons_e2e.py",
+    "test_output_schemas.py",
+    "test_probe_fft_layout.py",
+    "test_run_against.py",
+    "test_run_api.py",
+    "test_run_batch.py",
+    "test_run_metadata.py",
+    "test_run_stop_loops.py",
+    "test_share_remotes.py",
+    "test_tasks_audit.py",
+    "test_tasks_configs.py",
+})
 _in_process_allowed = True
 
 

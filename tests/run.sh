@@ -75,7 +75,8 @@ export REASONSCAPE_LLAMA_BUILD_PID="$BUILDER"
 # converted for it: tests/install-vllm.sh, a few minutes the first time (docs/vllm.md).
 export REASONSCAPE_VLLM_VENV="${REASONSCAPE_VLLM_VENV:-$PWD/.venv-vllm}"
 export REASONSCAPE_VLLM_INSTALL_STATUS="$SETUP/vllm-status" REASONSCAPE_VLLM_INSTALL_LOG="$SETUP/vllm-output"
-${SETSID[@]+"${SETSID[@]}"} bash -c 'bash tests/install-vllm.sh "$1" >"$2/vllm-output" 2>&1
+# At nice 10 too: its few CPU-minutes (unpacking torch and vLLM) go where the test workers leave room.
+${SETSID[@]+"${SETSID[@]}"} bash -c 'nice -n 10 bash tests/install-vllm.sh "$1" >"$2/vllm-output" 2>&1
   echo $? >"$2/vllm-status.part" && mv "$2/vllm-status.part" "$2/vllm-status"' vllm "$REASONSCAPE_VLLM_VENV" "$SETUP" &
 VLLM=$!
 export REASONSCAPE_VLLM_INSTALL_PID="$VLLM"
