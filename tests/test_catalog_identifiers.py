@@ -45,7 +45,7 @@ def id_map():
 
 
 def ok(root, *argv) -> str:
-    proc = run(root, argv)
+    proc = run(root, argv, in_process=True)
     assert proc.returncode == 0, f"{argv}: exit {proc.returncode}\n{proc.stderr[-2000:]}"
     return proc.stdout
 
@@ -110,7 +110,7 @@ def test_filters_select_digit_ids_as_text(root):
                                "--filters", json.dumps({"eval_id": [eid]})))
         assert [r["eval_id"] for r in result] == [eid]
     # a JSON number is not an eval_id: refused, naming the real ones
-    proc = run(root, ["analyze.py", "scores", "data/digits.json", "--filters", '{"eval_id": [97274]}'])
+    proc = run(root, ["analyze.py", "scores", "data/digits.json", "--filters", '{"eval_id": [97274]}'], in_process=True)
     assert proc.returncode == 2 and "097274" in proc.stderr and proc.stderr.count("\n") == 1
 
 

@@ -143,8 +143,14 @@ def _identifier_datasets(root: Path) -> None:
     dataset("oddids", digit_cohorts + [exponent])
 
 
-def run(root: Path, argv, timeout=300) -> subprocess.CompletedProcess:
-    """One command line (a list; argv[0] a top-level script) as a real subprocess in the sandbox."""
+def run(root: Path, argv, timeout=300, in_process: bool = False) -> subprocess.CompletedProcess:
+    """One command line (a list; argv[0] a top-level script) as a real subprocess in the sandbox,
+    or, with `in_process`, through the script's own `main` in this process (tests/support/in_process.py)."""
     script, *rest = argv
+    if in_process:
+        from tests.support.in_process import IN_PROCESS_SCRIPTS, run_in_process
+
+        if script in IN_PROCESS_SCRIPTS:
+            return run_in_process(REPO / script, [str(a) for a in rest], root, env())
     command = [sys.executable, str(REPO / script), *map(str, rest)] if script.endswith(".py") else list(argv)
     return subprocess.run(command, cwd=root, env=env(), capture_output=True, text=True, timeout=timeout)
