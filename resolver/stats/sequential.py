@@ -7,24 +7,32 @@ sample counts toward the guess offset: answered samples in the P modes, every sa
 O modes), and the weight ``w_i = 1 - g``. The cell's difference is ``Σ x_i / Σ w_i``, the
 E_P / E_O estimand of docs/statistics.md; ``x_i`` lies in [-1, 1].
 
-The sequence is the empirical-Bernstein one of Howard, Ramdas, McAuliffe & Sekhon (2021,
-"Time-uniform, nonparametric, nonasymptotic confidence sequences", Ann. Statist. 49(2),
-Theorem 4 and Section 3.2), in the form of Waudby-Smith & Ramdas (2023, "Estimating means of
-bounded random variables by betting", JRSS-B, Theorem 2): with ``X_i = (x_i + 1)/2`` in
-[0, 1], a predictable guess ``X̂_i`` (the mean of the earlier rounds, 1/2 before any) and
-``ψ(λ) = -log(1 - λ) - λ``, for every fixed ``λ`` in [0, 1)
+Two procedures, named in sequential.json's ``procedure`` (PROCEDURES). Both are the
+empirical-Bernstein sequence of Howard, Ramdas, McAuliffe & Sekhon (2021, "Time-uniform,
+nonparametric, nonasymptotic confidence sequences", Ann. Statist. 49(2), Theorem 4) in the
+form of Waudby-Smith & Ramdas (2023, "Estimating means of bounded random variables by
+betting", JRSS-B, Theorem 2): with ``X_i = (x_i + 1)/2`` in [0, 1], a predictable guess
+``X̂_i`` (the mean of the cell's earlier rounds, 1/2 before any) and
+``ψ(λ) = -log(1 - λ) - λ``, for a predictable ``λ_i`` in [0, 1)
 
-    M_t(λ) = exp(λ Σ (X_i - μ_i) - ψ(λ) Σ (X_i - X̂_i)²)
+    M_t = exp(Σ λ_i (X_i - μ_i) - Σ ψ(λ_i) (X_i - X̂_i)²)
 
-is a non-negative supermartingale (μ_i the conditional mean of X_i: the points of a cell
-may differ). The e-process is the average of ``M_t(λ_j)`` and ``M_t(-λ_j)``'s mirror over a
-fixed grid ``LAMBDAS`` (a discrete mixture, Howard et al. Section 3.1); by Ville's
-inequality it exceeds 1/α with probability at most α at any time, so
+is a non-negative supermartingale (μ_i the conditional mean of X_i).
 
-    CS_t(α) = {Δ : E_t(Δ) < 1/α}
+* ``eb-horizon`` (the runner's now): one bet per round and cell, tuned to TUNE x the pairs
+  the cell may draw at the variance seen so far, λ = min(BET_CAP, sqrt(2 log(2 family/α) /
+  (σ̂² · TUNE · planned))), σ̂² = (1/4 + Σ (X - X̂)²)/(pairs + 1) over the earlier rounds; and
+  the penalty ψ(λ a)/a² with a = X̂ (a = 1 - X̂ for the mirrored side), because X - X̂ >= -X̂
+  (Fan et al.'s inequality on (X - X̂)/a >= -1; a = 1 is ψ(λ)). Each side's M_t >= 2/α is
+  solved for Δ in closed form; the sequence covers the bet-weighted difference
+  Σ λ_i E[x_i] / Σ λ_i w_i, the plain running average when each round samples the same points.
+* ``eb-mixture`` (the first; read for older runs): the average of M_t(λ_j) and its mirror
+  over the fixed grid ``LAMBDAS`` (a discrete mixture, Howard et al. Section 3.1), which
+  covers the running average exactly; ends by bisection.
 
-covers the running average of the pairs' conditional mean differences at every round at
-once, and ``p_t = min(1, 1 / max_{s <= t} E_s(0))`` is an anytime-valid p-value.
+By Ville's inequality the e-process exceeds 1/α with probability at most α at any time, so
+``CS_t(α) = {Δ : E_t(Δ) < 1/α}`` holds at every round at once, and
+``p_t = min(1, 1 / max_{s <= t} E_s(0))`` is an anytime-valid p-value.
 """
 from __future__ import annotations
 
