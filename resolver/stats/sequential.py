@@ -159,22 +159,23 @@ class Sequence:
 
 def _mixture_sequence(sums: dict[str, np.ndarray], alpha: float, family: int) -> tuple[np.ndarray, ...]:
     """PROCEDURES["eb-mixture"] (the first method, kept to read its runs): low, high, eq_low,
-    eq_high, E_t(0) from the discrete mixture over LAMBDAS."""
+    eq_high, log E_t(0) from the discrete mixture over LAMBDAS."""
     cum_x, cum_w = np.cumsum(sums["x"], axis=0), np.cumsum(sums["w"], axis=0)
     shape = cum_x.shape
     flat_x, flat_w, flat_v = cum_x.ravel(), cum_w.ravel(), np.cumsum(sums["v"], axis=0).ravel()
     low, high = _bounds(flat_x, flat_w, flat_v, alpha)
     eq_low, eq_high = _bounds(flat_x, flat_w, flat_v, alpha / family)
-    e0 = e_value(flat_x, flat_w, flat_v, 0.0)
-    return tuple(a.reshape(shape) for a in (low, high, eq_low, eq_high, e0))
+    log_e0 = _log_mixture(flat_x / 2.0, flat_v)
+    return tuple(a.reshape(shape) for a in (low, high, eq_low, eq_high, log_e0))
 
 
 def _horizon_sequence(sums: dict[str, np.ndarray], alpha: float, family: int,
                       horizon: np.ndarray) -> tuple[np.ndarray, ...]:
     """PROCEDURES["eb-horizon"]: the predictable plug-in empirical-Bernstein sequence with
     bets tuned to the planned pairs at alpha / family (docs/statistics.md). In closed form:
-    Δ is rejected on the upper side when (A_t - Δ B_t)/2 - P_t >= log(2/α), with A_t = Σ λ x,
-    B_t = Σ λ w, P_t = Σ ψ(λ)(X - X̂)²."""
+    Δ is rejected from below when (A_t - Δ B_t)/2 - P_t >= log(2/α), with A_t = Σ λ x,
+    B_t = Σ λ w, P_t = Σ ψ(λ X̂)/X̂² (X - X̂)² (1 - X̂ for X̂ on the mirrored side); returns
+    low, high, eq_low, eq_high, log E_t(0)."""
     lam = _horizon_bets(sums, horizon, math.log(2.0 * family / alpha))
     big_a = np.cumsum(lam * sums["x"], axis=0)
     big_b = np.cumsum(lam * sums["w"], axis=0)
@@ -190,8 +191,8 @@ def _horizon_sequence(sums: dict[str, np.ndarray], alpha: float, family: int,
         return np.where(big_b > 0, low, -1.0), np.where(big_b > 0, high, 1.0)
     low, high = ends(math.log(2.0 / alpha))
     eq_low, eq_high = ends(math.log(2.0 * family / alpha))
-    e0 = (np.exp(big_a / 2.0 - pen_low) + np.exp(-big_a / 2.0 - pen_high)) / 2.0
-    return low, high, eq_low, eq_high, e0
+    log_e0 = np.logaddexp(big_a / 2.0 - pen_low, -big_a / 2.0 - pen_high) - math.log(2.0)
+    return low, high, eq_low, eq_high, log_e0
 
 
 def anytime_sequence(x: ArrayLike, w: ArrayLike, cell: ArrayLike, round_: ArrayLike, cells: int, rounds: int,
@@ -211,15 +212,15 @@ def anytime_sequence(x: ArrayLike, w: ArrayLike, cell: ArrayLike, round_: ArrayL
     family = max(int(family), 1)
     sums = _round_sums(np.asarray(x, dtype=float), np.asarray(w, dtype=float), cell, round_, cells, rounds)
     if procedure == "eb-mixture":
-        low, high, eq_low, eq_high, e0 = _mixture_sequence(sums, alpha, family)
+        low, high, eq_low, eq_high, log_e0 = _mixture_sequence(sums, alpha, family)
     else:
         n = sums["n"]
         planned = (n[np.argmax(n > 0, axis=0), np.arange(cells)] * rounds if horizon is None
                    else np.asarray(horizon, dtype=float))
-        low, high, eq_low, eq_high, e0 = _horizon_sequence(sums, alpha, family, planned)
+        low, high, eq_low, eq_high, log_e0 = _horizon_sequence(sums, alpha, family, planned)
     cum_n, cum_x, cum_w = (np.cumsum(sums[k], axis=0) for k in ("n", "x", "w"))
-    e0 = np.where(cum_n > 0, e0, 1.0)
-    p = np.minimum(1.0, 1.0 / np.maximum.accumulate(e0, axis=0))
+    log_e0 = np.where(cum_n > 0, log_e0, 0.0)
+    p = np.minimum(1.0, np.exp(-np.maximum.accumulate(log_e0, axis=0)))
     diff = np.divide(cum_x, cum_w, out=np.zeros_like(cum_x), where=cum_w > 0)
     return Sequence(cum_n, diff, low, high, eq_low, eq_high, p)
 
