@@ -16,6 +16,7 @@ from conftest import REPO, run_script, write_eval_entry
 from resolver.records import iter_records
 from resolver.run.against import PairedStop, Reference
 from resolver.sim.simulator import start_simulator_process
+from resolver.stats import PROCEDURE, PROCEDURES
 
 TINY = REPO / "configs" / "tiny.yaml"
 COMMON = ["--config", TINY, "--template", REPO / "templates" / "zerocot-nosys.json",
@@ -163,3 +164,18 @@ def test_against_end_to_end(tmp_path: Path) -> None:
         assert cell["samples_needed"] is None and cell["unpaired_verdict"] == "none"
     text = run_script("analyze.py", "compare", dataset, "--filters", filters, check=True).stdout
     assert "stopped on the decision" in text and "Unpaired 95%" not in text and "more/point" not in text
+    assert marker["procedure"] == PROCEDURE and result["sequential"]["method"] == PROCEDURES[PROCEDURE]
+
+    # a sequential.json from before "procedure" existed is read with the procedure it stopped by ...
+    path = b / "sequential.json"
+    old = {k: v for k, v in marker.items() if k != "procedure"} | {"method": PROCEDURES["eb-mixture"]}
+    path.write_text(json.dumps(old))
+    older = json.loads(run_script("analyze.py", "compare", dataset, "--filters", filters, "--format", "json",
+                                  check=True).stdout)
+    assert older["sequential"]["method"] == PROCEDURES["eb-mixture"]
+    assert older["cells"] != result["cells"]             # recomputed by the other procedure: other intervals
+    # ... and one this version does not know is refused in one line
+    path.write_text(json.dumps(marker | {"procedure": "eb-future"}))
+    proc = run_script("analyze.py", "compare", dataset, "--filters", filters)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "eb-future" in lines[0] and "Traceback" not in proc.stderr

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from resolver.stats import SEQUENTIAL_NAME, cells_and_overall, holm, pair_contributions
+from resolver.core import UserError
+from resolver.stats import PROCEDURES, SEQUENTIAL_NAME, cells_and_overall, holm, pair_contributions
 
 if TYPE_CHECKING:
     from resolver.pointsdb import PointsDB
@@ -49,9 +50,16 @@ def anytime_rows(pairs: pd.DataFrame, codes: np.ndarray, k: int, marker: dict, a
     anytime p-value, Holm's verdict over the k + 1 rows, and whether the cell is equivalent
     (its interval at alpha / (k + 1) inside ±margin)."""
     x, w = pair_contributions(pairs["outcome_a"], pairs["outcome_b"], pairs["guess_a"], str(marker.get("mode", "C_P")))
+    # a file without "procedure" was written before eb-horizon: its run stopped by eb-mixture
+    procedure = str(marker.get("procedure", "eb-mixture"))
+    if procedure not in PROCEDURES:
+        raise UserError(f"{SEQUENTIAL_NAME} names the anytime procedure {procedure!r}, which this version cannot "
+                        f"recompute (known: {', '.join(PROCEDURES)}); use the version that wrote the run")
     rounds_of = pairs["sample_index"].to_numpy(np.int64) // int(marker["count"])
-    rounds = int(rounds_of.max()) + 1 if len(rounds_of) else 1
-    seq = cells_and_overall(x, w, codes, rounds_of, k, rounds, alpha)
+    planned = int(marker.get("maxrounds") or 0)
+    rounds = max(int(rounds_of.max()) + 1 if len(rounds_of) else 1, planned)
+    # eb-horizon's planned pairs: each cell's first round times maxrounds, as the runner's
+    seq = cells_and_overall(x, w, codes, rounds_of, k, rounds, alpha, procedure=procedure)
     last = rounds - 1
     rejected, adjusted = holm(seq.p_value[last], alpha)
     diff = seq.diff[last]

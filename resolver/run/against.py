@@ -24,7 +24,7 @@ from resolver.core import UserError, write_text_atomic
 from resolver.pointsdb.schema import outcome_of
 from resolver.records import iter_records, read_run_metadata, sample_index_of
 from resolver.run.rounds import Tally
-from resolver.stats import SEQUENTIAL_NAME, Sequence, cells_and_overall, holm, pair_contributions
+from resolver.stats import PROCEDURE, PROCEDURES, SEQUENTIAL_NAME, Sequence, cells_and_overall, holm, pair_contributions
 from resolver.tasks import get_task
 
 if TYPE_CHECKING:
@@ -194,7 +194,13 @@ class PairedStop:
         """The anytime sequence of every cell and (last column) the overall row."""
         a, b, guess, codes = self.pairs()
         x, w = pair_contributions(a, b, guess, MODE)
-        return cells_and_overall(x, w, codes[:, 0], codes[:, 1], len(self.cells), self.maxrounds, self.alpha)
+        return cells_and_overall(x, w, codes[:, 0], codes[:, 1], len(self.cells), self.maxrounds, self.alpha,
+                                 procedure=PROCEDURE, horizon=self.planned())
+
+    def planned(self) -> list[int]:
+        """Per cell, the pairs B may draw at most (its points x count x maxrounds): eb-horizon's
+        horizon, fixed before any outcome (compare finds the same from the first round)."""
+        return [len(cell.steps) * self.count * self.maxrounds for cell in self.cells]
 
     def report(self) -> dict:
         """sequential.json: the procedure and every cell's end (analyze.py compare reads it)."""
@@ -212,7 +218,7 @@ class PairedStop:
                 "verdict": ("b" if seq.diff[last, i] > 0 else "a") if rejected[i] else "none"})
         return {"against": str(self.ref.folder), "a_model": self.ref.model, "mode": MODE, "alpha": self.alpha,
                 "margin": self.margin, "count": self.count, "maxrounds": self.maxrounds,
-                "method": "empirical-Bernstein confidence sequence, discrete mixture (docs/statistics.md)",
+                "procedure": PROCEDURE, "method": PROCEDURES[PROCEDURE],
                 "unpaired": self.unpaired, "cells": cells}
 
     def write(self, folder: Path, reporter: Reporter) -> None:

@@ -24,6 +24,8 @@ from .intervals_light import skill_interval as skill_interval
 from .modes import DEFAULT_MODE as DEFAULT_MODE, MODES as MODES
 from .paired import compare_joint as compare_joint, holm as holm, joint_table as joint_table, samples_needed as samples_needed
 from .sequential import (
+    PROCEDURE as PROCEDURE,
+    PROCEDURES as PROCEDURES,
     SEQUENTIAL_NAME as SEQUENTIAL_NAME,
     Sequence as Sequence,
     anytime_sequence as anytime_sequence,

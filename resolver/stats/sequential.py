@@ -7,37 +7,56 @@ sample counts toward the guess offset: answered samples in the P modes, every sa
 O modes), and the weight ``w_i = 1 - g``. The cell's difference is ``Σ x_i / Σ w_i``, the
 E_P / E_O estimand of docs/statistics.md; ``x_i`` lies in [-1, 1].
 
-The sequence is the empirical-Bernstein one of Howard, Ramdas, McAuliffe & Sekhon (2021,
-"Time-uniform, nonparametric, nonasymptotic confidence sequences", Ann. Statist. 49(2),
-Theorem 4 and Section 3.2), in the form of Waudby-Smith & Ramdas (2023, "Estimating means of
-bounded random variables by betting", JRSS-B, Theorem 2): with ``X_i = (x_i + 1)/2`` in
-[0, 1], a predictable guess ``X̂_i`` (the mean of the earlier rounds, 1/2 before any) and
-``ψ(λ) = -log(1 - λ) - λ``, for every fixed ``λ`` in [0, 1)
+Two procedures, named in sequential.json's ``procedure`` (PROCEDURES). Both are the
+empirical-Bernstein sequence of Howard, Ramdas, McAuliffe & Sekhon (2021, "Time-uniform,
+nonparametric, nonasymptotic confidence sequences", Ann. Statist. 49(2), Theorem 4) in the
+form of Waudby-Smith & Ramdas (2023, "Estimating means of bounded random variables by
+betting", JRSS-B, Theorem 2): with ``X_i = (x_i + 1)/2`` in [0, 1], a predictable guess
+``X̂_i`` (the mean of the cell's earlier rounds, 1/2 before any) and
+``ψ(λ) = -log(1 - λ) - λ``, for a predictable ``λ_i`` in [0, 1)
 
-    M_t(λ) = exp(λ Σ (X_i - μ_i) - ψ(λ) Σ (X_i - X̂_i)²)
+    M_t = exp(Σ λ_i (X_i - μ_i) - Σ ψ(λ_i) (X_i - X̂_i)²)
 
-is a non-negative supermartingale (μ_i the conditional mean of X_i: the points of a cell
-may differ). The e-process is the average of ``M_t(λ_j)`` and ``M_t(-λ_j)``'s mirror over a
-fixed grid ``LAMBDAS`` (a discrete mixture, Howard et al. Section 3.1); by Ville's
-inequality it exceeds 1/α with probability at most α at any time, so
+is a non-negative supermartingale (μ_i the conditional mean of X_i).
 
-    CS_t(α) = {Δ : E_t(Δ) < 1/α}
+* ``eb-horizon`` (the runner's now): one bet per round and cell, tuned to TUNE x the pairs
+  the cell may draw at the variance seen so far, λ = min(BET_CAP, sqrt(2 log(2 family/α) /
+  (σ̂² · TUNE · planned))), σ̂² = (1/4 + Σ (X - X̂)²)/(pairs + 1) over the earlier rounds; and
+  the penalty ψ(λ a)/a² with a = X̂ (a = 1 - X̂ for the mirrored side), because X - X̂ >= -X̂
+  (Fan et al.'s inequality on (X - X̂)/a >= -1; a = 1 is ψ(λ)). Each side's M_t >= 2/α is
+  solved for Δ in closed form; the sequence covers the bet-weighted difference
+  Σ λ_i E[x_i] / Σ λ_i w_i, the plain running average when each round samples the same points.
+* ``eb-mixture`` (the first; read for older runs): the average of M_t(λ_j) and its mirror
+  over the fixed grid ``LAMBDAS`` (a discrete mixture, Howard et al. Section 3.1), which
+  covers the running average exactly; ends by bisection.
 
-covers the running average of the pairs' conditional mean differences at every round at
-once, and ``p_t = min(1, 1 / max_{s <= t} E_s(0))`` is an anytime-valid p-value.
+By Ville's inequality the e-process exceeds 1/α with probability at most α at any time, so
+``CS_t(α) = {Δ : E_t(Δ) < 1/α}`` holds at every round at once, and
+``p_t = min(1, 1 / max_{s <= t} E_s(0))`` is an anytime-valid p-value.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["LAMBDAS", "SEQUENTIAL_NAME", "Sequence", "anytime_sequence", "cells_and_overall", "e_value", "pair_contributions"]
+__all__ = ["BET_CAP", "LAMBDAS", "PROCEDURE", "PROCEDURES", "SEQUENTIAL_NAME", "TUNE", "Sequence", "anytime_sequence",
+           "cells_and_overall", "e_value", "pair_contributions"]
 
 #: the discrete mixture's bets: geometric from about one over the square root of the
 #: largest variance a cell reaches (thousands of pairs) to near the edge of [0, 1)
 SEQUENTIAL_NAME = "sequential.json"   # what runner.py --against writes in its run folder (docs/runner.md)
+#: the procedures by the id sequential.json records ("procedure"; a file without one is eb-mixture)
+PROCEDURES = {
+    "eb-horizon": "empirical-Bernstein confidence sequence, predictable plug-in bets tuned to the planned pairs "
+                  "(docs/statistics.md)",
+    "eb-mixture": "empirical-Bernstein confidence sequence, discrete mixture (docs/statistics.md)",
+}
+PROCEDURE = "eb-horizon"              # what runner.py --against uses now
+TUNE = 0.5                            # eb-horizon tunes its bets to this share of the planned pairs
+BET_CAP = 0.75                        # and never bets more (ψ needs λ < 1; Waudby-Smith & Ramdas use 1/2-3/4)
 LAMBDAS = np.geomspace(0.02, 0.9, 16)
 _PSI = -np.log1p(-LAMBDAS) - LAMBDAS
 _BISECTIONS = 40
@@ -96,6 +115,34 @@ def _bounds(sum_x: np.ndarray, sum_w: np.ndarray, var_sum: np.ndarray, alpha: fl
     return np.where(sum_w > 0, low, -1.0), np.where(sum_w > 0, high, 1.0)
 
 
+def _round_sums(x: np.ndarray, w: np.ndarray, cell: ArrayLike, round_: ArrayLike, cells: int,
+                rounds: int) -> dict[str, np.ndarray]:
+    """Per round (rows) and cell (columns): pairs n, Σx, Σw, and on the X scale the
+    predictable guess X̂ (the mean X of the cell's earlier rounds, 1/2 before any) and the
+    round's Σ (X - X̂)²."""
+    code = np.asarray(cell, dtype=np.int64) * rounds + np.asarray(round_, dtype=np.int64)
+    size = cells * rounds
+    def per(weights: np.ndarray | None) -> np.ndarray:
+        return np.bincount(code, weights=weights, minlength=size).reshape(cells, rounds).T.astype(float)
+    big_x = (x + 1.0) / 2.0
+    n, s1, s2 = per(None), per(big_x), per(big_x ** 2)
+    guess = (np.cumsum(s1, axis=0) - s1 + 0.5) / (np.cumsum(n, axis=0) - n + 1.0)
+    # Σ over the round of (X - X̂)² = Σ X² - 2 X̂ Σ X + n X̂²
+    return {"n": n, "x": per(x), "w": per(w), "guess": guess, "v": s2 - 2.0 * guess * s1 + n * guess ** 2}
+
+
+def _horizon_bets(sums: dict[str, np.ndarray], horizon: np.ndarray, level: float) -> np.ndarray:
+    """λ per round and cell (predictable plug-in, docs/statistics.md): the bet that makes the
+    bound tightest after TUNE x the planned pairs ``horizon`` (per cell, fixed by the design
+    before any outcome is seen), at the variance seen in earlier rounds."""
+    n = sums["n"]
+    planned = np.maximum(horizon * TUNE, 1.0)
+    # WSR's predictable variance: (1/4 + Σ (X - X̂)²) / (pairs + 1) over the earlier rounds
+    seen_n, seen_v = np.cumsum(n, axis=0) - n, np.cumsum(sums["v"], axis=0) - sums["v"]
+    variance = (0.25 + seen_v) / (seen_n + 1.0)
+    return np.minimum(BET_CAP, np.sqrt(2.0 * level / (variance * planned[None, :])))
+
+
 @dataclass
 class Sequence:
     """Per round (rows) and cell (columns): pairs, the estimate, the 95% (``alpha``) sequence,
@@ -110,49 +157,81 @@ class Sequence:
     p_value: np.ndarray
 
 
+def _mixture_sequence(sums: dict[str, np.ndarray], alpha: float, family: int) -> tuple[np.ndarray, ...]:
+    """PROCEDURES["eb-mixture"] (the first method, kept to read its runs): low, high, eq_low,
+    eq_high, log E_t(0) from the discrete mixture over LAMBDAS."""
+    cum_x, cum_w = np.cumsum(sums["x"], axis=0), np.cumsum(sums["w"], axis=0)
+    shape = cum_x.shape
+    flat_x, flat_w, flat_v = cum_x.ravel(), cum_w.ravel(), np.cumsum(sums["v"], axis=0).ravel()
+    low, high = _bounds(flat_x, flat_w, flat_v, alpha)
+    eq_low, eq_high = _bounds(flat_x, flat_w, flat_v, alpha / family)
+    log_e0 = _log_mixture(flat_x / 2.0, flat_v)
+    return tuple(a.reshape(shape) for a in (low, high, eq_low, eq_high, log_e0))
+
+
+def _horizon_sequence(sums: dict[str, np.ndarray], alpha: float, family: int,
+                      horizon: np.ndarray) -> tuple[np.ndarray, ...]:
+    """PROCEDURES["eb-horizon"]: the predictable plug-in empirical-Bernstein sequence with
+    bets tuned to the planned pairs at alpha / family (docs/statistics.md). In closed form:
+    Δ is rejected from below when (A_t - Δ B_t)/2 - P_t >= log(2/α), with A_t = Σ λ x,
+    B_t = Σ λ w, P_t = Σ ψ(λ X̂)/X̂² (X - X̂)² (1 - X̂ for X̂ on the mirrored side); returns
+    low, high, eq_low, eq_high, log E_t(0)."""
+    lam = _horizon_bets(sums, horizon, math.log(2.0 * family / alpha))
+    big_a = np.cumsum(lam * sums["x"], axis=0)
+    big_b = np.cumsum(lam * sums["w"], axis=0)
+    # the penalty of each side: ψ(λ a)/a² per (X - X̂)², a = how far X may fall below X̂
+    # (X̂ for the lower end, 1 - X̂ for the upper one; a = 1 is the textbook ψ(λ))
+    def penalty(a: np.ndarray) -> np.ndarray:
+        return np.cumsum((-np.log1p(-lam * a) - lam * a) / a ** 2 * sums["v"], axis=0)
+    pen_low, pen_high = penalty(sums["guess"]), penalty(1.0 - sums["guess"])
+    safe_b = np.where(big_b > 0, big_b, 1.0)
+    def ends(level: float) -> tuple[np.ndarray, np.ndarray]:
+        low = np.maximum((big_a - 2.0 * (pen_low + level)) / safe_b, -1.0)
+        high = np.minimum((big_a + 2.0 * (pen_high + level)) / safe_b, 1.0)
+        return np.where(big_b > 0, low, -1.0), np.where(big_b > 0, high, 1.0)
+    low, high = ends(math.log(2.0 / alpha))
+    eq_low, eq_high = ends(math.log(2.0 * family / alpha))
+    log_e0 = np.logaddexp(big_a / 2.0 - pen_low, -big_a / 2.0 - pen_high) - math.log(2.0)
+    return low, high, eq_low, eq_high, log_e0
+
+
 def anytime_sequence(x: ArrayLike, w: ArrayLike, cell: ArrayLike, round_: ArrayLike, cells: int, rounds: int,
-                     alpha: float = 0.05, family: int = 1) -> Sequence:
+                     alpha: float = 0.05, family: int = 1, procedure: str = PROCEDURE,
+                     horizon: ArrayLike | None = None) -> Sequence:
     """The confidence sequence of every cell after each round.
 
     ``x``, ``w``: per pair (pair_contributions); ``cell``: its cell code (0..cells-1);
     ``round_``: the round it was sampled in (0..rounds-1). Within a round the pairs of a
-    cell share one predictable guess X̂ (the mean of the cell's earlier rounds), so the
-    order of the pairs inside a round does not matter.
+    cell share one predictable guess X̂ and one bet, so the order of the pairs inside a
+    round does not matter. ``procedure``: a key of PROCEDURES; ``horizon``: eb-horizon's
+    planned pairs per cell, fixed before any outcome (default: the cell's first round of
+    pairs times ``rounds``, which is the design's when ``rounds`` is the run's maxrounds).
     """
-    x = np.asarray(x, dtype=float)
-    w = np.asarray(w, dtype=float)
-    code = np.asarray(cell, dtype=np.int64) * rounds + np.asarray(round_, dtype=np.int64)
-    size = cells * rounds
-    n = np.bincount(code, minlength=size).reshape(cells, rounds).T.astype(float)
-    sx = np.bincount(code, weights=x, minlength=size).reshape(cells, rounds).T
-    sw = np.bincount(code, weights=w, minlength=size).reshape(cells, rounds).T
-    big_x = (x + 1.0) / 2.0
-    s1 = np.bincount(code, weights=big_x, minlength=size).reshape(cells, rounds).T
-    s2 = np.bincount(code, weights=big_x ** 2, minlength=size).reshape(cells, rounds).T
-    cum_n, cum_x, cum_w = np.cumsum(n, axis=0), np.cumsum(sx, axis=0), np.cumsum(sw, axis=0)
-    # the predictable guess of round r: the mean X of rounds before r (1/2 before any)
-    before_n = cum_n - n
-    before_1 = np.cumsum(s1, axis=0) - s1
-    guess = np.divide(before_1 + 0.5, before_n + 1.0)
-    # Σ over the round of (X - X̂)² = Σ X² - 2 X̂ Σ X + n X̂²
-    var_sum = np.cumsum(s2 - 2.0 * guess * s1 + n * guess ** 2, axis=0)
-    shape = cum_n.shape
-    flat_x, flat_w, flat_v = cum_x.ravel(), cum_w.ravel(), var_sum.ravel()
-    low, high = _bounds(flat_x, flat_w, flat_v, alpha)
-    eq_low, eq_high = _bounds(flat_x, flat_w, flat_v, alpha / max(int(family), 1))
-    e0 = e_value(flat_x, flat_w, flat_v, 0.0).reshape(shape)
-    e0 = np.where(cum_n > 0, e0, 1.0)
-    p = np.minimum(1.0, 1.0 / np.maximum.accumulate(e0, axis=0))
+    if procedure not in PROCEDURES:
+        raise ValueError(f"unknown anytime procedure {procedure!r}; known: {', '.join(PROCEDURES)}")
+    family = max(int(family), 1)
+    sums = _round_sums(np.asarray(x, dtype=float), np.asarray(w, dtype=float), cell, round_, cells, rounds)
+    if procedure == "eb-mixture":
+        low, high, eq_low, eq_high, log_e0 = _mixture_sequence(sums, alpha, family)
+    else:
+        n = sums["n"]
+        planned = (n[np.argmax(n > 0, axis=0), np.arange(cells)] * rounds if horizon is None
+                   else np.asarray(horizon, dtype=float))
+        low, high, eq_low, eq_high, log_e0 = _horizon_sequence(sums, alpha, family, planned)
+    cum_n, cum_x, cum_w = (np.cumsum(sums[k], axis=0) for k in ("n", "x", "w"))
+    log_e0 = np.where(cum_n > 0, log_e0, 0.0)
+    p = np.minimum(1.0, np.exp(-np.maximum.accumulate(log_e0, axis=0)))
     diff = np.divide(cum_x, cum_w, out=np.zeros_like(cum_x), where=cum_w > 0)
-    return Sequence(cum_n, diff, low.reshape(shape), high.reshape(shape), eq_low.reshape(shape),
-                    eq_high.reshape(shape), p)
+    return Sequence(cum_n, diff, low, high, eq_low, eq_high, p)
 
 
 def cells_and_overall(x: ArrayLike, w: ArrayLike, cell: ArrayLike, round_: ArrayLike, cells: int, rounds: int,
-                      alpha: float = 0.05) -> Sequence:
+                      alpha: float = 0.05, procedure: str = PROCEDURE, horizon: ArrayLike | None = None) -> Sequence:
     """anytime_sequence of every cell plus, in the last column, every pair together (the
     overall row); the family is cells + 1, as in analyze.py compare's Holm."""
     xs, ws, codes, rnd = np.asarray(x), np.asarray(w), np.asarray(cell), np.asarray(round_)
     both_cell = np.concatenate([codes, np.full(len(codes), cells)])
     return anytime_sequence(np.concatenate([xs, xs]), np.concatenate([ws, ws]), both_cell,
-                            np.concatenate([rnd, rnd]), cells + 1, rounds, alpha, family=cells + 1)
+                            np.concatenate([rnd, rnd]), cells + 1, rounds, alpha, family=cells + 1,
+                            procedure=procedure, horizon=None if horizon is None else
+                            np.append(np.asarray(horizon, dtype=float), np.sum(horizon)))

@@ -14,7 +14,8 @@ Two parts, both printed as tables and written to tests/benchmarks/out/stop_on_de
    equal, small (+0.04), large (+0.20) and different-by-cell pairs, six cells of 28 points:
    samples saved, agreement with the full-precision paired compare on the cells it decides,
    false decisions where the truth is no difference (the fixed-n compare read after every round
-   beside it), and coverage of the reported anytime intervals.
+   beside it), and coverage of the reported anytime intervals. Before it, the price of the
+   anytime interval: its half-width over the fixed-n one at the same pairs, per round.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import write_result  # noqa: E402
-from stop_on_decision_mc import study  # noqa: E402
+from stop_on_decision_mc import study, widths  # noqa: E402
 
 from resolver.records import iter_records  # noqa: E402
 from resolver.sim.simulator import start_simulator_process  # noqa: E402
@@ -110,6 +111,12 @@ def main() -> None:
     result: dict = {"simulator": [], "statistics": []}
     if not opts.skip_simulator:
         result["simulator"] = simulator_part(opts)
+    if not opts.skip_statistics:
+        result["widths"] = widths()
+        print("anytime 95% half-width over the fixed-n one at the same pairs (equal models, median of 60 cells)")
+        for w in result["widths"]:
+            print(f"{w['precision']:9} {w['procedure']:11} " + "  ".join(
+                f"{n:>6} pairs {r:.2f}x" for n, r in zip(w["pairs"], w["ratio"])), flush=True)
     stats = [] if opts.skip_statistics else study(opts.replicates)
     result["statistics"] = stats
     print("precision scenario  B samples (against / at A's precision)  agree  false (against / fixed / peeked)  "
