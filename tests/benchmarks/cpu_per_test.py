@@ -62,7 +62,7 @@ threading.Thread(target=_watch, daemon=True, name="cpu_per_test").start()
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
     cpu, wall = _total(), time.monotonic()
     yield
     _rows.append((item.nodeid, time.monotonic() - wall, _total() - cpu))
