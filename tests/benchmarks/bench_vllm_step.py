@@ -2,7 +2,7 @@
 (docs/simulator.md, *Checked against vLLM's CPU build*).
 
     .venv/bin/python tests/benchmarks/bench_vllm_step.py [--config configs/r12.yaml] [--task arithmetic]
-        [--density lowdef] [--max-tokens 64] [--batches 1,2,4,8,16,32,64] [--prompts 250,600] [--steps 48]
+        [--density lowdef] [--count 2] [--max-tokens 64] [--batches 1,2,4,8,16,32] [--prompts 100,300] [--steps 32]
         [--only measure|runs]
 
 Needs vLLM installed as the suite installs it (`bash tests/install-vllm.sh`; $REASONSCAPE_VLLM_VENV
@@ -61,6 +61,10 @@ SIM_PROFILE = "sim-thinker"       # long answers: every one runs into max_tokens
 ENV = {**os.environ, "PYTHONPATH": str(REPO), "TQDM_DISABLE": "1"}
 WORDS = ("apple river stone cloud paper seven orange table window garden music silver yellow horse "
          "bridge candle forest winter button pocket ladder mirror rocket tiger valley basket").split()
+# SmolLM2-135M's KV cache: 30 layers x 2 x 3 KV heads x 64 x 4 bytes = 46,080 bytes a token, so
+# the suite's 1 GiB (VLLM_CPU_KVCACHE_SPACE) holds about 23,000 tokens; a batch beyond that would
+# wait or be preempted, which is not the step time being measured
+KV_TOKENS = 20_000
 RUNS = ("parallel16", "parallel16-threads4", "batch-cycle")
 
 
@@ -128,6 +132,9 @@ def measure_curves(url: str, opts) -> list[dict]:
     for words in opts.prompts:
         rows = []
         for batch in opts.batches:
+            if batch * (words + opts.steps + 40) > KV_TOKENS:
+                print(f"  prompt ~{words} words batch {batch}: skipped, more tokens than the KV cache holds", flush=True)
+                continue
             row = asyncio.run(one_batch(url, batch, words, opts.steps, first))
             first += batch
             rows.append(row)
@@ -249,18 +256,27 @@ def workload_config(opts, tmp: Path) -> Path:
 API_ARGS = {"parallel16": ["--parallel", "16"], "parallel16-threads4": ["--parallel", "16", "--threads", "4"]}
 
 
+def omp_binding(server: VllmServer) -> str:
+    """What vLLM's log says about its OpenMP threads' cores (on x86 it keeps one core back for
+    its scheduler unless told otherwise: docs/simulator.md)."""
+    text = Path(server._log.name).read_text(encoding="utf-8", errors="replace")
+    lines = [line.strip() for line in text.splitlines() if "core ids=" in line or "reserved_cpus=" in line
+             or "KV cache size" in line]
+    return "; ".join(lines) or "(not in the log)"
+
+
 # ---------------------------------------------------------------- main
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="configs/r12.yaml")
     parser.add_argument("--task", action="append", default=[], help="config task to run (repeatable; default arithmetic)")
     parser.add_argument("--density", default="lowdef")
-    parser.add_argument("--count", type=int, default=4, help="samples per point, one round (default 4: the "
+    parser.add_argument("--count", type=int, default=2, help="samples per point, one round (default 2: the "
                         "config's precision levels are replaced by this one, to keep a CPU run to minutes)")
     parser.add_argument("--max-tokens", type=int, default=64, help="tokens of every answer in the runs (default 64)")
-    parser.add_argument("--batches", default="1,2,4,8,16,32,64", help="batch sizes of the step curve")
-    parser.add_argument("--prompts", default="250,600", help="prompt lengths of the step curve, about, in words")
-    parser.add_argument("--steps", type=int, default=48, help="tokens decoded per request of the curve (default 48)")
+    parser.add_argument("--batches", default="1,2,4,8,16,32", help="batch sizes of the step curve")
+    parser.add_argument("--prompts", default="100,300", help="prompt lengths of the step curve, about, in words")
+    parser.add_argument("--steps", type=int, default=32, help="tokens decoded per request of the curve (default 32)")
     parser.add_argument("--model-file", help="with --only runs: a fitted GPU model file to predict with")
     parser.add_argument("--only", choices=("measure", "runs"), help="only the curve and fit, or only the runs")
     opts = parser.parse_args()
@@ -306,6 +322,9 @@ def main() -> None:
         server = VllmServer()
         start_s = time.perf_counter() - started
         print(f"vLLM started in {start_s:.1f} s ({server.url})", flush=True)
+        binding = omp_binding(server)
+        print(f"vLLM's OpenMP binding: {binding}", flush=True)
+        result.update(vllm_start_s=start_s, omp_binding=binding)
         measured: dict = {}
         try:
             if opts.only != "runs":
