@@ -44,7 +44,8 @@ def build_parser() -> ArgParser:
     parser.add_argument("--api-key", help="require this bearer token (default: no auth)")
     add_answer_flags(parser)
     parser.add_argument("--gpu", metavar="PRESET", help="GPU mode: pace replies as a continuously batching "
-                        f"server on this GPU would ({', '.join(PRESETS)}; default: answer at once)")
+                        f"server on this GPU would ({', '.join(PRESETS)}, or a .json file of a fitted model; "
+                        "default: answer at once)")
     parser.add_argument("--max-batch", type=positive_int, default=DEFAULT_MAX_BATCH, metavar="N",
                         help=f"GPU mode: most sequences decoded at once (vLLM's max_num_seqs; default {DEFAULT_MAX_BATCH})")
     parser.add_argument("--time-scale", type=float, default=1.0, metavar="K",
@@ -74,7 +75,7 @@ def build_run_batch_parser() -> ArgParser:
     parser.add_argument("--precision", help="recognise only as many rounds as this precision level can ask for")
     add_answer_flags(parser)
     parser.add_argument("--gpu", metavar="PRESET", default="h200-8b",
-                        help=f"GPU preset ({', '.join(PRESETS)}; default h200-8b)")
+                        help=f"GPU preset ({', '.join(PRESETS)}, or a .json file of a fitted model; default h200-8b)")
     parser.add_argument("--max-batch", type=positive_int, default=DEFAULT_MAX_BATCH, metavar="N",
                         help=f"most sequences decoded at once (default {DEFAULT_MAX_BATCH})")
     parser.add_argument("--model-load", type=float, metavar="SECONDS",

@@ -20,14 +20,17 @@ resolver/sim/__init__.py).
 from __future__ import annotations
 
 import heapq
+import json
+import math
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 from typing import Any, Iterable
 
 from resolver.core import UserError
 
 __all__ = ["GpuModel", "GpuStats", "PRESETS", "Sequence", "BatchEngine", "fit_step_model", "fit_prefill", "gpu_preset",
-           "DEFAULT_MAX_BATCH"]
+           "fit_curves", "load_gpu_model", "DEFAULT_MAX_BATCH"]
 
 DEFAULT_MAX_BATCH = 256     # vLLM's max_num_seqs default in the brief's setting (docs/simulator.md)
 
@@ -49,6 +52,10 @@ class GpuModel:
 
     def prefill_ms(self, prompt_tokens: int) -> float:
         return self.prefill_ms_per_token * prompt_tokens
+
+    def to_json(self) -> str:
+        """The JSON object load_gpu_model reads back."""
+        return json.dumps(asdict(self), indent=1) + "\n"
 
 
 def fit_step_model(points: Iterable[tuple[float, float, float]],
@@ -112,10 +119,56 @@ PRESETS: dict[str, GpuModel] = {m.name: m for m in (
 
 
 def gpu_preset(name: str) -> GpuModel:
-    """The named preset; UserError naming the valid ones otherwise."""
+    """The named preset, or the model in a JSON file (a name ending in .json, as
+    fit_curves + GpuModel.to_json write it); UserError naming the valid ones otherwise."""
+    if name.endswith(".json"):
+        return load_gpu_model(name)
     if name not in PRESETS:
-        raise UserError(f"--gpu {name!r} is not a known GPU preset; use one of {', '.join(PRESETS)}")
+        raise UserError(f"--gpu {name!r} is not a known GPU preset; use one of {', '.join(PRESETS)} "
+                        "or a .json file of a fitted model")
     return PRESETS[name]
+
+
+def load_gpu_model(path: str | Path) -> GpuModel:
+    """A GpuModel from a JSON object of its fields (docs/simulator.md, *A fitted engine from a
+    file*); UserError with one line when the file is missing or not such an object."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UserError(f"--gpu {path}: cannot read a GPU model from it ({exc.__class__.__name__}); "
+                        "give a preset name or a .json file of a fitted model") from None
+    names = [f.name for f in fields(GpuModel)]
+    if not isinstance(data, dict) or set(data) != set(names):
+        raise UserError(f"--gpu {path}: not a GPU model; a JSON object with exactly the keys {', '.join(names)}")
+    numbers = [data[key] for key in names[1:]]
+    # b or c may come out of a fit slightly below 0 (docs/simulator.md); times and loads may not
+    if not isinstance(data["name"], str) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in numbers) \
+            or min(data["a_ms"], data["prefill_ms_per_token"], data["model_load_s"]) < 0:
+        raise UserError(f"--gpu {path}: name must be a string, {', '.join(names[1:])} numbers "
+                        "(a_ms, prefill_ms_per_token and model_load_s 0 or more)")
+    return GpuModel(data["name"], *(float(v) for v in numbers))
+
+
+def fit_curves(curves: Iterable[dict], *, name: str, model_load_s: float) -> GpuModel:
+    """A GpuModel fitted to measured decode curves in the reference data's shape: each curve has
+    `prompt_len`, `steps` and `rows` of `batch`, `step_ms` (or `kernel_step_ms`, preferred when
+    set), `prefill_s`. A row's context per sequence is its prompt + half the steps timed (the
+    middle of the timed window); prefill is fitted through the origin over each row's
+    batch x prompt_len tokens (docs/simulator.md, *Checked against vLLM's CPU build*)."""
+    steps: list[tuple[float, float, float]] = []
+    prefill: list[tuple[float, float]] = []
+    for curve in curves:
+        context = float(curve["prompt_len"]) + float(curve["steps"]) / 2.0
+        for row in curve["rows"]:
+            if "error" in row:
+                continue
+            step = row.get("kernel_step_ms") or row["step_ms"]
+            steps.append((float(row["batch"]), context, float(step)))
+            prefill.append((float(row["batch"]) * float(curve["prompt_len"]), float(row["prefill_s"]) * 1000.0))
+    a, b, c = fit_step_model(steps)
+    return GpuModel(name, a_ms=a, b_ms=b, c_ms=c, prefill_ms_per_token=fit_prefill(prefill),
+                    model_load_s=model_load_s)
 
 
 @dataclass(eq=False)
