@@ -117,6 +117,34 @@ def test_help_loads_no_heavy_library(script):
     assert proc.stdout.strip() == ""
 
 
+_FAILING_START_LOADS = """
+import runpy, sys
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+except SystemExit as stop:
+    print(stop.code, " ".join(sorted(m for m in ("scipy", "pandas", "matplotlib", "dash", "plotly")
+                                     if m in sys.modules)))
+"""
+
+
+@pytest.mark.parametrize("script", ["leaderboard.py", "explorer.py", "spiderweb.py"])
+def test_a_failing_web_app_start_loads_no_heavy_library(script, tmp_path):
+    """A web app on a missing dataset, a garbage PointsDB or a bad flag stops (exit 2) before pandas,
+    Dash or plotly load: those cost ~2 s of CPU, a minute of wall time on a loaded machine
+    (issue 46; docs/performance.md)."""
+    import subprocess
+    import sys
+
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(bytes(range(256)) * 16)
+    for args in ([str(tmp_path / "nope.json")], [str(garbage)], [str(garbage), "--url-base-pathname", "/a b/"]):
+        proc = subprocess.run([sys.executable, "-c", _FAILING_START_LOADS, script, *args], cwd=REPO,
+                              capture_output=True, text=True, check=True)
+        assert proc.stdout.strip() == "2", (args, proc.stdout, proc.stderr)
+        assert len(proc.stderr.splitlines()) == 1, proc.stderr
+
+
 def test_a_run_without_a_reporter_shows_nothing(tmp_path, capsys):
     """The library reports through what the command hands it; with nothing handed, nothing shows."""
     from resolver.run import RunOptions, run_offline
