@@ -117,6 +117,44 @@ def test_help_loads_no_heavy_library(script):
     assert proc.stdout.strip() == ""
 
 
+_FAILING_START_LOADS = """
+import runpy, sys
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+except SystemExit as stop:
+    print(stop.code, " ".join(sorted(m for m in ("scipy", "pandas", "matplotlib", "dash", "plotly")
+                                     if m in sys.modules)))
+"""
+
+
+@pytest.mark.parametrize("script", ["leaderboard.py", "explorer.py", "spiderweb.py"])
+def test_a_failing_web_app_start_loads_no_heavy_library(script, tmp_path):
+    """A web app on a missing dataset, a garbage PointsDB or a bad flag stops (exit 2) before pandas,
+    Dash or plotly load: those cost ~2 s of CPU, a minute of wall time on a loaded machine
+    (issue 46; docs/performance.md)."""
+    import subprocess
+    import sys
+
+    from resolver.pointsdb.writer import PointsWriter
+
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(bytes(range(256)) * 16)
+    with PointsWriter(tmp_path / "empty.db", keep_existing=False):
+        pass                                   # committed on exit: the schema, no points
+    cases = {"dataset file not found": [str(tmp_path / "nope.json")], "garbage.db": [str(garbage)],
+             "--url-base-pathname": [str(garbage), "--url-base-pathname", "/a b/"],
+             # reading a PointsDB file's evals as its dataset takes pandas; the check itself does not
+             "empty.db has no points yet": [str(tmp_path / "empty.db")]}
+    for fragment, args in cases.items():
+        proc = subprocess.run([sys.executable, "-c", _FAILING_START_LOADS, script, *args], cwd=REPO,
+                              capture_output=True, text=True, check=True)
+        code, *loaded = proc.stdout.split()
+        allowed = {"pandas"} if "empty" in fragment else set()
+        assert code == "2" and set(loaded) <= allowed, (args, proc.stdout, proc.stderr)
+        assert len(proc.stderr.splitlines()) == 1 and fragment in proc.stderr, proc.stderr
+
+
 def test_a_run_without_a_reporter_shows_nothing(tmp_path, capsys):
     """The library reports through what the command hands it; with nothing handed, nothing shows."""
     from resolver.run import RunOptions, run_offline

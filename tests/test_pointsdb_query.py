@@ -150,6 +150,15 @@ def test_evals_and_dimension_values(db):
     assert pdb.dimension_values("params.length") == [2, 4, 10, 30]
 
 
+def test_has_points(db, tmp_path):
+    pdb, _ = db
+    assert pdb.has_points()
+    with PointsWriter(tmp_path / "empty.db", keep_existing=False):
+        pass                                   # committed on exit: the schema, no points
+    with open_pointsdb(tmp_path / "empty.db") as empty:
+        assert not empty.has_points()
+
+
 def test_point_ids_stable_and_independent():
     idents = [("arithmetic", canonical_json({"length": n})) for n in range(3000)]
     first = point_ids("abcdef", idents)

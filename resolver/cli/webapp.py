@@ -27,11 +27,13 @@ def app_parser(prog: str, description: str) -> ArgParser:
 def open_served_dataset(args: argparse.Namespace) -> tuple[Dataset, PointsDB, dict]:
     """Check the serving flags, then open the dataset: (dataset, PointsDB, links to the other apps).
     The web libraries load here, once the flags are read, so --help stays quick (docs/performance.md)."""
-    from resolver.web import app_links, check_port, normalize_base_pathname, open_app_dataset
+    from resolver.web import app_links, check_port, normalize_base_pathname
 
     check_port(args.port)
     normalize_base_pathname(args.url_base_pathname)
     links = app_links(args)
+    from resolver.web import open_app_dataset  # after the flag checks: it loads the dataset readers
+
     dataset, db = open_app_dataset(args.dataset)
     return dataset, db, links
 

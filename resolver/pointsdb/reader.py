@@ -55,6 +55,10 @@ class PointsDB:
         """Run a SQL query with bound parameters and return a DataFrame."""
         return self.con.execute(sql, params or []).df()
 
+    def has_points(self) -> bool:
+        """True when the points table has a row (without pandas: a web app's failing start stays quick)."""
+        return self.con.execute("SELECT 1 FROM points LIMIT 1").fetchone() is not None
+
     def point_columns(self) -> set:
         """Names of the columns the points table of this file really has."""
         if getattr(self, "_point_columns", None) is None:

@@ -10,16 +10,15 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from resolver.analysis import compute_scores, dimension_not_carried, evaluate_command, open_dataset
+from resolver.analysis import dimension_not_carried, evaluate_command, open_dataset
 from resolver.core import UserError
-from resolver.pointsdb import validate_dimension
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from pathlib import Path
     from typing import Any, TypeVar
+
+    import pandas as pd
 
     from resolver.catalog import Dataset
     from resolver.pointsdb import PointsDB
@@ -30,8 +29,10 @@ if TYPE_CHECKING:
 def open_app_dataset(path: str | Path) -> tuple[Dataset, PointsDB]:
     """(Dataset, PointsDB) for a dataset file or a PointsDB file (resolver.analysis.open_dataset:
     a one-line UserError for a bad path, PointsDBMissing for a missing DB), refusing an empty one."""
+    # pandas and the scoring code load only once the dataset has opened: a failing start stays
+    # quick on a busy machine (docs/performance.md, issue 46)
     dataset, db = open_dataset(path)
-    if db.query("SELECT count(*) AS n FROM points")["n"].iloc[0] == 0:
+    if not db.has_points():
         db.close()
         raise UserError(f"PointsDB {dataset.db_path} has no points yet; fill it with: {evaluate_command(path)}")
     return dataset, db
@@ -39,6 +40,8 @@ def open_app_dataset(path: str | Path) -> tuple[Dataset, PointsDB]:
 
 def check_group_by(db: PointsDB, group_by: str) -> str:
     """Validate a --group-by dimension and make sure the points actually carry it."""
+    from resolver.pointsdb import validate_dimension
+
     name = validate_dimension(group_by)
     if not db.dimension_values(name):
         raise dimension_not_carried(name)
@@ -64,6 +67,8 @@ def eval_matches_facets(facets: dict, selected: dict) -> bool:
 
 def ranked_eval_ids(db: PointsDB, present: Sequence[str]) -> list:
     """Eval ids by overall ReasonScore (analyze.py scores' ranking), the rest after them in the given order."""
+    from resolver.analysis import compute_scores
+
     wanted = set(present)
     ranked = [r["eval_id"] for r in compute_scores(db) if r["eval_id"] in wanted]
     return ranked + [e for e in present if e not in set(ranked)]

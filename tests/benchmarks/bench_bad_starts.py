@@ -63,6 +63,8 @@ def main() -> None:
         try:
             bare = [time_to_error_line([sys.executable, "-c", "import sys; sys.stderr.write('x\\n')"], root)
                     for _ in range(args.starts)]
+            # printed now: a run stopped part-way still has its baseline (a loaded machine takes 30+ min)
+            print(f"bare python: slowest {max(bare):.2f} s, median {statistics.median(bare):.2f} s", flush=True)
             rows = {}
             for name, app, app_args, _ in cases:
                 times = [time_to_error_line([sys.executable, str(REPO / app), *app_args], root)
@@ -75,7 +77,6 @@ def main() -> None:
     slowest = max(r["slowest"] for r in rows.values())
     write_result("bad_starts", {"starts": args.starts, "cases": rows, "bare_python_slowest": max(bare),
                                 "bare_python_median": statistics.median(bare), "slowest": slowest})
-    print(f"bare python: slowest {max(bare):.2f} s, median {statistics.median(bare):.2f} s")
     print(f"slowest failing start {slowest:.2f} s = {slowest / max(bare):.1f} x the slowest bare python start "
           f"(both beside two busy cores)")
 
