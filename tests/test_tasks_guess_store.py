@@ -81,14 +81,19 @@ def test_an_unusable_store_draws_and_raises_nothing(tmp_path, monkeypatch, spoil
     assert (rate, calls) == (drawn, 1000)
 
 
-def test_the_fingerprint_follows_every_source_file(tmp_path):
-    for name, text in (("a.py", "x = 1\n"), ("b.py", "y = 2\n")):
+def test_the_fingerprint_follows_every_source_and_vocab_file(tmp_path):
+    for name, text in (("a.py", "x = 1\n"), ("b.py", "y = 2\n"), ("vocab/words.txt", "cat\n")):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(text)
     first = tasks_fingerprint(tmp_path)
-    (tmp_path / "notes.txt").write_text("not code")
-    assert tasks_fingerprint(tmp_path) == first
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"byte code")
+    assert tasks_fingerprint(tmp_path) == first          # byte code is not the source
     (tmp_path / "b.py").write_text("y = 3\n")
-    assert tasks_fingerprint(tmp_path) != first
+    second = tasks_fingerprint(tmp_path)
+    assert second != first
+    (tmp_path / "vocab" / "words.txt").write_text("dog\n")   # a word list the answers come from
+    assert tasks_fingerprint(tmp_path) not in (first, second)
     assert len(tasks_fingerprint()) == 64
 
 

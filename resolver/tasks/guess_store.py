@@ -5,8 +5,8 @@ the number of draws, and drawing it costs most of what generating a point costs 
 answers). Every runner, simulator and audit process that generates r12 drew the same rates
 again; this store keeps them in one SQLite file, `cache/guess-rates.sqlite` of the checkout.
 
-The key holds a fingerprint of every source file of resolver/tasks/, so any change to a
-generator (or to this package) reads nothing written before it. The store is a speed-up only:
+The key holds a fingerprint of every file under resolver/tasks/ (code and vocab/), so any
+change to a generator, its word lists or this package reads nothing written before it. The store is a speed-up only:
 when the file cannot be opened, read or written (a read-only checkout, a damaged file, a lock
 held too long) the rate is drawn as if there were no store, and nothing is raised.
 `REASONSCAPE_GUESS_CACHE` names another file, or `off` for none.
@@ -27,10 +27,11 @@ _BUSY_SECONDS = 5.0
 
 
 def tasks_fingerprint(folder: Path = TASKS_DIR) -> str:
-    """sha256 over the names and bytes of every .py file of `folder` (sorted)."""
+    """sha256 over the paths and bytes of every file under `folder` (sorted; byte code left out):
+    the generators' code and the word lists and tables of vocab/ their answers are drawn from."""
     digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
