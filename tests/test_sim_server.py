@@ -166,6 +166,9 @@ def test_cli_errors_are_one_line():
     assert busy.returncode == 2 and "pick another --port" in busy.stderr and "Traceback" not in busy.stderr
     missing = run("--config", "configs/nope.yaml")
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
+    sparse = run("--config", "configs/tiny.yaml", "--density", "sparse")
+    assert sparse.returncode == 2 and len(sparse.stderr.strip().splitlines()) == 1
+    assert all(d in sparse.stderr for d in ("sparse", "normal", "lowdef", "corner"))
 
 
 def test_subprocess_start_and_stop():
@@ -188,3 +191,22 @@ def test_index_deepens_for_later_rounds_of_this_config_only():
     found = problems.lookup(prefix + late.input)
     assert found is not None and found.target == str(late.target) and problems.depth == 8
     assert ExperimentProblems(str(TINY)).max_depth == 24              # deepest level: medium 8 x 3
+
+
+def test_density_bounds_the_grid_it_recognises(tmp_path):
+    """--density corner keeps each axis's first and last value (the runner's corner grid), so a
+    problem of an inner length is not indexed; normal (the default) has every point."""
+    from resolver.sim.problems import ExperimentProblems
+    from resolver.tasks import get_task
+
+    config = tmp_path / "lengths.yaml"
+    config.write_text("name: lengths\nprecision:\n  low: {count: 2, maxrounds: 1, target_margin: 0.25}\n"
+                      "tasks:\n  - name: arithmetic\n    generator: arithmetic\n    mode: grid\n    manifolds:\n"
+                      "      - id: m\n        grid: {length: [4, 8, 12, 16], max_depth: 1}\n")
+    full, corner = ExperimentProblems(str(config)), ExperimentProblems(str(config), density="corner")
+    assert sorted(s.params["length"] for s in full.steps) == [4, 8, 12, 16]
+    assert sorted(s.params["length"] for s in corner.steps) == [4, 16]
+    inner = next(s for s in full.steps if s.params["length"] == 8)
+    [(_, case)] = CaseStreams().cases(inner, 0, 1)
+    prompt = get_task(inner.generator).description_for(inner.gen_params) + "\n" + case.input
+    assert full.lookup(prompt) is not None and corner.lookup(prompt) is None

@@ -29,6 +29,7 @@ def build_parser() -> ArgParser:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the runner's --seed (default {DEFAULT_SEED})")
     parser.add_argument("--precision", help="recognise only as many rounds as this precision level "
                         "can ask for (default: the config's deepest level)")
+    add_density_flag(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=3333, help="port (default 3333; 0 = any free port)")
     parser.add_argument("--latency", type=float, default=0.0, metavar="MS",
@@ -53,6 +54,16 @@ def build_parser() -> ArgParser:
     return parser
 
 
+def add_density_flag(parser: ArgParser) -> None:
+    """--density: the grid whose problems are recognised (a thinner one calibrates fewer points)."""
+    from resolver.config import DENSITIES
+
+    parser.add_argument("--density", choices=DENSITIES, default="normal",
+                        help="recognise only the points of this grid density and thinner ones: the runner's "
+                             "--density (default normal, every point); a thinner one starts sooner, "
+                             "calibrating fewer points")
+
+
 def add_answer_flags(parser: ArgParser) -> None:
     """What decides the answers' text, shared by the server and run-batch."""
     from resolver.sim.app import THINK_STYLES
@@ -73,6 +84,7 @@ def build_run_batch_parser() -> ArgParser:
     parser.add_argument("--config", help="experiment config whose prompts it should recognise")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the runner's --seed (default {DEFAULT_SEED})")
     parser.add_argument("--precision", help="recognise only as many rounds as this precision level can ask for")
+    add_density_flag(parser)
     add_answer_flags(parser)
     parser.add_argument("--gpu", metavar="PRESET", default="h200-8b",
                         help=f"GPU preset ({', '.join(PRESETS)}, or a .json file of a fitted model; default h200-8b)")
@@ -96,7 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UserError(f"--port {args.port} is not valid; use 0..65535")
     faults = parse_faults(args.faults, args.fault_rate)
     template = _template(args)
-    run_simulator(config=args.config, seed=args.seed, precision=args.precision, host=args.host, port=args.port,
+    run_simulator(config=args.config, seed=args.seed, precision=args.precision, density=args.density,
+                  host=args.host, port=args.port,
                   latency_ms=args.latency, faults=faults, retry_after=args.retry_after,
                   stall_seconds=args.stall_seconds, api_key=args.api_key, think_style=args.think_style,
                   tokenizer=args.tokenizer, template=template,
@@ -124,7 +137,8 @@ def run_batch_main(argv: list[str]) -> int:
     model = gpu_preset(args.gpu)
     if args.model_load is not None and not args.model_load >= 0:
         raise UserError(f"--model-load {args.model_load:g} is not valid; use 0 or more seconds")
-    problems = (ExperimentProblems(args.config, seed=args.seed, precision=args.precision, tokenizer=args.tokenizer,
+    problems = (ExperimentProblems(args.config, seed=args.seed, precision=args.precision, density=args.density,
+                                   tokenizer=args.tokenizer,
                                    template=_template(args), warn=lambda line: sys.stderr.write(line + "\n"),
                                    progress=progress_bar) if args.config else None)
     app = SimulatorApp(problems, seed=args.seed, think_style=args.think_style)

@@ -99,7 +99,8 @@ def _ignore(line: str) -> None:
 
 
 def simulator_steps(config_path: str, *, seed: int = DEFAULT_SEED, precision: str | None = None,
-                    tokenizer: str | None = None, template: Template | None = None, cache_dir: str = "cache",
+                    density: str = "normal", tokenizer: str | None = None, template: Template | None = None,
+                    cache_dir: str = "cache",
                     warn: Callable[[str], object] = _ignore,
                     progress: Callable[..., Any] | None = None) -> tuple[list[Step], int, int]:
     """(steps, round size, deepest sample count) for indexing a config's problems.
@@ -107,8 +108,10 @@ def simulator_steps(config_path: str, *, seed: int = DEFAULT_SEED, precision: st
     The depth is what a runner can ask for: count x maxrounds samples per step
     at the given precision level, or at the deepest level when none is given.
 
-    All densities and degrees are covered: thinner grids are subsets of the
-    normal grid and a step's problems depend only on its parameters and seed.
+    `density` (default normal, the densest) bounds the grid: a runner at that density or a
+    thinner one finds every problem, since thinner grids are subsets of denser ones and a
+    step's problems depend only on its parameters and seed. A thinner density calibrates
+    fewer points (docs/simulator.md). All degrees are covered.
     Calibrated tasks are indexed only when a tokenizer (and template) is given; `warn`
     gets one line for each task left out; `progress` (a tqdm-like factory) shows calibration's bar.
     """
@@ -119,7 +122,7 @@ def simulator_steps(config_path: str, *, seed: int = DEFAULT_SEED, precision: st
             warn(f"simulator: skipping calibrated task {task.name!r} "
                  "(give --tokenizer and --template to recognise it)")
             continue
-        steps += expand_steps(config, tasks=[task.name], seed=seed, tokenizer=tokenizer,
+        steps += expand_steps(config, density=density, tasks=[task.name], seed=seed, tokenizer=tokenizer,
                               template=template, cache_dir=cache_dir, progress=progress)
     if precision is not None:
         _, level = config.precision_level(precision)
@@ -137,12 +140,13 @@ class ExperimentProblems:
     """
 
     def __init__(self, config_path: str, *, seed: int = DEFAULT_SEED, precision: str | None = None,
-                 tokenizer: str | None = None, template: Template | None = None, cache_dir: str = "cache",
+                 density: str = "normal", tokenizer: str | None = None, template: Template | None = None,
+                 cache_dir: str = "cache",
                  warn: Callable[[str], object] | None = None, progress: Callable[..., Any] | None = None):
         self.index = ProblemIndex()
         self.streams = CaseStreams()     # the same cases the runner draws (deterministic per step)
         self.steps, self.round_size, self.max_depth = simulator_steps(
-            config_path, seed=seed, precision=precision, tokenizer=tokenizer, template=template,
+            config_path, seed=seed, precision=precision, density=density, tokenizer=tokenizer, template=template,
             cache_dir=cache_dir, warn=warn or _ignore, progress=progress)
         self.depth = 0
         self._task_texts: list[str] | None = None

@@ -89,10 +89,10 @@ class SimulatorServer:
     def __init__(self, config: str | None, *, seed: int = DEFAULT_SEED, host: str = "127.0.0.1", port: int = 0,
                  latency_ms: float = 0.0, faults: dict | None = None, retry_after: float = 1.0,
                  stall_seconds: float = 30.0, api_key: str | None = None,
-                 think_style: str = "inline", precision: str | None = None,
+                 think_style: str = "inline", precision: str | None = None, density: str = "normal",
                  tokenizer: str | None = None, template: Template | None = None, gpu: str | None = None,
                  max_batch: int = DEFAULT_MAX_BATCH, time_scale: float = 1.0):
-        problems = (ExperimentProblems(config, seed=seed, precision=precision, tokenizer=tokenizer,
+        problems = (ExperimentProblems(config, seed=seed, precision=precision, density=density, tokenizer=tokenizer,
                                        template=template) if config else None)
         plan = FaultPlan(faults or {}, retry_after=retry_after, stall_seconds=stall_seconds, seed=seed)
         self.app = SimulatorApp(problems, seed=seed, latency_ms=latency_ms, faults=plan,
@@ -236,7 +236,8 @@ def gpu_serving(gpu: str | None, max_batch: int, time_scale: float) -> GpuServin
 
 
 # ================================================================ serving until stopped
-def run_simulator(*, config: str | None, seed: int = DEFAULT_SEED, precision: str | None = None, host: str = "127.0.0.1",
+def run_simulator(*, config: str | None, seed: int = DEFAULT_SEED, precision: str | None = None, density: str = "normal",
+                  host: str = "127.0.0.1",
                   port: int = 3333, latency_ms: float = 0.0, faults: dict | None = None, retry_after: float = 1.0,
                   stall_seconds: float = 30.0, api_key: str | None = None, think_style: str = "inline",
                   tokenizer: str | None = None, template: Template | None = None,
@@ -257,7 +258,7 @@ def run_simulator(*, config: str | None, seed: int = DEFAULT_SEED, precision: st
         raise UserError(f"--port {port} is not valid; use 0..65535")
     started = time.monotonic()
     serving = gpu_serving(gpu, max_batch, time_scale)      # bad GPU flags fail before the slow part
-    problems = (ExperimentProblems(config, seed=seed, precision=precision, tokenizer=tokenizer,
+    problems = (ExperimentProblems(config, seed=seed, precision=precision, density=density, tokenizer=tokenizer,
                                    template=template, warn=warn, progress=progress) if config else None)
     plan = FaultPlan(faults or {}, retry_after=retry_after, stall_seconds=stall_seconds, seed=seed)
     app = SimulatorApp(problems, seed=seed, latency_ms=latency_ms, faults=plan,
