@@ -197,3 +197,20 @@ def test_horizon_is_narrower_than_the_mixture() -> None:
                                                                   family=7, procedure=p)) for p in PROCEDURES}
     assert (width["eb-horizon"][1:] < width["eb-mixture"][1:]).mean() > 0.9
     assert np.median(width["eb-horizon"][1] / width["eb-mixture"][1]) < 0.95
+
+
+@pytest.mark.parametrize("procedure", sorted(PROCEDURES))
+def test_direction_is_the_side_that_rejected_not_the_latest_average(procedure: str) -> None:
+    """Rounds 0-1 favour A (their interval leaves 0 below it); round 2 swings the plain average
+    to B's side. The p-value is a running maximum, so 0 stays rejected, and the verdict must
+    follow the evidence that rejected it (A), not the sign of the latest average (B)."""
+    counts = [(60, 2, 25), (60, 3, 24), (120, 90, 5)]          # (pairs, B-only right, A-only right)
+    x = np.concatenate([[1.0] * up + [-1.0] * down + [0.0] * (n - up - down) for n, up, down in counts])
+    rounds = np.concatenate([[r] * n for r, (n, _, _) in enumerate(counts)])
+    seq = anytime_sequence(x, np.ones_like(x), np.zeros(len(x), dtype=int), rounds, 1, 3, procedure=procedure,
+                           horizon=[180])
+    assert sum(up - down for _, up, down in counts) > 0 and seq.diff[2, 0] > 0     # the average leans to B
+    assert seq.p_value[2, 0] < 0.05
+    decided = int(np.argmax(seq.p_value[:, 0] <= seq.p_value[2, 0]))
+    assert seq.high[decided, 0] < 0                                                 # there, A was ahead
+    assert seq.direction[2, 0] == -1 and seq.direction[decided, 0] == -1

@@ -67,7 +67,7 @@ def anytime_rows(pairs: pd.DataFrame, codes: np.ndarray, k: int, marker: dict, a
     return pd.DataFrame({
         "anytime_diff": np.clip(diff, -1.0, 1.0), "anytime_low": seq.low[last], "anytime_high": seq.high[last],
         "p_anytime": seq.p_value[last], "p_holm": adjusted,
-        "verdict": np.where(rejected, np.where(diff > 0, "b", "a"), "none"),
+        "verdict": np.where(rejected, np.where(seq.direction[last] > 0, "b", "a"), "none"),
         "equivalent": (seq.eq_low[last] > -margin) & (seq.eq_high[last] < margin) & ~rejected,
     })
 

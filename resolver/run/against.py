@@ -215,7 +215,7 @@ class PairedStop:
                 "rounds": None if cell is None else cell.rounds, "pairs": int(seq.pairs[last, i]),
                 "diff": float(seq.diff[last, i]), "low": float(seq.low[last, i]), "high": float(seq.high[last, i]),
                 "p_anytime": float(seq.p_value[last, i]), "p_holm": float(adjusted[i]),
-                "verdict": ("b" if seq.diff[last, i] > 0 else "a") if rejected[i] else "none"})
+                "verdict": ("b" if seq.direction[last, i] > 0 else "a") if rejected[i] else "none"})
         return {"against": str(self.ref.folder), "a_model": self.ref.model, "mode": MODE, "alpha": self.alpha,
                 "margin": self.margin, "count": self.count, "maxrounds": self.maxrounds,
                 "procedure": PROCEDURE, "method": PROCEDURES[PROCEDURE],

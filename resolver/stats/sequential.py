@@ -146,7 +146,10 @@ def _horizon_bets(sums: dict[str, np.ndarray], horizon: np.ndarray, level: float
 @dataclass
 class Sequence:
     """Per round (rows) and cell (columns): pairs, the estimate, the 95% (``alpha``) sequence,
-    the equivalence sequence at ``alpha / family``, and the running anytime p-value."""
+    the equivalence sequence at ``alpha / family``, the running anytime p-value, and the
+    direction of the evidence behind it (+1: B - A > 0, -1: < 0), read at the round where
+    that p-value was reached: the side of the e-process that rejected 0, which is where the
+    interval left 0 (the plain ``diff`` weighs every pair alike and can lean the other way)."""
 
     pairs: np.ndarray
     diff: np.ndarray
@@ -155,18 +158,21 @@ class Sequence:
     eq_low: np.ndarray
     eq_high: np.ndarray
     p_value: np.ndarray
+    direction: np.ndarray
 
 
 def _mixture_sequence(sums: dict[str, np.ndarray], alpha: float, family: int) -> tuple[np.ndarray, ...]:
     """PROCEDURES["eb-mixture"] (the first method, kept to read its runs): low, high, eq_low,
-    eq_high, log E_t(0) from the discrete mixture over LAMBDAS."""
+    eq_high, log E_t(0) and its side (+1/-1) from the discrete mixture over LAMBDAS."""
     cum_x, cum_w = np.cumsum(sums["x"], axis=0), np.cumsum(sums["w"], axis=0)
     shape = cum_x.shape
     flat_x, flat_w, flat_v = cum_x.ravel(), cum_w.ravel(), np.cumsum(sums["v"], axis=0).ravel()
     low, high = _bounds(flat_x, flat_w, flat_v, alpha)
     eq_low, eq_high = _bounds(flat_x, flat_w, flat_v, alpha / family)
     log_e0 = _log_mixture(flat_x / 2.0, flat_v)
-    return tuple(a.reshape(shape) for a in (low, high, eq_low, eq_high, log_e0))
+    # the mixture is symmetric in the centred sum: its larger side is the sum's sign
+    side = np.where(flat_x >= 0, 1.0, -1.0)
+    return tuple(a.reshape(shape) for a in (low, high, eq_low, eq_high, log_e0, side))
 
 
 def _horizon_sequence(sums: dict[str, np.ndarray], alpha: float, family: int,
@@ -175,7 +181,7 @@ def _horizon_sequence(sums: dict[str, np.ndarray], alpha: float, family: int,
     bets tuned to the planned pairs at alpha / family (docs/statistics.md). In closed form:
     Δ is rejected from below when (A_t - Δ B_t)/2 - P_t >= log(2/α), with A_t = Σ λ x,
     B_t = Σ λ w, P_t = Σ ψ(λ X̂)/X̂² (X - X̂)² (1 - X̂ for X̂ on the mirrored side); returns
-    low, high, eq_low, eq_high, log E_t(0)."""
+    low, high, eq_low, eq_high, log E_t(0) and which side of it is larger (+1: B - A > 0)."""
     lam = _horizon_bets(sums, horizon, math.log(2.0 * family / alpha))
     big_a = np.cumsum(lam * sums["x"], axis=0)
     big_b = np.cumsum(lam * sums["w"], axis=0)
@@ -191,8 +197,9 @@ def _horizon_sequence(sums: dict[str, np.ndarray], alpha: float, family: int,
         return np.where(big_b > 0, low, -1.0), np.where(big_b > 0, high, 1.0)
     low, high = ends(math.log(2.0 / alpha))
     eq_low, eq_high = ends(math.log(2.0 * family / alpha))
-    log_e0 = np.logaddexp(big_a / 2.0 - pen_low, -big_a / 2.0 - pen_high) - math.log(2.0)
-    return low, high, eq_low, eq_high, log_e0
+    up, down = big_a / 2.0 - pen_low, -big_a / 2.0 - pen_high   # log e of each side; up > level iff low > 0
+    log_e0 = np.logaddexp(up, down) - math.log(2.0)
+    return low, high, eq_low, eq_high, log_e0, np.where(up >= down, 1.0, -1.0)
 
 
 def anytime_sequence(x: ArrayLike, w: ArrayLike, cell: ArrayLike, round_: ArrayLike, cells: int, rounds: int,
@@ -212,17 +219,22 @@ def anytime_sequence(x: ArrayLike, w: ArrayLike, cell: ArrayLike, round_: ArrayL
     family = max(int(family), 1)
     sums = _round_sums(np.asarray(x, dtype=float), np.asarray(w, dtype=float), cell, round_, cells, rounds)
     if procedure == "eb-mixture":
-        low, high, eq_low, eq_high, log_e0 = _mixture_sequence(sums, alpha, family)
+        low, high, eq_low, eq_high, log_e0, side = _mixture_sequence(sums, alpha, family)
     else:
         n = sums["n"]
         planned = (n[np.argmax(n > 0, axis=0), np.arange(cells)] * rounds if horizon is None
                    else np.asarray(horizon, dtype=float))
-        low, high, eq_low, eq_high, log_e0 = _horizon_sequence(sums, alpha, family, planned)
+        low, high, eq_low, eq_high, log_e0, side = _horizon_sequence(sums, alpha, family, planned)
     cum_n, cum_x, cum_w = (np.cumsum(sums[k], axis=0) for k in ("n", "x", "w"))
     log_e0 = np.where(cum_n > 0, log_e0, 0.0)
-    p = np.minimum(1.0, np.exp(-np.maximum.accumulate(log_e0, axis=0)))
+    best = np.maximum.accumulate(log_e0, axis=0)
+    p = np.minimum(1.0, np.exp(-best))
+    # the round at which each running maximum was reached (the latest of ties), and its side
+    rows = np.arange(log_e0.shape[0])[:, None]
+    at = np.maximum.accumulate(np.where(log_e0 >= best, rows, 0), axis=0)
+    direction = np.take_along_axis(side, at, axis=0)
     diff = np.divide(cum_x, cum_w, out=np.zeros_like(cum_x), where=cum_w > 0)
-    return Sequence(cum_n, diff, low, high, eq_low, eq_high, p)
+    return Sequence(cum_n, diff, low, high, eq_low, eq_high, p, direction)
 
 
 def cells_and_overall(x: ArrayLike, w: ArrayLike, cell: ArrayLike, round_: ArrayLike, cells: int, rounds: int,
