@@ -14,8 +14,9 @@ from email.utils import formatdate
 import pytest
 from aiohttp import web
 
-from resolver.client.chat import ChatClient, RequestFailed, normalize_apibase, parse_retry_after
+from resolver.client.chat import ChatClient, RequestFailed, normalize_apibase
 from resolver.client.completions import completion_from_payload
+from resolver.client.http_policy import parse_retry_after
 from resolver.core.errors import UserError
 from tests.support.runner import LoopbackServer
 

@@ -41,7 +41,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_result, stop_after_
 
 from resolver.client.completions import Completion, completion_from_payload, parse_json_reply, reply_excerpt
 from resolver.client.endpoints import Endpoint, parse_endpoint
-from resolver.client.http_policy import classify_error, error_text, is_socks, parse_retry_after, proxy_for, retry_delay, server_message  # noqa: F401
+from resolver.client.http_policy import classify_error, is_socks, proxy_for, retry_delay, server_message
 from resolver.client.retries import RequestFailed, RequestRetries, Transient
 from resolver.client.server_metrics import generated_tokens
 from resolver.client.stats import ClientStats

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from resolver.client.http_policy import classify_error, error_text, is_socks, parse_retry_after, proxy_for, retry_delay, server_message  # noqa: F401
+from resolver.client.http_policy import error_text
 from resolver.grading import MalformedReply, split_message
 
 MAX_TOKEN_COUNT = 2**31 - 1    # usage counts must fit a 32-bit integer column
