@@ -19,6 +19,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
@@ -278,20 +279,31 @@ def _progress(total_bytes: int, quiet: bool, progress: Callable[..., Any] | None
                     disable=quiet or None)
 
 
+@dataclass(frozen=True)
+class JobPlan:
+    """The scan batches of some file lists: each job, the list it reads from (its owner) and
+    its bytes (the bar's steps), and every list's file sizes."""
+
+    jobs: list[ScanJob]
+    owners: list[int]
+    sizes: list[list[int]]
+    job_bytes: list[int]
+
+
 def plan_jobs(file_lists: list[list[str]], expects: Sequence[tuple[str, str, str] | None], parallel: int, regrade: bool,
-              sizes: list[list[int]] | None = None) -> tuple[list[ScanJob], list[int], list[list[int]], list[int]]:
+              sizes: list[list[int]] | None = None) -> JobPlan:
     """ScanJobs for every list of files (an eval's, in merge order) and the list index of each.
 
     ``sizes``: each list's file sizes when already known (else they are ``stat``ed here).
     """
     if sizes is None:
         sizes = [[file_size(f) for f in files] for files in file_lists]
-    jobs, owners, job_bytes = [], [], []
+    plan = JobPlan([], [], sizes, [])
     for number, first, end in plan_batches(sizes, min(parallel, os.cpu_count() or 1)):
-        jobs.append(ScanJob(tuple(str(f) for f in file_lists[number][first:end]), expects[number], regrade, first))
-        owners.append(number)
-        job_bytes.append(sum(sizes[number][first:end]))
-    return jobs, owners, sizes, job_bytes
+        plan.jobs.append(ScanJob(tuple(str(f) for f in file_lists[number][first:end]), expects[number], regrade, first))
+        plan.owners.append(number)
+        plan.job_bytes.append(sum(sizes[number][first:end]))
+    return plan
 
 
 def _gather(getters: list[Callable[..., ScanResult | UserError]], job_bytes: list[int], owners: list[int], count: int,
@@ -340,21 +352,20 @@ def _run_plan(plan: bookkeeping.Plan, parallel: int, offline: bool, quiet: bool,
     """Write what the plan says: drops, relabels, the scanned evals, the dataset's meta."""
     file_lists = [item.files for item in plan.build]
     expects = [(item.spec.model, item.spec.template, item.spec.sampler) for item in plan.build]
-    jobs, owners, sizes, job_bytes = plan_jobs(file_lists, expects, parallel, offline,
-                                               [item.sizes for item in plan.build])
+    scans = plan_jobs(file_lists, expects, parallel, offline, [item.sizes for item in plan.build])
     base = plan.db_path.parent
-    with Workers(parallel, len(jobs)) as pool:
-        getters = pool.map(scan_batch_safe, jobs)            # forks the workers before any DuckDB opens
+    with Workers(parallel, len(scans.jobs)) as pool:
+        getters = pool.map(scan_batch_safe, scans.jobs)      # forks the workers before any DuckDB opens
         # computed while the workers scan (it generates the config's points)
         expected = expected_rows(plan.meta, report.warnings.append) if plan.meta else None
         with pointsdb.PointsWriter(plan.db_path, keep_existing=plan.reuse) as writer, \
-                _progress(sum(map(sum, sizes)), quiet, progress) as bar:
+                _progress(sum(map(sum, scans.sizes)), quiet, progress) as bar:
             for eid in plan.drop:
                 writer.drop_eval(eid)
             for relabel in plan.relabel:
                 writer.put_eval(relabel.row)
                 writer.set_eval_metadata(relabel.spec.eval_id, relabel.groups, relabel.facets_json)
-            for owner, results in _gather(getters, job_bytes, owners, len(plan.build), bar):
+            for owner, results in _gather(getters, scans.job_bytes, scans.owners, len(plan.build), bar):
                 build = plan.build[owner]
                 stats = EvalStats(build.spec.eval_id, build.spec.label, files=len(build.files))
                 for result in results:
@@ -397,16 +408,16 @@ def evaluate_interview(spec_text: str, db_path: str | os.PathLike[str] | None = 
     """
     report = Report(db_path=Path(db_path) if db_path else None)
     files = expand_interview(spec_text, report.warnings.append)
-    jobs, _, sizes, job_bytes = plan_jobs([files], [None], parallel, offline and not inplace)
+    scans = plan_jobs([files], [None], parallel, offline and not inplace)
     source_base = report.db_path.resolve().parent if report.db_path else None
     try:
-        with Workers(parallel, max(len(jobs), len(files) if inplace else 0)) as pool:
+        with Workers(parallel, max(len(scans.jobs), len(files) if inplace else 0)) as pool:
             if inplace:
                 for get in pool.map(regrade_file_inplace, files):
                     add_regraded(report.regraded, get())
-            getters = pool.map(scan_batch_safe, jobs)
-            with _progress(sum(sizes[0]), quiet, progress) as bar:
-                results = next(_gather(getters, job_bytes, [0] * len(jobs), 1, bar))[1]
+            getters = pool.map(scan_batch_safe, scans.jobs)
+            with _progress(sum(scans.sizes[0]), quiet, progress) as bar:
+                results = next(_gather(getters, scans.job_bytes, scans.owners, 1, bar))[1]
     except BaseException:
         if inplace:                 # workers stopped mid-file leave their half-written copies
             remove_regrade_temps(files)

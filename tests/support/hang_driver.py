@@ -20,6 +20,8 @@ import runpy
 import sys
 import time
 
+from tests.support.in_process import drop_new_import_hooks
+
 LIMIT = float(os.environ.get("REASONSCAPE_HANG_LIMIT", "30"))    # a hang detector, not a timing test
 
 
@@ -38,7 +40,8 @@ def run_once(script: str, args: list[str], cwd: str) -> tuple[int, str]:
                 code = exc.code
     finally:
         # evaluate.py keeps pandas out of its process with an import hook: not out of the next command's
-        sys.argv, sys.meta_path[:] = saved_argv, saved_meta_path
+        sys.argv = saved_argv
+        drop_new_import_hooks(saved_meta_path)
         os.chdir(saved_cwd)
     return (code if isinstance(code, int) else 1), err.getvalue()
 

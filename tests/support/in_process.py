@@ -72,6 +72,15 @@ def _bars_as_in(env: dict[str, str]):
         cls.__init__ = original
 
 
+def drop_new_import_hooks(before: list) -> None:
+    """Remove the import hooks a command added to sys.meta_path (evaluate.py's, which keeps pandas
+    out of its process) and keep every other: a library imported meanwhile may have added its
+    own (six adds the one that serves ``six.moves``, and dateutil, under pandas, needs it)."""
+    from resolver.ingest.pipeline import _NoPandas
+
+    sys.meta_path[:] = [hook for hook in sys.meta_path if hook in before or not isinstance(hook, _NoPandas)]
+
+
 @contextlib.contextmanager
 def _process_state(script_path: Path, args: list[str], cwd: Path, env: dict[str, str]):
     with _bars_as_in(env), _the_rest(script_path, args, cwd, env) as streams:
@@ -83,7 +92,7 @@ def _the_rest(script_path: Path, args: list[str], cwd: Path, env: dict[str, str]
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()
     saved = (sys.argv, sys.stdin, sys.stdout, sys.stderr)
-    saved_paths = (list(sys.path), list(sys.meta_path))   # evaluate.py's import hook keeps pandas out
+    saved_paths = (list(sys.path), list(sys.meta_path))
     saved_signals = {sig: signal.getsignal(sig) for sig in _SIGNALS}
     root = logging.getLogger()
     saved_logging = (list(root.handlers), root.level)
@@ -99,7 +108,8 @@ def _the_rest(script_path: Path, args: list[str], cwd: Path, env: dict[str, str]
             yield out, err
     finally:
         sys.argv, sys.stdin, sys.stdout, sys.stderr = saved
-        sys.path[:], sys.meta_path[:] = saved_paths
+        sys.path[:] = saved_paths[0]
+        drop_new_import_hooks(saved_paths[1])
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
