@@ -74,12 +74,14 @@ def run_study(root: Path, config: str, study: str, profiles: list[str], args: ar
     # the same tokenizer path for both, so the runner reuses the simulator's calibration cache
     calibrate = ["--tokenizer", str(root / tokenizer)] if tokenizer else []
     sim_extra = [*calibrate, "--template", str(root / TEMPLATE)] if tokenizer else []
-    # only the runners' density: a thinner grid calibrates fewer points (docs/simulator.md)
-    sim_extra += ["--density", args.density]
+    # the calibrated study's simulator knows only the runners' density: calibrating every point
+    # was most of its start-up; r12's knows every point, as a thinner grid would also rescale
+    # its problems' difficulties and so change the answers (docs/simulator.md, --density)
+    if tokenizer:
+        sim_extra += ["--density", args.density]
     simulator = start_simulator_process(str(root / config), port=0, ready_timeout=600, extra_args=sim_extra)
-    shown = f" --tokenizer {tokenizer} --template {TEMPLATE}" if tokenizer else ""
-    print(f"\n$ python -m resolver.simulator --config {config} --density {args.density} --port {simulator.port}{shown} &",
-          flush=True)
+    shown = (f" --density {args.density} --tokenizer {tokenizer} --template {TEMPLATE}" if tokenizer else "")
+    print(f"\n$ python -m resolver.simulator --config {config} --port {simulator.port}{shown} &", flush=True)
     try:
         for profile in profiles:
             show_and_run(root, "runner.py", "--config", config, "--template", TEMPLATE, "--sampler", SAMPLER,
