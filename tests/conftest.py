@@ -158,15 +158,13 @@ def _order(item, study_builder: str | None) -> int:
     build; handed out mid-run, after the slow files, they start about when a fresh build is
     done and one worker runs them while the other works through the quick files, instead of
     running alone at the end. Of the files that share the simulated r12 study, the first
-    (`study_builder`) goes first of all and builds it; the others follow the real-model files,
-    so no worker sits waiting for the build: right after the other slow files the build could
-    still be running, and a worker waited up to 2 minutes on its lock (docs/performance.md,
-    "The test suite")."""
+    (`study_builder`) goes first of all and builds it; the others follow the other slow files,
+    so no worker sits waiting for the build (docs/performance.md, "The test suite")."""
     if item.get_closest_marker("seed_study"):
-        return 0 if item.nodeid.split("::")[0] == study_builder else 3
+        return 0 if item.nodeid.split("::")[0] == study_builder else 2
     if item.get_closest_marker("slow"):
         return 1
-    return 2 if item.get_closest_marker("real_model") else 4
+    return 3 if item.get_closest_marker("real_model") else 4
 
 
 def pytest_collection_modifyitems(config, items):
