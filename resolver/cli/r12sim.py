@@ -80,7 +80,7 @@ def run_study(root: Path, config: str, study: str, profiles: list[str], args: ar
     if tokenizer:
         sim_extra += ["--density", args.density]
     simulator = start_simulator_process(str(root / config), port=0, ready_timeout=600, extra_args=sim_extra)
-    shown = (f" --density {args.density} --tokenizer {tokenizer} --template {TEMPLATE}" if tokenizer else "")
+    shown = f" --density {args.density} --tokenizer {tokenizer} --template {TEMPLATE}" if tokenizer else ""
     print(f"\n$ python -m resolver.simulator --config {config} --port {simulator.port}{shown} &", flush=True)
     try:
         for profile in profiles:

@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Sequence
 
 from resolver.cli.base import ArgParser, positive_int
-from resolver.config import DEFAULT_SEED
+from resolver.config import DEFAULT_SEED, DENSITIES
 from resolver.core import UserError
 from resolver.sim.gpu import DEFAULT_MAX_BATCH, PRESETS
 
@@ -56,12 +56,11 @@ def build_parser() -> ArgParser:
 
 def add_density_flag(parser: ArgParser) -> None:
     """--density: the grid whose problems are recognised (a thinner one calibrates fewer points)."""
-    from resolver.config import DENSITIES
-
     parser.add_argument("--density", choices=DENSITIES, default="normal",
                         help="recognise only the points of this grid density and thinner ones: the runner's "
                              "--density (default normal, every point); a thinner one starts sooner, "
-                             "calibrating fewer points")
+                             "calibrating fewer points, but rescales difficulties, so shared points may "
+                             "get other answers (docs/simulator.md)")
 
 
 def add_answer_flags(parser: ArgParser) -> None:

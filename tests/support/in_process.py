@@ -73,12 +73,12 @@ def _bars_as_in(env: dict[str, str]):
 
 
 def drop_new_import_hooks(before: list) -> None:
-    """Remove the import hooks a command added to sys.meta_path (evaluate.py's, which keeps pandas
-    out of its process) and keep every other: a library imported meanwhile may have added its
-    own (six adds the one that serves ``six.moves``, and dateutil, under pandas, needs it)."""
-    from resolver.ingest.pipeline import _NoPandas
-
-    sys.meta_path[:] = [hook for hook in sys.meta_path if hook in before or not isinstance(hook, _NoPandas)]
+    """Remove the import hooks the project's own code added to sys.meta_path while a command ran
+    (evaluate.py's, which keeps pandas out of its process) and keep every other: a library
+    imported meanwhile may have added its own (six adds the one that serves ``six.moves``, and
+    dateutil, under pandas, needs it)."""
+    sys.meta_path[:] = [hook for hook in sys.meta_path
+                        if hook in before or not type(hook).__module__.startswith("resolver.")]
 
 
 @contextlib.contextmanager
