@@ -15,10 +15,10 @@ import jsonschema
 import pytest
 import yaml
 
-from resolver.analysis import output_schema_texts
 from resolver.catalog import json_schemas, load_dataset
 from resolver.config import load_config, load_sampler, load_template
 from resolver.core import UserError
+from resolver.probe import output_schema_texts
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMAS = REPO / "docs" / "schemas"

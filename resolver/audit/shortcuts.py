@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from resolver.audit import outputs
 from resolver.audit.film_reader import READERS
 from resolver.audit.players import PLAYERS
 from resolver.config import DEFAULT_SEED, ExperimentConfig, Template, expand_steps
@@ -79,13 +80,14 @@ class PointAudit:
     def excess(self) -> float:
         return self.best_accuracy - self.guess_chance
 
-    def as_dict(self) -> dict:
-        return {"step": self.step, "base_task": self.base_task, "tier": self.tier, "params": self.params,
-                "samples": self.samples, "guess_chance": self.guess_chance, "best_player": self.best_player,
-                "best_accuracy": self.best_accuracy, "excess": self.excess, "allowance": self.allowance,
-                "flagged": self.flagged, "distinct_targets": self.distinct_targets,
-                "top_target_share": self.top_target_share,
-                "accuracy": {p: c / self.samples for p, c in sorted(self.correct.items())}}
+    def output(self) -> outputs.PointAudit:
+        """The point as the JSON output shows it (docs/tasks.md)."""
+        return outputs.PointAudit(
+            step=self.step, base_task=self.base_task, tier=self.tier, params=self.params, samples=self.samples,
+            guess_chance=self.guess_chance, best_player=self.best_player, best_accuracy=self.best_accuracy,
+            excess=self.excess, allowance=self.allowance, flagged=self.flagged,
+            distinct_targets=self.distinct_targets, top_target_share=self.top_target_share,
+            accuracy={p: c / self.samples for p, c in sorted(self.correct.items())})
 
 
 @dataclass
@@ -114,10 +116,12 @@ class PooledAudit:
     def flagged(self) -> bool:
         return self.accuracy - self.guess_rate > self.allowance + 1e-12
 
-    def as_dict(self) -> dict:
-        return {"base_task": self.base_task, "tier": self.tier, "player": self.player, "points": self.points,
-                "samples": self.samples, "accuracy": self.accuracy, "guess_rate": self.guess_rate,
-                "excess": self.accuracy - self.guess_rate, "allowance": self.allowance, "flagged": self.flagged}
+    def output(self) -> outputs.PooledAudit:
+        """The pooled rule as the JSON output shows it."""
+        return outputs.PooledAudit(
+            base_task=self.base_task, tier=self.tier, player=self.player, points=self.points, samples=self.samples,
+            accuracy=self.accuracy, guess_rate=self.guess_rate, excess=self.accuracy - self.guess_rate,
+            allowance=self.allowance, flagged=self.flagged)
 
 
 @dataclass
@@ -146,14 +150,15 @@ class AuditReport:
     def passed(self) -> bool:
         return not self.flagged_points and not self.flagged_pooled and not self.unfair_readings
 
-    def as_dict(self) -> dict:
-        return {"config": self.config, "density": self.density, "samples": self.samples, "seed": self.seed,
-                "rules": {"point_allowance": POINT_ALLOWANCE, "pooled_allowance": POOLED_ALLOWANCE,
-                          "sigmas": SIGMAS},
-                "passed": self.passed, "flagged_points": len(self.flagged_points),
-                "flagged_pooled": len(self.flagged_pooled),
-                "pooled": [p.as_dict() for p in self.pooled], "points": [p.as_dict() for p in self.points],
-                "readers": [r.as_dict() for r in self.readings]}
+    def output(self) -> outputs.ShortcutsOutput:
+        """probe.py shortcuts' JSON output (docs/tasks.md); the markdown reads this report."""
+        return outputs.ShortcutsOutput(
+            config=self.config, density=self.density, samples=self.samples, seed=self.seed,
+            rules=outputs.AuditRules(point_allowance=POINT_ALLOWANCE, pooled_allowance=POOLED_ALLOWANCE,
+                                     sigmas=SIGMAS),
+            passed=self.passed, flagged_points=len(self.flagged_points), flagged_pooled=len(self.flagged_pooled),
+            pooled=[p.output() for p in self.pooled], points=[p.output() for p in self.points],
+            readers=[r.output() for r in self.readings])
 
 
 def _se(p: float, n: int) -> float:
