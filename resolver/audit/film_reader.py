@@ -26,8 +26,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-from resolver.audit.outputs import ReaderAudit
-
 CATALOGUE = Path(__file__).resolve().parents[1] / "tasks" / "vocab" / "movies.tsv"
 READINGS = ("genres", "themes", "both")
 _QUESTION = re.compile(r"^Which movie belongs with this group: (.+)\?$", re.MULTILINE)
@@ -151,14 +149,6 @@ class PointReading:
     @property
     def unfair(self) -> int:
         return self.genres_favour_wrong + self.theme_alone_single + self.both_not_target
-
-    def output(self) -> ReaderAudit:
-        """The point's check as the shortcut audit's JSON output shows it."""
-        return ReaderAudit(
-            step=self.step, task=self.task, tier=self.tier, cases=self.cases, single_liked=self.single,
-            determined=dict(self.determined), determined_target=dict(self.right),
-            genres_favour_wrong=self.genres_favour_wrong, theme_alone_single_liked=self.theme_alone_single,
-            both_not_target=self.both_not_target)
 
 
 class _Case(Protocol):

@@ -41,6 +41,7 @@ from resolver.grading import grade
 from resolver.tasks import get_task
 
 if TYPE_CHECKING:
+    from resolver.audit.film_reader import PointReading
     from resolver.tasks import Task, TestCase
 
 POINT_ALLOWANCE = 0.05
@@ -132,7 +133,7 @@ class AuditReport:
     seed: int
     points: list = field(default_factory=list)     # PointAudit
     pooled: list = field(default_factory=list)     # PooledAudit, the best player per (task, tier)
-    readings: list = field(default_factory=list)   # film_reader.PointReading, for the tasks that have one
+    readings: list[PointReading] = field(default_factory=list)   # for the tasks that have a reader
 
     @property
     def flagged_points(self) -> list:
@@ -158,7 +159,17 @@ class AuditReport:
                                      sigmas=SIGMAS),
             passed=self.passed, flagged_points=len(self.flagged_points), flagged_pooled=len(self.flagged_pooled),
             pooled=[p.output() for p in self.pooled], points=[p.output() for p in self.points],
-            readers=[r.output() for r in self.readings])
+            readers=[_reader_output(r) for r in self.readings])
+
+
+def _reader_output(reading: PointReading) -> outputs.ReaderAudit:
+    """A reader's check of one point as the JSON output shows it (built here: the reader itself
+    imports nothing of resolver, tests/test_tasks_movies_reader.py)."""
+    return outputs.ReaderAudit(
+        step=reading.step, task=reading.task, tier=reading.tier, cases=reading.cases, single_liked=reading.single,
+        determined=dict(reading.determined), determined_target=dict(reading.right),
+        genres_favour_wrong=reading.genres_favour_wrong, theme_alone_single_liked=reading.theme_alone_single,
+        both_not_target=reading.both_not_target)
 
 
 def _se(p: float, n: int) -> float:
