@@ -43,9 +43,9 @@ def whitelisted() -> set[str]:
 
 
 # The output models (docs/schemas/*-output.json): pydantic fills their fields from the computed
-# dicts and writes them out by name, so a field nothing in our code reads is still the contract.
+# values and writes them out by name, so a field nothing in our code reads is still the contract.
 OUTPUT_MODEL_MODULES = ("resolver/analysis/outputs.py", "resolver/analysis/output_tables.py",
-                        "resolver/analysis/probe_outputs.py")
+                        "resolver/probe/outputs.py", "resolver/audit/outputs.py")
 
 
 def output_model_fields() -> set[str]:

@@ -8,6 +8,7 @@ apart from pydantic), and a few broken files are refused by both.
 """
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -15,10 +16,10 @@ import jsonschema
 import pytest
 import yaml
 
-from resolver.analysis import output_schema_texts
 from resolver.catalog import json_schemas, load_dataset
 from resolver.config import load_config, load_sampler, load_template
 from resolver.core import UserError
+from resolver.probe import output_schema_texts
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMAS = REPO / "docs" / "schemas"
@@ -36,6 +37,29 @@ def test_schema_files_are_the_models_schemas():
         assert (SCHEMAS / name).read_text(encoding="utf-8") == text, \
             f"docs/schemas/{name} is out of date: run docs/schemas/generate.py"
 
+
+
+# The modules that define output models; each package lists its own outputs and
+# resolver.probe.schemas gathers the lists (docs/decisions.md, issue 45).
+OUTPUT_MODULES = ("resolver.analysis.outputs", "resolver.analysis.output_tables", "resolver.probe.outputs",
+                  "resolver.audit.outputs")
+
+
+def test_every_output_model_is_listed_or_inside_a_listed_one():
+    """A model defined in an output module that no listed schema reaches would ship without a
+    schema file; with the lists spread over three packages, one left out is easy to miss."""
+    from pydantic import BaseModel
+
+    from resolver.probe import OUTPUT_MODELS
+    models = [obj for module in OUTPUT_MODULES for name, obj in vars(importlib.import_module(module)).items()
+              if isinstance(obj, type) and issubclass(obj, BaseModel) and obj.__module__ == module
+              and "[" not in name]     # pydantic keeps RootModel[...] parametrisations in the module too
+    # a base of other models (output_tables.Rows) is not an output itself
+    defined = {m.__name__ for m in models if not any(m in other.__mro__[1:] for other in models)}
+    reached = {name for model, _ in OUTPUT_MODELS.values()
+               for name in (model.__name__, *model.model_json_schema().get("$defs", {}))}
+    assert {"FailureOutput", "ShortcutsOutput", "ScoresOutput", "ReaderAudit"} <= defined   # the modules are read
+    assert sorted(defined - reached) == []
 
 def test_each_schema_is_a_valid_draft_2020_12_schema():
     for path in SCHEMAS.glob("*.json"):

@@ -62,7 +62,7 @@ def test_one_liked_film_decided_by_a_theme_alone_is_unfair(toy):
     assert reading.theme_alone_single and not reading.both_not_target and not reading.fair
     point = film_reader.PointReading("p", "movies", "2")
     point.add(reading)
-    assert point.as_dict()["theme_alone_single_liked"] == 1 and point.unfair == 1
+    assert point.theme_alone_single == 1 and point.unfair == 1
 
 
 def test_genre_and_theme_of_one_name_count_once_in_both(toy):
@@ -91,10 +91,10 @@ def _r12_movies(density, count=8):
 def test_r12_movies_cases_single_out_the_target_for_a_reader(density):
     points = 0
     for step, point in _r12_movies(density):
-        assert point.genres_favour_wrong == 0, point.as_dict()
-        assert point.theme_alone_single == 0, point.as_dict()
-        assert point.both_not_target == 0, point.as_dict()
-        assert point.right == point.determined, point.as_dict()   # no reading ever points elsewhere
+        assert point.genres_favour_wrong == 0, vars(point)
+        assert point.theme_alone_single == 0, vars(point)
+        assert point.both_not_target == 0, vars(point)
+        assert point.right == point.determined, vars(point)   # no reading ever points elsewhere
         params = step.gen_params
         if params["reference_count"] == 2:
             assert point.single == point.cases and point.determined["genres"] == point.cases

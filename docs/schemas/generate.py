@@ -9,8 +9,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from resolver.analysis import outputs  # noqa: E402
 from resolver.catalog import json_schemas  # noqa: E402
+from resolver.probe import output_schema_texts  # noqa: E402
 
-for path in json_schemas.write_schemas() + json_schemas.write_schemas(texts=outputs.output_schema_texts()):
+for path in json_schemas.write_schemas() + json_schemas.write_schemas(texts=output_schema_texts()):
     print(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)

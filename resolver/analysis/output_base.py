@@ -1,5 +1,6 @@
-"""What every output model shares: the number types, the strict base model and the JSON writer
-(resolver.analysis.outputs lists the models; docs/decisions.md, issue 37 part 1).
+"""What every output model shares: the number types, the strict base model (both from
+resolver.core.typed, below every package that defines an output model) and the JSON writer
+(resolver.probe.schemas lists the models; docs/decisions.md, issue 37 part 1).
 
 Numbers: NaN and infinities are written as null (resolver.analysis.common.to_json), so every
 float a computation may leave undefined is ``Real`` (``float | None``). A value that is an
@@ -8,24 +9,14 @@ integer in one output and a fraction in another (a group's value, a dimension's 
 """
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from resolver.analysis.common import to_json, to_plain
+from resolver.core.typed import Num, Number, OutputModel, Real, Scalar
 
 __all__ = ["Num", "Number", "OutputModel", "Real", "Scalar", "missing_columns", "output_json"]
-
-Scalar: TypeAlias = str | int | float | bool | None
-Real: TypeAlias = float | None      # a number, null where it is undefined (NaN)
-Number: TypeAlias = int | float | None   # a table column's number: pandas makes an integer column float once one is missing
-Num: TypeAlias = int | float         # a number that may be written as an integer (a guess chance of 0)
-
-
-class OutputModel(BaseModel):
-    """Refuses keys it does not declare; the declared order is the JSON's key order."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 def output_json(model: type[BaseModel], data: Any) -> str:

@@ -1,18 +1,20 @@
-"""The JSON outputs of analyze.py, probe.py and the leaderboard's download, as pydantic models.
+"""The JSON outputs of analyze.py and the leaderboard's and spiderweb's downloads, as pydantic models.
 
 The computations build plain dicts (the markdown, PNG and web views read them); the JSON
 text is the model validated from that dict and dumped (``output_json``), so a key the model
 does not declare fails at once instead of shipping undocumented. docs/schemas/*-output.json
-are these models' JSON Schemas (``OUTPUT_MODELS``; docs/schemas/generate.py writes them,
+are these models' JSON Schemas (``OUTPUT_MODELS``, this package's list; resolver.probe.schemas
+gathers it with probe.py's and the shortcut audit's, docs/schemas/generate.py writes them,
 tests/test_json_schemas.py checks them against the models and tests/test_output_schemas.py
 real outputs against them). This module holds the fixed shapes of analyze.py and the
-leaderboard; the tables are in output_tables, probe.py's in probe_outputs.
+leaderboard; the tables are in output_tables. Each output model lives beside what it
+describes: probe.py's in resolver.probe.outputs, the shortcut audit's in resolver.audit.outputs.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, RootModel, TypeAdapter
+from pydantic import BaseModel, ConfigDict, RootModel
 
 from resolver.analysis.output_base import OutputModel, Real, Scalar, output_json
 from resolver.analysis.output_tables import (
@@ -27,15 +29,12 @@ from resolver.analysis.output_tables import (
     SurfaceOutput,
     TokensOutput,
 )
-from resolver.analysis.probe_outputs import FailureOutput, FftOutput, ShortcutsOutput, TruncationOutput
-from resolver.catalog import json_schemas
-from resolver.run import RunSummary
 
 __all__ = [
     "OUTPUT_MODELS", "AggregateOutput", "CapacityOutput", "ClusterOutput", "CompareOutput", "CompressionOutput",
-    "EvalListing", "EvalScores", "EvalsOutput", "FailureOutput", "FftOutput", "HazardOutput", "LeaderboardExport",
-    "PointsOutput", "RankOutput", "Rows", "ScoresOutput", "ShortcutsOutput", "SpiderwebExport", "SpiderwebOutput", "SurfaceOutput",
-    "TasksOutput", "TokensOutput", "TruncationOutput", "output_json", "output_schema_texts",
+    "EvalListing", "EvalScores", "EvalsOutput", "HazardOutput", "LeaderboardExport",
+    "PointsOutput", "RankOutput", "Rows", "ScoresOutput", "SpiderwebExport", "SpiderwebOutput", "SurfaceOutput",
+    "TasksOutput", "TokensOutput", "output_json",
 ]
 
 
@@ -398,7 +397,8 @@ class SpiderwebExport(OutputModel):
     rows: SpiderwebExportRows
 
 
-# docs/schemas/<file>: (model, title). The input files' models are resolver.catalog.json_schemas'.
+# docs/schemas/<file>: (model, title), this package's outputs; resolver.probe.schemas gathers every
+# package's list. The input files' models are resolver.catalog.json_schemas'.
 OUTPUT_MODELS: dict[str, tuple[type[BaseModel], str]] = {
     "compare-output.json": (CompareOutput, "analyze.py compare --format json (docs/analyze.md)"),
     "scores-output.json": (ScoresOutput, "analyze.py scores --format json (docs/analyze.md)"),
@@ -414,19 +414,7 @@ OUTPUT_MODELS: dict[str, tuple[type[BaseModel], str]] = {
     "compression-output.json": (CompressionOutput, "analyze.py compression --format json (docs/analyze.md)"),
     "hazard-output.json": (HazardOutput, "analyze.py hazard --format json (docs/analyze.md)"),
     "capacity-output.json": (CapacityOutput, "analyze.py capacity --format json (docs/analyze.md)"),
-    "failure-output.json": (FailureOutput, "probe.py failure --format json (docs/probe.md)"),
-    "truncation-output.json": (TruncationOutput, "probe.py truncation --format json (docs/probe.md)"),
-    "fft-output.json": (FftOutput, "probe.py fft --format json (docs/probe.md)"),
-    "shortcuts-output.json": (ShortcutsOutput, "probe.py shortcuts --json PATH (docs/tasks.md)"),
     "leaderboard-export.json": (LeaderboardExport, "The leaderboard's JSON download (docs/webapps.md)"),
     "spiderweb-export.json": (SpiderwebExport, "The spiderweb's JSON download (docs/webapps.md)"),
 }
 
-
-def output_schema_texts() -> dict[str, str]:
-    """{file name: JSON Schema text} of every output model, as docs/schemas/ holds them, and of
-    the runner's summary (resolver.run.RunSummary, what run_api returns and runner.py prints)."""
-    texts = {name: json_schemas.schema_text(model, title) for name, (model, title) in OUTPUT_MODELS.items()}
-    texts["run-summary.json"] = json_schemas.schema_text(
-        TypeAdapter(RunSummary), "What a runner.py run did (resolver.run.RunSummary; docs/runner.md)", closed=True)
-    return texts

@@ -150,13 +150,6 @@ class PointReading:
     def unfair(self) -> int:
         return self.genres_favour_wrong + self.theme_alone_single + self.both_not_target
 
-    def as_dict(self) -> dict:
-        return {"step": self.step, "task": self.task, "tier": self.tier, "cases": self.cases, "single_liked": self.single,
-                "determined": dict(self.determined), "determined_target": dict(self.right),
-                "genres_favour_wrong": self.genres_favour_wrong,
-                "theme_alone_single_liked": self.theme_alone_single,
-                "both_not_target": self.both_not_target}
-
 
 class _Case(Protocol):
     """What the reader reads of a generated case (a TestCase: the reader never imports the generator)."""

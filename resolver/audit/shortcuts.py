@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from resolver.audit import outputs
 from resolver.audit.film_reader import READERS
 from resolver.audit.players import PLAYERS
 from resolver.config import DEFAULT_SEED, ExperimentConfig, Template, expand_steps
@@ -40,6 +41,7 @@ from resolver.grading import grade
 from resolver.tasks import get_task
 
 if TYPE_CHECKING:
+    from resolver.audit.film_reader import PointReading
     from resolver.tasks import Task, TestCase
 
 POINT_ALLOWANCE = 0.05
@@ -79,13 +81,14 @@ class PointAudit:
     def excess(self) -> float:
         return self.best_accuracy - self.guess_chance
 
-    def as_dict(self) -> dict:
-        return {"step": self.step, "base_task": self.base_task, "tier": self.tier, "params": self.params,
-                "samples": self.samples, "guess_chance": self.guess_chance, "best_player": self.best_player,
-                "best_accuracy": self.best_accuracy, "excess": self.excess, "allowance": self.allowance,
-                "flagged": self.flagged, "distinct_targets": self.distinct_targets,
-                "top_target_share": self.top_target_share,
-                "accuracy": {p: c / self.samples for p, c in sorted(self.correct.items())}}
+    def output(self) -> outputs.PointAudit:
+        """The point as the JSON output shows it (docs/tasks.md)."""
+        return outputs.PointAudit(
+            step=self.step, base_task=self.base_task, tier=self.tier, params=self.params, samples=self.samples,
+            guess_chance=self.guess_chance, best_player=self.best_player, best_accuracy=self.best_accuracy,
+            excess=self.excess, allowance=self.allowance, flagged=self.flagged,
+            distinct_targets=self.distinct_targets, top_target_share=self.top_target_share,
+            accuracy={p: c / self.samples for p, c in sorted(self.correct.items())})
 
 
 @dataclass
@@ -114,10 +117,12 @@ class PooledAudit:
     def flagged(self) -> bool:
         return self.accuracy - self.guess_rate > self.allowance + 1e-12
 
-    def as_dict(self) -> dict:
-        return {"base_task": self.base_task, "tier": self.tier, "player": self.player, "points": self.points,
-                "samples": self.samples, "accuracy": self.accuracy, "guess_rate": self.guess_rate,
-                "excess": self.accuracy - self.guess_rate, "allowance": self.allowance, "flagged": self.flagged}
+    def output(self) -> outputs.PooledAudit:
+        """The pooled rule as the JSON output shows it."""
+        return outputs.PooledAudit(
+            base_task=self.base_task, tier=self.tier, player=self.player, points=self.points, samples=self.samples,
+            accuracy=self.accuracy, guess_rate=self.guess_rate, excess=self.accuracy - self.guess_rate,
+            allowance=self.allowance, flagged=self.flagged)
 
 
 @dataclass
@@ -128,7 +133,7 @@ class AuditReport:
     seed: int
     points: list = field(default_factory=list)     # PointAudit
     pooled: list = field(default_factory=list)     # PooledAudit, the best player per (task, tier)
-    readings: list = field(default_factory=list)   # film_reader.PointReading, for the tasks that have one
+    readings: list[PointReading] = field(default_factory=list)   # for the tasks that have a reader
 
     @property
     def flagged_points(self) -> list:
@@ -146,14 +151,25 @@ class AuditReport:
     def passed(self) -> bool:
         return not self.flagged_points and not self.flagged_pooled and not self.unfair_readings
 
-    def as_dict(self) -> dict:
-        return {"config": self.config, "density": self.density, "samples": self.samples, "seed": self.seed,
-                "rules": {"point_allowance": POINT_ALLOWANCE, "pooled_allowance": POOLED_ALLOWANCE,
-                          "sigmas": SIGMAS},
-                "passed": self.passed, "flagged_points": len(self.flagged_points),
-                "flagged_pooled": len(self.flagged_pooled),
-                "pooled": [p.as_dict() for p in self.pooled], "points": [p.as_dict() for p in self.points],
-                "readers": [r.as_dict() for r in self.readings]}
+    def output(self) -> outputs.ShortcutsOutput:
+        """probe.py shortcuts' JSON output (docs/tasks.md); the markdown reads this report."""
+        return outputs.ShortcutsOutput(
+            config=self.config, density=self.density, samples=self.samples, seed=self.seed,
+            rules=outputs.AuditRules(point_allowance=POINT_ALLOWANCE, pooled_allowance=POOLED_ALLOWANCE,
+                                     sigmas=SIGMAS),
+            passed=self.passed, flagged_points=len(self.flagged_points), flagged_pooled=len(self.flagged_pooled),
+            pooled=[p.output() for p in self.pooled], points=[p.output() for p in self.points],
+            readers=[_reader_output(r) for r in self.readings])
+
+
+def _reader_output(reading: PointReading) -> outputs.ReaderAudit:
+    """A reader's check of one point as the JSON output shows it (built here: the reader itself
+    imports nothing of resolver, tests/test_tasks_movies_reader.py)."""
+    return outputs.ReaderAudit(
+        step=reading.step, task=reading.task, tier=reading.tier, cases=reading.cases, single_liked=reading.single,
+        determined=dict(reading.determined), determined_target=dict(reading.right),
+        genres_favour_wrong=reading.genres_favour_wrong, theme_alone_single_liked=reading.theme_alone_single,
+        both_not_target=reading.both_not_target)
 
 
 def _se(p: float, n: int) -> float:

@@ -51,7 +51,7 @@ def schema_text(model: type[BaseModel] | TypeAdapter[Any], title: str, closed: b
 
 def schema_texts() -> dict[str, str]:
     """{file name: JSON text} of every input file's schema, as the models define them now
-    (the outputs' are resolver.analysis.outputs.output_schema_texts)."""
+    (the outputs' are resolver.probe.schemas.output_schema_texts)."""
     return {name: schema_text(model, title) for name, (model, title) in _models().items()}
 
 

@@ -1,4 +1,5 @@
-"""The base of every typed input file (pydantic v2 models) and its one-line errors.
+"""The base of every typed input file (pydantic v2 models) and its one-line errors; and the
+base of every JSON output model with its number types (`OutputModel`, docs/decisions.md).
 
 Configs, templates, samplers, dataset files, evals.json entries, records and the
 runner's options are pydantic models built on `FileModel`: unknown keys are refused
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, ClassVar, TypeVar, overload
+from typing import Any, ClassVar, TypeAlias, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
 from pydantic_core import ErrorDetails, PydanticCustomError
@@ -24,7 +25,8 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 from resolver.core.errors import UserError, choices_text
 from resolver.core.inputs import did_you_mean
 
-__all__ = ["FileModel", "at", "error_line", "first_problem", "validate_file"]
+__all__ = ["FileModel", "Num", "Number", "OutputModel", "Real", "Scalar", "at", "error_line", "first_problem",
+           "validate_file"]
 
 _SHOWN = 80     # characters of a bad value or key quoted in an error line
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -56,6 +58,22 @@ class FileModel(BaseModel):
                             f"unknown {cls.unknown_key_word} '{_shown(key)}'{did_you_mean(key, valid)}; "
                             f"valid keys: {choices_text(valid)}{cls.unknown_key_hint}")})
         return data
+
+
+# The output models' numbers: NaN and infinities are written as null, so every float a computation
+# may leave undefined is ``Real``. A value that is an integer in one output and a fraction in another
+# is ``Scalar``: a union keeps 3 as 3, where a ``float`` field would write 3.0. They live here, below
+# every package that writes an output (the shortcut audit too), not in analysis.
+Scalar: TypeAlias = str | int | float | bool | None
+Real: TypeAlias = float | None      # a number, null where it is undefined (NaN)
+Number: TypeAlias = int | float | None   # a table column's number: pandas makes an integer column float once one is missing
+Num: TypeAlias = int | float         # a number that may be written as an integer (a guess chance of 0)
+
+
+class OutputModel(BaseModel):
+    """A JSON output's model: refuses keys it does not declare; the declared order is the JSON's key order."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 def at(path: tuple | list | str, message: str) -> PydanticCustomError:

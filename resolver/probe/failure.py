@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from resolver.analysis import reasons_by_point
+from resolver.analysis import reasons_by_point, to_plain
 from resolver.grading import INVALID_REASONS, UNKNOWN
 from resolver.ingest.raw_records import full_text, load_points, outcome_name, point_records, sample_index
+from resolver.probe.outputs import BreakdownRow, FailureOutput, FailureSample, probe_points
 
 if TYPE_CHECKING:
     from resolver.pointsdb import PointsDB
@@ -31,23 +32,29 @@ MAX_VALUE_CHARS = 80
 @dataclass
 class FailureReport:
     points: pd.DataFrame                     # the point rows (id, eval_id, task, counters...)
-    failures: list = field(default_factory=list)   # dicts, see _failure_row
+    failures: list[FailureSample] = field(default_factory=list)
     samples: int = 0                         # answered samples read
     breakdown: pd.DataFrame = field(default_factory=pd.DataFrame)
 
+    def output(self) -> FailureOutput:
+        """The report as probe.py failure's JSON output (docs/probe.md); the markdown reads the same report."""
+        rows = to_plain(self.breakdown.to_dict(orient="records"), finite=True)
+        return FailureOutput(points=probe_points(self.points), samples=self.samples, failures=self.failures,
+                             breakdown=[BreakdownRow.model_validate(row) for row in rows])
 
-def _failure_row(point: pd.Series, record: dict) -> dict:
+
+def _failure_row(point: pd.Series, record: dict) -> FailureSample:
     usage = record.get("usage") or {}
-    return {
-        "point_id": int(point["id"]), "eval_id": point["eval_id"], "task": point["task"],
-        "key": record.get("key"), "sample_index": sample_index(record),
-        "outcome": outcome_name(record), "truncated": bool(record.get("is_truncated")),
-        "target": record.get("target"), "extracted": record.get("extracted_answer"),
-        "normalized": record.get("normalized_answer"), "answer": full_text(record),
-        "completion_tokens": usage.get("completion_tokens"), "genresult": record.get("genresult") or {},
+    return FailureSample(
+        point_id=int(point["id"]), eval_id=point["eval_id"], task=point["task"],
+        key=record.get("key"), sample_index=sample_index(record),
+        outcome=outcome_name(record), truncated=bool(record.get("is_truncated")),
+        target=record.get("target"), extracted=record.get("extracted_answer"),
+        normalized=record.get("normalized_answer"), answer=full_text(record),
+        completion_tokens=usage.get("completion_tokens"), genresult=record.get("genresult") or {},
         # as evaluate.py counts it: a record graded before reasons were recorded is "unknown"
-        "invalid_reason": (_reason(record.get("invalid_reason")) if outcome_name(record) == "invalid" else None),
-    }
+        invalid_reason=(_reason(record.get("invalid_reason")) if outcome_name(record) == "invalid" else None),
+    )
 
 
 def _reason(value: object) -> str:

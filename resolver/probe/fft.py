@@ -18,8 +18,9 @@ from typing import Any, Callable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from resolver.analysis import TaskView, view_points
+from resolver.analysis import TaskView, to_plain, view_points
 from resolver.ingest.raw_records import point_records
+from resolver.probe.outputs import FftOutput, FftSpectrum
 from resolver.probe.spectrum_cache import SpectrumCache
 from resolver.probe.tokenizers import Tokenizer, render_prompt
 
@@ -91,6 +92,14 @@ def fft_table(points: pd.DataFrame, views: list[TaskView], db_dir: str | PathLik
                          "facet": facet_name(facets, facet_values), "eval_id": eval_id, "value": value,
                          "points": len(group), "samples": int(weights.sum()), "spectrum": spectrum})
     return pd.DataFrame(rows)
+
+
+def fft_output(table: pd.DataFrame) -> FftOutput:
+    """probe.py fft's JSON output (docs/probe.md): the frequency axis and fft_table's rows, whose
+    columns are FftSpectrum's fields (the figures and the explorer read the table itself)."""
+    rows = to_plain(table.assign(spectrum=[s.tolist() for s in table["spectrum"]]).to_dict(orient="records"),
+                    finite=True)
+    return FftOutput(frequencies=FREQUENCIES.tolist(), spectra=[FftSpectrum.model_validate(row) for row in rows])
 
 
 def _stored_spectrum(point: pd.Series, db_dir: str | PathLike[str], tokenizer: Tokenizer,

@@ -47,7 +47,7 @@ and otherwise with a word/punctuation regex that approximates a BPE tokenizer
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -153,11 +153,6 @@ class LoopReport:
     @property
     def label(self) -> str:
         return self.classification or NO_LOOP
-
-    def as_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["severe"] = self.severe
-        return out
 
 
 # --- tokens and segments -------------------------------------------------------------

@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING
 from resolver.analysis import describe, frame_to_markdown
 from resolver.core import markdown_table
 from resolver.probe.loops import SEVERE_COVERAGE
+from resolver.probe.truncation import samples_table
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from resolver.probe.failure import FailureReport
+    from resolver.probe.outputs import FailureSample, TruncationSample
 
 #: without --full, answers longer than this show their head and tail only
 SHOWN_CHARS = 1200
@@ -38,16 +40,16 @@ def _point_heading(point: pd.Series, labels: Mapping[str, str]) -> str:
 def failure_markdown(report: FailureReport, labels: dict, full: bool) -> str:
     parts = [f"# Failure analysis of point(s) {', '.join(str(i) for i in report.points['id'])}",
              f"{report.samples} answered samples read, {len(report.failures)} failures shown."]
-    by_point: dict[int, list] = {}
+    by_point: dict[int, list[FailureSample]] = {}
     for row in report.failures:
-        by_point.setdefault(row["point_id"], []).append(row)
+        by_point.setdefault(row.point_id, []).append(row)
     for _, point in report.points.iterrows():
         parts.append(_point_heading(point, labels))
         for row in by_point.get(int(point["id"]), []):
-            outcome = row["outcome"] + (f" ({row['invalid_reason']})" if row.get("invalid_reason") else "")
-            parts.append(f"### Sample {row['sample_index']} — {outcome} — extracted `{row['extracted']}` "
-                         f"vs reference `{row['target']}` — {row['completion_tokens']} completion tokens")
-            parts.append("````text\n" + clip_answer(row["answer"] or "(empty answer)", full) + "\n````")
+            outcome = row.outcome + (f" ({row.invalid_reason})" if row.invalid_reason else "")
+            parts.append(f"### Sample {row.sample_index} — {outcome} — extracted `{row.extracted}` "
+                         f"vs reference `{row.target}` — {row.completion_tokens} completion tokens")
+            parts.append("````text\n" + clip_answer(row.answer or "(empty answer)", full) + "\n````")
     parts.append("## Failures by genresult field")
     if report.breakdown.empty:
         parts.append("No genresult fields with repeated values: nothing to break down.")
@@ -63,7 +65,8 @@ def _snippet(text: str, chars: int = 60) -> str:
     return f"`{flat[:chars]}{'…' if len(flat) > chars else ''}`" if flat else ""
 
 
-def truncation_markdown(points: pd.DataFrame, table: pd.DataFrame, distribution: dict, labels: dict) -> str:
+def truncation_markdown(points: pd.DataFrame, samples: list[TruncationSample], distribution: dict, labels: dict) -> str:
+    table = samples_table(samples)
     parts = [f"# Loop analysis of truncated samples — point(s) {', '.join(str(i) for i in points['id'])}"]
     for _, point in points.iterrows():
         parts.append(_point_heading(point, labels))

@@ -26,18 +26,15 @@ def register_failure(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
 
 
 def run_failure(args: argparse.Namespace) -> int:
-    from resolver.analysis import FailureOutput, output_json
-    from resolver.probe import failure_markdown, failure_report
+    from resolver.analysis import output_json
+    from resolver.probe import FailureOutput, failure_markdown, failure_report
 
     _, db = common.open_dataset(args.dataset)
     with db:
         report = failure_report(db, args.point_id, args.limit)
         labels = common.eval_labels(db.evals())
     if args.format == "json":
-        data = {"points": report.points.drop(columns=["sources"]).to_dict(orient="records"),
-                "samples": report.samples, "failures": report.failures,
-                "breakdown": report.breakdown.to_dict(orient="records")}
-        output.write_output("failure.json", output_json(FailureOutput, data), None)
+        output.write_output("failure.json", output_json(FailureOutput, report.output()), None)
     else:
         output.write_output("failure.md", failure_markdown(report, labels, args.full), None)
     return 0

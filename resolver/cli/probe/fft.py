@@ -32,9 +32,9 @@ def register_fft(subparsers: argparse._SubParsersAction[ArgParser]) -> None:
 
 
 def run_fft(args: argparse.Namespace) -> int:
-    from resolver.analysis import FftOutput, output_json
+    from resolver.analysis import output_json
     from resolver.plots import fft_figure
-    from resolver.probe import FREQUENCIES, SpectrumCache, fft_table
+    from resolver.probe import FftOutput, SpectrumCache, fft_output, fft_table
 
     dataset, views, split_by, points, evals, db_dir = shared.view_points(
         args, "probe.py fft", 1,
@@ -48,9 +48,7 @@ def run_fft(args: argparse.Namespace) -> int:
     if table.empty:
         raise UserError("no points fall in the selected 1-dimensional views; check --view and --filters")
     if args.format == "json":
-        records = table.assign(spectrum=[s.tolist() for s in table["spectrum"]]).to_dict(orient="records")
-        output.write_output("fft.json", output_json(FftOutput, {"frequencies": FREQUENCIES.tolist(), "spectra": records}),
-                            args.output_dir)
+        output.write_output("fft.json", output_json(FftOutput, fft_output(table)), args.output_dir)
         return 0
     names = {e: t.name for e, t in tokenizers.items()}
     split_points = points.groupby(split_by, sort=True) if split_by else [("all", points)]

@@ -78,7 +78,8 @@ def run_shortcuts(args: argparse.Namespace) -> int:
                        progress=_progress(args.quiet), calibration_progress=_calibration_bar)
     sys.stdout.write(audit_markdown(report, args.top) + "\n")
     if args.json != "-":
-        from resolver.analysis import ShortcutsOutput, output_json
+        from resolver.analysis import output_json
+        from resolver.audit import ShortcutsOutput
 
-        output.write_file(args.json, output_json(ShortcutsOutput, report.as_dict()))
+        output.write_file(args.json, output_json(ShortcutsOutput, report.output()))
     return 0 if report.passed else 1

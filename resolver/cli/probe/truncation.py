@@ -25,18 +25,17 @@ def register_truncation(subparsers: argparse._SubParsersAction[ArgParser]) -> No
 
 
 def run_truncation(args: argparse.Namespace) -> int:
-    from resolver.analysis import TruncationOutput, output_json
-    from resolver.probe import load_tokenizer, truncation_markdown, truncation_report
+    from resolver.analysis import output_json
+    from resolver.probe import TruncationOutput, load_tokenizer, truncation_markdown, truncation_output, truncation_report
 
     tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else None
     _, db = common.open_dataset(args.dataset)
     with db:
-        points, table, distribution = truncation_report(db, args.point_id, tokenizer)
+        points, samples, distribution = truncation_report(db, args.point_id, tokenizer)
         labels = common.eval_labels(db.evals())
     if args.format == "json":
-        data = {"points": points.drop(columns=["sources"]).to_dict(orient="records"),
-                "samples": table.to_dict(orient="records"), "distribution": distribution}
-        output.write_output("truncation.json", output_json(TruncationOutput, data), None)
+        output.write_output("truncation.json",
+                            output_json(TruncationOutput, truncation_output(points, samples, distribution)), None)
     else:
-        output.write_output("truncation.md", truncation_markdown(points, table, distribution, labels), None)
+        output.write_output("truncation.md", truncation_markdown(points, samples, distribution, labels), None)
     return 0

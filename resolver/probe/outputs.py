@@ -1,14 +1,21 @@
-"""probe.py's JSON outputs as models: failure, truncation, fft and the shortcut audit's --json
-file (docs/probe.md, docs/tasks.md). They sit in analysis, below probe and audit, so that one
-registry (resolver.analysis.outputs.OUTPUT_MODELS) sees every output.
+"""probe.py's JSON outputs as models: failure, truncation and fft (docs/probe.md). The computations
+beside them build them (failure, truncation, fft); docs/schemas/*-output.json are their schemas.
+The shortcut audit's are resolver.audit.outputs.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from resolver.analysis.output_base import Num, Number, OutputModel, Real, Scalar
+from pydantic import BaseModel
 
-__all__ = ["FailureOutput", "FftOutput", "ShortcutsOutput", "TruncationOutput"]
+from resolver.analysis import to_plain
+from resolver.core.typed import Number, OutputModel, Real, Scalar
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["OUTPUT_MODELS", "BreakdownRow", "FailureOutput", "FailureSample", "FftOutput", "FftSpectrum", "ProbePoint",
+           "TruncationOutput", "TruncationSample", "probe_points"]
 
 
 class ProbePoint(OutputModel):
@@ -29,6 +36,13 @@ class ProbePoint(OutputModel):
     invalid: int
     truncated: int
     invalid_reasons: dict[str, int] | None = None    # probe.py failure only
+
+
+def probe_points(points: pd.DataFrame) -> list[ProbePoint]:
+    """The point rows of a report (ingest's load_points, whose columns are these fields) as
+    ProbePoints; the raw-file list (`sources`) stays out of the output."""
+    rows = to_plain(points.drop(columns=["sources"]).to_dict(orient="records"), finite=True)
+    return [ProbePoint.model_validate(row) for row in rows]
 
 
 class FailureSample(OutputModel):
@@ -108,70 +122,9 @@ class FftOutput(OutputModel):
     spectra: list[FftSpectrum]
 
 
-class AuditRules(OutputModel):
-    point_allowance: float
-    pooled_allowance: float
-    sigmas: float
-
-
-class PooledAudit(OutputModel):
-    """The best question-blind player of one (task, tier), its points pooled."""
-
-    base_task: str
-    tier: str
-    player: str
-    points: int
-    samples: int
-    accuracy: Num
-    guess_rate: Num
-    excess: Num
-    allowance: Num
-    flagged: bool
-
-
-class PointAudit(OutputModel):
-    step: str
-    base_task: str
-    tier: str
-    params: dict[str, Any]
-    samples: int
-    guess_chance: Num
-    best_player: str
-    best_accuracy: Num
-    excess: Num
-    allowance: Num
-    flagged: bool
-    distinct_targets: int
-    top_target_share: Num
-    accuracy: dict[str, Num]
-
-
-class ReaderAudit(OutputModel):
-    """A task reader's check of one point (the movies task's film reader)."""
-
-    step: str
-    task: str
-    tier: str
-    cases: int
-    single_liked: int
-    determined: dict[str, int]
-    determined_target: dict[str, int]
-    genres_favour_wrong: int
-    theme_alone_single_liked: int
-    both_not_target: int
-
-
-class ShortcutsOutput(OutputModel):
-    """probe.py shortcuts --json PATH: the shortcut audit of a config (docs/tasks.md)."""
-
-    config: str
-    density: str
-    samples: int
-    seed: int
-    rules: AuditRules
-    passed: bool
-    flagged_points: int
-    flagged_pooled: int
-    pooled: list[PooledAudit]
-    points: list[PointAudit]
-    readers: list[ReaderAudit]
+# docs/schemas/<file>: (model, title); resolver.probe.schemas gathers every package's list.
+OUTPUT_MODELS: dict[str, tuple[type[BaseModel], str]] = {
+    "failure-output.json": (FailureOutput, "probe.py failure --format json (docs/probe.md)"),
+    "truncation-output.json": (TruncationOutput, "probe.py truncation --format json (docs/probe.md)"),
+    "fft-output.json": (FftOutput, "probe.py fft --format json (docs/probe.md)"),
+}
