@@ -13,10 +13,11 @@ ARGS=()
 for arg in "$@"; do
   if [ "$arg" = "--fast" ]; then FAST=1; else ARGS+=("$arg"); fi
 done
-# For the whole suite two installs run in the background, each writing its exit code to a
+# For the whole suite three installs run in the background, each writing its exit code to a
 # status file the tests that need it wait for (tests/conftest.py): Debian's Chromium for the
 # browser tests (when absent; root on CI machines), started first because apt mostly waits on
-# downloads and disk, and llama.cpp's build for the real-model tests, started below.
+# downloads and disk, vLLM's CPU build next (its own virtualenv), and llama.cpp's build for the
+# real-model tests once the project's virtualenv is installed, below.
 SETUP=""
 CHROMIUM=""
 BUILDER=""
@@ -40,6 +41,18 @@ if [ "$FAST" = 0 ]; then
       echo "warning: chromium/chromedriver not found; browser tests will be skipped"
     fi
   fi
+  # The real-vLLM tests (tests/test_real_vllm.py) need vLLM's CPU build, pinned, in a virtualenv of
+  # its own (.venv-vllm/: its torch and transformers pins never touch the project's), and SmolLM2
+  # converted for it: tests/install-vllm.sh, a few minutes the first time (docs/vllm.md).
+  export REASONSCAPE_VLLM_VENV="${REASONSCAPE_VLLM_VENV:-$PWD/.venv-vllm}"
+  export REASONSCAPE_VLLM_INSTALL_STATUS="$SETUP/vllm-status" REASONSCAPE_VLLM_INSTALL_LOG="$SETUP/vllm-output"
+  # Started before the project's own install (it has a virtualenv of its own): pip's install below
+  # keeps one core busy, so the other unpacks torch and vLLM meanwhile. At nice 10, as the build is:
+  # later its CPU goes where the test workers leave room.
+  ${SETSID[@]+"${SETSID[@]}"} bash -c 'nice -n 10 bash tests/install-vllm.sh "$1" >"$2/vllm-output" 2>&1
+    echo $? >"$2/vllm-status.part" && mv "$2/vllm-status.part" "$2/vllm-status"' vllm "$REASONSCAPE_VLLM_VENV" "$SETUP" &
+  VLLM=$!
+  export REASONSCAPE_VLLM_INSTALL_PID="$VLLM"
 fi
 VENV="${REASONSCAPE_VENV:-.venv}"
 if [ ! -x "$VENV/bin/python" ]; then
@@ -48,7 +61,10 @@ fi
 # --no-compile: the byte code of what the tests import is written when they first import it;
 # compiling every installed module up front (plotly alone has thousands) is CPU the suite never uses
 if ! "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-compile -r tests/requirements.txt; then
-  wait $CHROMIUM
+  # no test will run: the vLLM install stops (without its stamp, the next run installs again);
+  # apt is left to finish, since a stopped dpkg leaves its lock behind
+  if [ -n "$VLLM" ]; then kill -TERM -- "-$VLLM" "$VLLM" 2>/dev/null; fi
+  wait $CHROMIUM $VLLM
   rm -rf "$SETUP"
   exit 1
 fi
@@ -70,16 +86,6 @@ ${SETSID[@]+"${SETSID[@]}"} bash -c 'nice -n 10 "$1" -m resolver.llamacpp instal
   echo $? >"$2/status.part" && mv "$2/status.part" "$2/status"' build "$VENV/bin/python" "$SETUP" &
 BUILDER=$!
 export REASONSCAPE_LLAMA_BUILD_PID="$BUILDER"
-# The real-vLLM tests (tests/test_real_vllm.py) need vLLM's CPU build, pinned, in a virtualenv of
-# its own (.venv-vllm/: its torch and transformers pins never touch the project's), and SmolLM2
-# converted for it: tests/install-vllm.sh, a few minutes the first time (docs/vllm.md).
-export REASONSCAPE_VLLM_VENV="${REASONSCAPE_VLLM_VENV:-$PWD/.venv-vllm}"
-export REASONSCAPE_VLLM_INSTALL_STATUS="$SETUP/vllm-status" REASONSCAPE_VLLM_INSTALL_LOG="$SETUP/vllm-output"
-# At nice 10 too: its few CPU-minutes (unpacking torch and vLLM) go where the test workers leave room.
-${SETSID[@]+"${SETSID[@]}"} bash -c 'nice -n 10 bash tests/install-vllm.sh "$1" >"$2/vllm-output" 2>&1
-  echo $? >"$2/vllm-status.part" && mv "$2/vllm-status.part" "$2/vllm-status"' vllm "$REASONSCAPE_VLLM_VENV" "$SETUP" &
-VLLM=$!
-export REASONSCAPE_VLLM_INSTALL_PID="$VLLM"
 set +e
 "${PYTEST[@]}" tests ${ARGS[@]+"${ARGS[@]}"}
 CODE=$?
