@@ -23,7 +23,8 @@ Use it from one test module, so one server (45-65 s to start) serves the whole f
 
 `server.check()` fails the test with the server's one line if it died; `server.run_script`
 runs a top-level script and stops it at once if the server dies meanwhile; `run_batch`
-answers a batch file with `python -m vllm.entrypoints.openai.run_batch`. The `vllm_ready`
+answers a batch file with `python -m vllm.entrypoints.openai.run_batch`, and `BatchJob` starts
+the same in the background (its model load can then overlap the server's start). The `vllm_ready`
 fixture of tests/conftest.py (used by `needs_vllm`) waits for tests/run.sh's background
 install and skips with its one-line reason when it failed.
 """
