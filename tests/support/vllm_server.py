@@ -23,7 +23,8 @@ Use it from one test module, so one server (45-65 s to start) serves the whole f
 
 `server.check()` fails the test with the server's one line if it died; `server.run_script`
 runs a top-level script and stops it at once if the server dies meanwhile; `run_batch`
-answers a batch file with `python -m vllm.entrypoints.openai.run_batch`. The `vllm_ready`
+answers a batch file with `python -m vllm.entrypoints.openai.run_batch`, and `BatchJob` starts
+the same in the background (its model load can then overlap the server's start). The `vllm_ready`
 fixture of tests/conftest.py (used by `needs_vllm`) waits for tests/run.sh's background
 install and skips with its one-line reason when it failed.
 """
@@ -31,7 +32,9 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
+import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -126,14 +129,69 @@ class VllmServer(LlamaServer):
         return run_watched(self, script, *args, timeout=timeout)
 
 
+class BatchJob:
+    """vLLM's offline `python -m vllm.entrypoints.openai.run_batch` on an OpenAI batch file (one
+    request a line), started in the background: it loads the model itself (as long as a server's
+    start), so starting it beside the server's start overlaps the two loads (docs/vllm.md, "In the
+    test suite"). `.wait()` gives its CompletedProcess; `.stop()` (or leaving the `with` block)
+    ends it and the engine processes it started, whatever state it is in."""
+
+    def __init__(self, input_file: Path, output_file: Path, *, max_model_len: int = MAX_MODEL_LEN,
+                 extra_args: Sequence[str] = ()):
+        args = [str(vllm_python()), "-m", "vllm.entrypoints.openai.run_batch", "-i", str(input_file),
+                "-o", str(output_file), *_model_args(max_model_len), *extra_args]
+        self._out = tempfile.TemporaryFile("w+")
+        self._err = tempfile.TemporaryFile("w+")
+        # a process group of its own, as the server's (VllmServer.OWN_GROUP): its engine core and
+        # worker end with it in stop()
+        self.proc = subprocess.Popen(args, stdout=self._out, stderr=self._err, stdin=subprocess.DEVNULL,
+                                     env=vllm_env(), text=True, start_new_session=True)
+
+    def wait(self, timeout: float = 600) -> subprocess.CompletedProcess:
+        """Its exit code and output once it ends; after `timeout` s it is stopped and
+        subprocess.TimeoutExpired raised, as subprocess.run would."""
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise
+        self._out.seek(0)
+        self._err.seek(0)
+        return subprocess.CompletedProcess(self.proc.args, code, self._out.read(), self._err.read())
+
+    def stop(self) -> None:
+        """End its whole process group: SIGTERM, then SIGKILL for whatever is left after 10 s."""
+        if self.proc.poll() is None:
+            _signal_group(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        _signal_group(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        self._out.close()
+        self._err.close()
+
+    def __enter__(self) -> BatchJob:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _signal_group(group: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(group, sig)
+    except (ProcessLookupError, PermissionError):
+        pass      # the group has ended
+
+
 def run_batch(input_file: Path, output_file: Path, *, max_model_len: int = MAX_MODEL_LEN,
               extra_args: Sequence[str] = (), timeout: float = 600) -> subprocess.CompletedProcess:
-    """Answer an OpenAI batch file (one request a line) with vLLM's offline `run_batch`:
-    loads the model itself (as long as a server start), answers every line, writes `output_file`."""
-    args = [str(vllm_python()), "-m", "vllm.entrypoints.openai.run_batch", "-i", str(input_file),
-            "-o", str(output_file), *_model_args(max_model_len), *extra_args]
-    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=vllm_env(),
-                          stdin=subprocess.DEVNULL)
+    """Answer an OpenAI batch file with vLLM's `run_batch` (a BatchJob waited for): loads the
+    model, answers every line, writes `output_file`."""
+    with BatchJob(input_file, output_file, max_model_len=max_model_len, extra_args=extra_args) as job:
+        return job.wait(timeout)
 
 
 def _model_args(max_model_len: int) -> list[str]:
@@ -172,5 +230,5 @@ def vllm_metrics(url: str, *, labels: bool = False) -> dict[str, float]:
     return values
 
 
-__all__ = ["MAX_MODEL_LEN", "MODEL", "VllmServer", "needs_vllm", "run_batch", "unavailable_reason",
+__all__ = ["MAX_MODEL_LEN", "MODEL", "BatchJob", "VllmServer", "needs_vllm", "run_batch", "unavailable_reason",
            "vllm_env", "vllm_metrics", "vllm_python", "vllm_venv"]
