@@ -58,6 +58,7 @@ from .outputs import (
     FftOutput as FftOutput,
     HazardOutput as HazardOutput,
     LeaderboardExport as LeaderboardExport,
+    LeaderboardRow as LeaderboardRow,
     PointsOutput as PointsOutput,
     RankOutput as RankOutput,
     ScoresOutput as ScoresOutput,

@@ -35,6 +35,7 @@ from resolver.run import RunSummary
 __all__ = [
     "OUTPUT_MODELS", "AggregateOutput", "CapacityOutput", "ClusterOutput", "CompareOutput", "CompressionOutput",
     "EvalListing", "EvalScores", "EvalsOutput", "FailureOutput", "FftOutput", "HazardOutput", "LeaderboardExport",
+    "LeaderboardRow",
     "PointsOutput", "RankOutput", "Rows", "ScoresOutput", "ShortcutsOutput", "SpiderwebExport", "SpiderwebOutput", "SurfaceOutput",
     "TasksOutput", "TokensOutput", "TruncationOutput", "output_json", "output_schema_texts",
 ]
