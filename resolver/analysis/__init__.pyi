@@ -51,6 +51,7 @@ from .outputs import (
     AggregateOutput as AggregateOutput,
     CapacityOutput as CapacityOutput,
     ClusterOutput as ClusterOutput,
+    CompareLabels as CompareLabels,
     CompareOutput as CompareOutput,
     CompressionOutput as CompressionOutput,
     EvalsOutput as EvalsOutput,

@@ -33,11 +33,13 @@ from resolver.catalog import json_schemas
 from resolver.run import RunSummary
 
 __all__ = [
-    "OUTPUT_MODELS", "AggregateOutput", "CapacityOutput", "ClusterOutput", "CompareOutput", "CompressionOutput",
-    "EvalListing", "EvalScores", "EvalsOutput", "FailureOutput", "FftOutput", "HazardOutput", "LeaderboardExport",
-    "LeaderboardRow",
-    "PointsOutput", "RankOutput", "Rows", "ScoresOutput", "ShortcutsOutput", "SpiderwebExport", "SpiderwebOutput", "SurfaceOutput",
-    "TasksOutput", "TokensOutput", "TruncationOutput", "output_json", "output_schema_texts",
+    "OUTPUT_MODELS", "AggregateOutput", "CapacityOutput", "Cluster", "ClusterFacet", "ClusterMember", "ClusterOutput",
+    "ClusterSeries", "CompareCell", "CompareLabels", "CompareOutput", "ComparePoint", "CompareSequential",
+    "CompressionOutput", "EvalListing", "EvalScores", "EvalsOutput", "FacetPosition", "FailureOutput", "FftOutput",
+    "HazardOutput", "LeaderboardExport", "LeaderboardRow", "ModeInterval", "PointsOutput", "RankOutput", "RankRow",
+    "Rows", "SamplingPlan", "ScoresOutput", "ShortcutsOutput", "SpiderwebExport", "SpiderwebOutput", "SurfaceOutput",
+    "TaskCell", "TaskListing", "TaskManifold", "TaskViewListing", "TasksOutput", "TierScores", "TokensOutput",
+    "TruncationOutput", "UnpairedSamples", "VersionMismatch", "output_json", "output_schema_texts",
 ]
 
 
