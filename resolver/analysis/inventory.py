@@ -56,9 +56,10 @@ def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals: Iterabl
         if spec.eval_id not in rows:
             rows[spec.eval_id] = _eval_listing(spec.as_row().get, _text(spec.label) or _text(spec.model), counted)
     regex = compile_search(search)
-    result = [row for row in rows.values()
-              if not (regex and not (regex.search(row.model or "") or regex.search(row.label or "")))
-              and all(tag in row.groups for tag in tags)]
+    def wanted(row: EvalListing) -> bool:
+        found = not regex or regex.search(row.model or "") or regex.search(row.label or "")
+        return bool(found) and all(tag in row.groups for tag in tags)
+    result = [row for row in rows.values() if wanted(row)]
     return [row.model_dump() for row in sorted(result, key=lambda r: (str(r.label).lower(), r.eval_id))]
 
 
