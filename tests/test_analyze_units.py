@@ -59,8 +59,8 @@ def test_rank_sums_best_positions_and_invalidates_missing():
     result = rank.compute_rank(frame, "eval_id", "base_task", "C_I")
     by_name = {r["name"]: r for r in result["rows"]}
     # t1: a [.89,.98] b [.71,.87] c [.31,.50] -> three clusters; t2: b first, a second.
-    assert by_name["a"]["positions"] == {"t1": 1, "t2": 2}
-    assert by_name["b"]["positions"] == {"t1": 2, "t2": 1}
+    assert rank.positions_of(by_name["a"]) == {"t1": 1, "t2": 2}
+    assert rank.positions_of(by_name["b"]) == {"t1": 2, "t2": 1}
     assert by_name["a"]["total"] == by_name["b"]["total"] == 3
     assert by_name["a"]["rank"] == by_name["b"]["rank"] == 1
     assert by_name["c"]["total"] is None and by_name["c"]["rank"] is None and by_name["c"]["missing"] == ["t2"]

@@ -23,6 +23,8 @@ import pandas as pd
 
 from resolver import stats
 from resolver.analysis.common import plain
+from resolver.analysis.output_base import Scalar
+from resolver.analysis.outputs import Cluster, ClusterFacet, ClusterMember, ClusterOutput, ClusterSeries
 from resolver.core import markdown_table
 
 BELOW_CHANCE_MARK = "≤ chance"
@@ -46,50 +48,44 @@ def interval_cliques(lows: Sequence[float], highs: Sequence[float]) -> list:
     return [sorted(members, key=lambda i: (-mid[i], i)) for members, _ in ordered]
 
 
-def facet_clusters(frame: pd.DataFrame, series: str) -> list:
-    """Clusters of one facet's rows (columns: series, center, margin), best first.
-
-    Each cluster is {"rank", "members": [{series value, center, margin, low, high}],
-    "low", "high"} where low/high bound the region all members share.
-    """
+def facet_clusters(frame: pd.DataFrame, series: str) -> list[Cluster]:
+    """Clusters of one facet's rows (columns: series, center, margin), best first; a
+    cluster's low/high bound the region all its members share."""
     frame = frame.reset_index(drop=True)
     lows = (frame["center"] - frame["margin"]).tolist()
     highs = (frame["center"] + frame["margin"]).tolist()
     clusters = []
     for rank, members in enumerate(interval_cliques(lows, highs), start=1):
-        rows = [{"name": frame[series].iloc[i], "center": float(frame["center"].iloc[i]),
-                 "margin": float(frame["margin"].iloc[i]), "low": lows[i], "high": highs[i],
-                 "below_chance": bool(frame["below_chance"].iloc[i]) if "below_chance" in frame else False}
+        rows = [ClusterMember(name=plain(frame[series].iloc[i]), center=float(frame["center"].iloc[i]),
+                              margin=float(frame["margin"].iloc[i]), low=lows[i], high=highs[i],
+                              below_chance=bool(frame["below_chance"].iloc[i]) if "below_chance" in frame else False)
                 for i in members]
-        clusters.append({"rank": rank, "members": rows,
-                         "low": max(r["low"] for r in rows), "high": min(r["high"] for r in rows)})
+        clusters.append(Cluster(rank=rank, members=rows, low=max(lows[i] for i in members),
+                                high=min(highs[i] for i in members)))
     return clusters
 
 
 def compute_clusters(agg: pd.DataFrame, series: str, facet: str | None, mode: str = stats.DEFAULT_MODE) -> list:
     """Clusters for every facet of an aggregated table (one row per series x facet).
 
-    Returns [{"facet": value or None, "series": [rows sorted best first], "clusters": [...]}];
-    facet None pools everything into one section.
+    Returns ClusterFacet dumps, the series sorted best first; facet None pools everything
+    into one section.
     """
     frame = stats.add_statistics(agg, mode=mode)
     sections = []
     groups = [(None, frame)] if facet is None else frame.groupby(facet, sort=False, dropna=False)
     for value, part in groups:
         part = part.sort_values(["center", series], ascending=[False, True], kind="stable")
-        sections.append({"facet": plain(value), "series": _series_rows(part, series),
-                         "clusters": facet_clusters(part, series)})
+        sections.append(ClusterFacet(facet=plain(value), series=_series_rows(part, series),
+                                     clusters=facet_clusters(part, series)).model_dump(exclude_unset=True))
     return sections
 
 
-def _series_rows(part: pd.DataFrame, series: str) -> list:
-    rows = []
-    for record in part.to_dict("records"):
-        rows.append({"name": plain(record[series]), "center": float(record["center"]), "margin": float(record["margin"]),
-                     "points": int(record["points"]), "samples": float(record["samples"]),
-                     "truncated_ratio": float(record["truncated_ratio"]),
-                     "below_chance": bool(record["below_chance"])})
-    return rows
+def _series_rows(part: pd.DataFrame, series: str) -> list[ClusterSeries]:
+    return [ClusterSeries(name=plain(record[series]), center=float(record["center"]), margin=float(record["margin"]),
+                          points=int(record["points"]), samples=float(record["samples"]),
+                          truncated_ratio=float(record["truncated_ratio"]), below_chance=bool(record["below_chance"]))
+            for record in part.to_dict("records")]
 
 
 def memberships(clusters: list) -> dict:
@@ -145,11 +141,12 @@ def cluster_markdown(sections: list, series: str, facet: str | None, title: str,
     return "\n".join(parts) + "\n"
 
 
-def cluster_json(sections: list, series: str, facet: str | None, split: str | None, value: object, mode: str,
-                 labels: dict) -> dict:
-    for section in sections:
-        for row in section["series"] + [m for c in section["clusters"] for m in c["members"]]:
-            if series == "eval_id":
-                row["label"] = labels.get(row["name"], row["name"])
-    return {"group_by": series, "facet_by": facet, "split_by": split, "split_value": value, "mode": mode,
-            "facets": sections}
+def cluster_json(sections: list, series: str, facet: str | None, split: str | None, value: Scalar, mode: str,
+                 labels: dict) -> ClusterOutput:
+    """The JSON output of compute_clusters' sections; evals carry their label."""
+    facets = [ClusterFacet.model_validate(section) for section in sections]
+    if series == "eval_id":
+        rows: list[ClusterSeries | ClusterMember] = [row for f in facets for row in f.series]
+        for row in rows + [m for f in facets for c in f.clusters for m in c.members]:
+            row.label = labels.get(row.name, row.name)
+    return ClusterOutput(group_by=series, facet_by=facet, split_by=split, split_value=value, mode=mode, facets=facets)

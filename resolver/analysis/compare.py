@@ -24,7 +24,7 @@ import pandas as pd
 from resolver import stats
 from resolver.analysis.common import DEFAULT_DELTA, DEFAULT_TOP, label_missing, plain
 from resolver.analysis.compare_sequential import anytime_rows, sequential_marker, sequential_summary, stopped_of
-from resolver.analysis.outputs import CompareCell, ComparePoint
+from resolver.analysis.outputs import CompareCell, ComparePoint, SamplingPlan, UnpairedSamples, VersionMismatch
 from resolver.analysis.scores import DEGREE_COLUMN, group_order, tier_name
 from resolver.core import UserError
 from resolver.pointsdb import parse_filters
@@ -106,9 +106,9 @@ def _version_mismatch(points: pd.DataFrame, a: str, b: str) -> list:
     clash = clash[clash[a] != clash[b]]
     result = []
     for task, part in clash.groupby(level="base_task"):
-        result.append({"base_task": task, "points": len(part),
-                       "a_versions": sorted({v for t in part[a] for v in t}),
-                       "b_versions": sorted({v for t in part[b] for v in t})})
+        result.append(VersionMismatch(base_task=task, points=len(part),
+                                      a_versions=sorted({v for t in part[a] for v in t}),
+                                      b_versions=sorted({v for t in part[b] for v in t})).model_dump())
     return result
 
 
@@ -258,8 +258,8 @@ def compare_evals(db: PointsDB, a: str, b: str, mode: str = stats.DEFAULT_MODE, 
         "group_by": group_by, "alpha": alpha, "correction": "holm", "family": len(table) + 1, "delta": delta,
         "power": 0.8, "cells": cells, "overall": overall_row,
         "points": _points(pairs, mode, top),
-        "unpaired_samples": {"only_a": len(only_a), "only_b": len(only_b),
-                             "only_a_points": point_count(only_a), "only_b_points": point_count(only_b)},
+        "unpaired_samples": UnpairedSamples(only_a=len(only_a), only_b=len(only_b), only_a_points=point_count(only_a),
+                                            only_b_points=point_count(only_b)).model_dump(),
         "version_mismatch": mismatch,
     }
     if marker:
@@ -289,7 +289,7 @@ def sampling_plan(result: dict, evals: pd.DataFrame, config_path: str | Path | N
     """
     rows = [c for c in result["cells"] + [result["overall"]] if c["verdict"] == "none" and c["samples_needed"]]
     if not rows:
-        return {"target_per_point": None, "level": None, "commands": [], "tasks": [], "note": ""}
+        return SamplingPlan(target_per_point=None, level=None, commands=[], tasks=[], note="").model_dump()
     target = max(int(np.ceil(c["pairs"] / max(c["points"], 1))) + c["samples_needed"] for c in rows)
     tasks = sorted({c["group"] for c in rows if c["tier"] != ALL}) if result["group_by"] == "base_task" else []
     level, note = None, ""
@@ -314,6 +314,6 @@ def sampling_plan(result: dict, evals: pd.DataFrame, config_path: str | Path | N
         parts += [f"--precision {level}"] if level else []
         parts += [f"--task {t}" for t in tasks] + ["--apibase <URL>"]
         commands.append(" ".join(parts))
-    return {"target_per_point": target, "level": level, "commands": commands, "tasks": tasks,
-            "note": note or "a step stops early once its own interval reaches the level's target_margin, so some "
-                            "points may get fewer samples than the target"}
+    return SamplingPlan(target_per_point=target, level=level, commands=commands, tasks=tasks,
+                        note=note or "a step stops early once its own interval reaches the level's target_margin, "
+                                     "so some points may get fewer samples than the target").model_dump()

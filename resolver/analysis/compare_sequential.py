@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from resolver.analysis.outputs import CompareSequential
 from resolver.core import UserError
 from resolver.stats import PROCEDURES, SEQUENTIAL_NAME, cells_and_overall, holm, pair_contributions
 
@@ -88,8 +89,8 @@ def sequential_summary(marker: dict, rows: list[dict]) -> dict:
               if r.get("anytime") and r["paired"][1] - r["paired"][0] > 1e-12]
     early = sum(1 for r in rows if r.get("stopped") in ("decided", "equivalent")
                 and (r.get("rounds") or 0) < int(marker.get("maxrounds", 0)))
-    return {"against": str(marker.get("against", "")), "a_model": str(marker.get("a_model", "")),
-            "method": str(marker.get("method", "")), "alpha": float(marker.get("alpha", 0.05)),
-            "margin": float(marker.get("margin", 0.05)), "count": int(marker["count"]),
-            "maxrounds": int(marker.get("maxrounds", 0)), "stopped_early": early,
-            "width_ratio": float(np.median(ratios)) if ratios else None}
+    return CompareSequential(
+        against=str(marker.get("against", "")), a_model=str(marker.get("a_model", "")),
+        method=str(marker.get("method", "")), alpha=float(marker.get("alpha", 0.05)),
+        margin=float(marker.get("margin", 0.05)), count=int(marker["count"]), maxrounds=int(marker.get("maxrounds", 0)),
+        stopped_early=early, width_ratio=float(np.median(ratios)) if ratios else None).model_dump()

@@ -3,12 +3,12 @@ point counts, base tasks with their config views and point counts."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Iterable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
 
 import pandas as pd
 
 from resolver.analysis.common import eval_labels
-from resolver.analysis.outputs import EvalsOutput, output_json
+from resolver.analysis.outputs import EvalListing, EvalsOutput, TaskListing, TaskManifold, TaskViewListing, output_json
 from resolver.catalog import distinct_labels
 from resolver.core import UserError, compile_search, markdown_table, plain_table
 
@@ -42,44 +42,36 @@ def parse_tag_list(text: str | None) -> list:
 
 def list_evals(evals: pd.DataFrame, counts: pd.DataFrame, dataset_evals: Iterable[EvalSpec] = (),
                search: str | None = None, tags: Iterable[str] = ()) -> list:
-    """Evals as dicts (_eval_row's keys), filtered by --search (model or label) and tags (AND).
+    """Evals as EvalListing dumps, filtered by --search (model or label) and tags (AND).
 
     `evals` is the PointsDB evals table; `counts` has eval_id, points, samples;
     `dataset_evals` (EvalSpec) adds evals the dataset names that have no points yet.
     """
-    rows = {}
+    counted = dict(zip(counts["eval_id"], zip(counts["points"].astype(int).tolist(),
+                                              counts["samples"].astype(int).tolist())))
     records = evals.to_dict("records")
     labels = distinct_labels((r["eval_id"], r.get("label"), r.get("model")) for r in records)
-    for record in records:
-        rows[record["eval_id"]] = dict(_eval_row(record), label=labels[record["eval_id"]])
+    rows = {r["eval_id"]: _eval_listing(r.get, labels[r["eval_id"]], counted) for r in records}
     for spec in dataset_evals:
         if spec.eval_id not in rows:
-            rows[spec.eval_id] = _eval_row({"eval_id": spec.eval_id, "label": spec.label, "model": spec.model,
-                                            "template": spec.template, "sampler": spec.sampler,
-                                            "groups": list(spec.groups), "hf_id": spec.hf_id})
-    for eval_id, points, samples in zip(counts["eval_id"], counts["points"].astype(int).tolist(),
-                                        counts["samples"].astype(int).tolist()):
-        if eval_id in rows:
-            rows[eval_id].update(points=points, samples=samples)
+            rows[spec.eval_id] = _eval_listing(spec.as_row().get, _text(spec.label) or _text(spec.model), counted)
     regex = compile_search(search)
-    result = []
-    for row in rows.values():
-        if regex and not (regex.search(row["model"] or "") or regex.search(row["label"] or "")):
-            continue
-        if any(tag not in row["groups"] for tag in tags):
-            continue
-        result.append(row)
-    return sorted(result, key=lambda r: (str(r["label"]).lower(), r["eval_id"]))
+    def wanted(row: EvalListing) -> bool:
+        found = not regex or regex.search(row.model or "") or regex.search(row.label or "")
+        return bool(found) and all(tag in row.groups for tag in tags)
+    result = [row for row in rows.values() if wanted(row)]
+    return [row.model_dump() for row in sorted(result, key=lambda r: (str(r.label).lower(), r.eval_id))]
 
 
-def _eval_row(record: dict) -> dict:
-    groups = record.get("groups")
-    return {"eval_id": record["eval_id"], "label": _text(record.get("label")) or _text(record.get("model")),
-            "model": _text(record.get("model")), "template": _text(record.get("template")),
-            "sampler": _text(record.get("sampler")),
-            "groups": list(groups) if groups is not None else [], "hf_id": _text(record.get("hf_id")),
-            "points": 0, "samples": 0, "grader_version": _int_or_none(record.get("grader_version")),
-            "task_versions": _json_dict(record.get("task_versions"))}
+def _eval_listing(get: Callable[[str], Any], label: str | None, counted: dict) -> EvalListing:
+    """One eval from its metadata (`get`: a PointsDB evals record's or an EvalSpec's values by name)."""
+    groups = get("groups")
+    points, samples = counted.get(get("eval_id"), (0, 0))
+    return EvalListing(eval_id=get("eval_id"), label=label, model=_text(get("model")), template=_text(get("template")),
+                       sampler=_text(get("sampler")), groups=list(groups) if groups is not None else [],
+                       hf_id=_text(get("hf_id")), points=points, samples=samples,
+                       grader_version=_int_or_none(get("grader_version")),
+                       task_versions=_json_dict(get("task_versions")))
 
 
 def _text(value: object) -> str | None:
@@ -112,16 +104,15 @@ def versions_text(row: dict) -> str:
     return f"{grader}, {', '.join(newer)}{rest}"
 
 
-def describe_view(view: _View) -> dict:
-    """A config view as a plain dict with its dimensionality."""
+def describe_view(view: _View) -> TaskViewListing:
+    """A config view with its dimensionality."""
     group_by = list(view.group_by)
-    return {"view": view.view, "dims": len(group_by), "group_by": group_by,
-            "filters": dict(view.filters or {}), "facet_by": list(view.facet_by or []),
-            "description": getattr(view, "description", "")}
+    return TaskViewListing(view=view.view, dims=len(group_by), group_by=group_by, filters=dict(view.filters or {}),
+                           facet_by=list(view.facet_by or []), description=getattr(view, "description", ""))
 
 
 def list_tasks(counts: pd.DataFrame, config: ExperimentConfig | None = None, search: str | None = None) -> list:
-    """Base tasks with label, views (from the config) and point / eval counts.
+    """Base tasks (TaskListing dumps) with label, views (from the config) and point / eval counts.
 
     `counts` has base_task, points, evals; tasks that the config names but that have
     no points are listed with zero counts.
@@ -136,18 +127,16 @@ def list_tasks(counts: pd.DataFrame, config: ExperimentConfig | None = None, sea
             continue
         task = config_tasks.get(name)
         counted = by_task.loc[name] if by_task is not None and name in by_task.index else None
-        rows.append({
-            "base_task": name, "label": task.label if task else name,
-            "generator": task.generator if task else None,
-            "points": int(counted["points"]) if counted is not None else 0,
-            "evals": int(counted["evals"]) if counted is not None else 0,
-            "views": [describe_view(v) for v in task.views] if task else [],
+        rows.append(TaskListing(
+            base_task=name, label=task.label if task else name, generator=task.generator if task else None,
+            points=int(counted["points"]) if counted is not None else 0,
+            evals=int(counted["evals"]) if counted is not None else 0,
+            views=[describe_view(v) for v in task.views] if task else [],
             # the config's free-text descriptions: what `analyze.py tasks` shows them for (docs/configs.md)
-            "description": task.description if task else "",
-            "manifolds": [{"id": e.id, "degree": e.degree, "description": e.description}
-                          for e in task.manifolds] if task else [],
-        })
-    return sorted(rows, key=lambda r: r["base_task"])
+            description=task.description if task else "",
+            manifolds=[TaskManifold(id=e.id, degree=e.degree, description=e.description)
+                       for e in task.manifolds] if task else []))
+    return [row.model_dump() for row in sorted(rows, key=lambda r: r.base_task)]
 
 
 # ------------------------------------------------------------------- rendering

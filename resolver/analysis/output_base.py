@@ -20,8 +20,13 @@ __all__ = ["Num", "Number", "OutputModel", "Real", "Scalar", "missing_columns", 
 
 
 def output_json(model: type[BaseModel], data: Any) -> str:
-    """`data` (a computation's dict or list) as the JSON text of `model`: validated, dumped with
-    the keys it was given (an optional key left out stays out), NaN as null, indent 2."""
+    """`data` (a `model` built by the computation, or a table's rows) as the JSON text of `model`:
+    validated, dumped with the keys it was given (an optional key left out stays out), NaN as
+    null, indent 2. A model is dumped and validated again, so both paths write the same text."""
+    if isinstance(data, BaseModel):
+        if not isinstance(data, model):
+            raise TypeError(f"output_json({model.__name__}) was given a {type(data).__name__}")
+        data = data.model_dump(exclude_unset=True)
     validated = model.model_validate(to_plain(data, finite=True))
     return to_json(validated.model_dump(mode="json", exclude_unset=True))
 

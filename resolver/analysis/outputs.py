@@ -1,10 +1,12 @@
 """The JSON outputs of analyze.py and the leaderboard's and spiderweb's downloads, as pydantic models.
 
-The computations build plain dicts (the markdown, PNG and web views read them); the JSON
-text is the model validated from that dict and dumped (``output_json``), so a key the model
-does not declare fails at once instead of shipping undocumented. docs/schemas/*-output.json
-are these models' JSON Schemas (``OUTPUT_MODELS``, this package's list; resolver.probe.schemas
-gathers it with probe.py's and the shortcut audit's, docs/schemas/generate.py writes them,
+The computations build these models themselves, each field written once (the markdown, PNG
+and web views read the model's dump); the JSON text is the model dumped (``output_json``).
+Tables of frame columns are validated from their rows when written, so a key the model does
+not declare fails at once instead of shipping undocumented (docs/decisions.md, issue 45).
+docs/schemas/*-output.json are these models' JSON Schemas (``OUTPUT_MODELS``, this package's
+list; resolver.probe.schemas gathers it with probe.py's and the shortcut audit's,
+docs/schemas/generate.py writes them,
 tests/test_json_schemas.py checks them against the models and tests/test_output_schemas.py
 real outputs against them). This module holds the fixed shapes of analyze.py and the
 leaderboard; the tables are in output_tables. Each output model lives beside what it
@@ -31,10 +33,13 @@ from resolver.analysis.output_tables import (
 )
 
 __all__ = [
-    "OUTPUT_MODELS", "AggregateOutput", "CapacityOutput", "ClusterOutput", "CompareOutput", "CompressionOutput",
-    "EvalListing", "EvalScores", "EvalsOutput", "HazardOutput", "LeaderboardExport",
-    "PointsOutput", "RankOutput", "Rows", "ScoresOutput", "SpiderwebExport", "SpiderwebOutput", "SurfaceOutput",
-    "TasksOutput", "TokensOutput", "output_json",
+    "OUTPUT_MODELS", "AggregateOutput", "CapacityOutput", "Cluster", "ClusterFacet", "ClusterMember", "ClusterOutput",
+    "ClusterSeries", "CompareCell", "CompareLabels", "CompareOutput", "ComparePoint", "CompareSequential",
+    "CompressionOutput", "EvalListing", "EvalScores", "EvalsOutput", "FacetPosition",
+    "HazardOutput", "LeaderboardExport", "LeaderboardRow", "ModeInterval", "PointsOutput", "RankOutput", "RankRow",
+    "Rows", "SamplingPlan", "ScoresOutput", "SpiderwebExport", "SpiderwebOutput", "SurfaceOutput",
+    "TaskCell", "TaskListing", "TaskManifold", "TaskViewListing", "TasksOutput", "TierScores", "TokensOutput",
+    "UnpairedSamples", "VersionMismatch", "output_json",
 ]
 
 
@@ -202,7 +207,8 @@ class TierScores(OutputModel):
     score_per_token: Real
     samples: int
     min_cell_samples: int
-    tasks: dict[str, TaskCell]
+    # keyed by the group's own value (4 stays an int for the views' sorting); JSON writes keys as text
+    tasks: dict[Scalar, TaskCell]
 
 
 class EvalScores(OutputModel):

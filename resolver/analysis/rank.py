@@ -12,12 +12,14 @@ import pandas as pd
 
 from resolver import stats
 from resolver.analysis.cluster import best_positions, compute_clusters
+from resolver.analysis.outputs import FacetPosition, RankOutput, RankRow
 from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
 from resolver.core import markdown_table
 
 
 def compute_rank(agg: pd.DataFrame, series: str, facet: str | None, mode: str = stats.DEFAULT_MODE) -> dict:
-    """{"facets": [facet values], "rows": [{name, positions {facet: rank|None}, total|None, rank|None}]}.
+    """{"facets": [facet values], "rows": [RankRow dumps: name, positions [{facet, position|None}],
+    total|None, missing, skill_evidence, rank|None]}.
 
     Rows with a total come first (ascending total, ties share a rank), then the
     invalidated rows by name; within each, series without evidence of skill above
@@ -27,29 +29,31 @@ def compute_rank(agg: pd.DataFrame, series: str, facet: str | None, mode: str = 
     positions = best_positions(sections)
     facets = [section["facet"] for section in sections]
     names = list(dict.fromkeys(row["name"] for section in sections for row in section["series"]))
+    evidence = skill_evidence(agg, series)
     rows = []
     for name in names:
-        per_facet = {f: positions[f].get(name) for f in facets}
-        complete = all(v is not None for v in per_facet.values())
-        rows.append({"name": name, "positions": per_facet,
-                     "total": sum(per_facet.values()) if complete else None,
-                     "missing": [f for f, v in per_facet.items() if v is None]})
-    evidence = skill_evidence(agg, series)
-    for row in rows:
-        row["skill_evidence"] = evidence.get(row["name"], False)
+        per_facet = [FacetPosition(facet=f, position=positions[f].get(name)) for f in facets]
+        found = [p.position for p in per_facet if p.position is not None]
+        # ranked below, once the totals are known
+        rows.append(RankRow(name=name, positions=per_facet, total=sum(found) if len(found) == len(facets) else None,
+                            missing=[p.facet for p in per_facet if p.position is None],
+                            skill_evidence=evidence.get(name, False), rank=None))
     # series without evidence of skill above guessing come after all others (docs/statistics.md)
-    ranked = sorted((r for r in rows if r["total"] is not None),
-                    key=lambda r: (skilled_first_key(r["skill_evidence"]), r["total"], str(r["name"])))
-    invalid = sorted((r for r in rows if r["total"] is None),
-                     key=lambda r: (skilled_first_key(r["skill_evidence"]), str(r["name"])))
-    previous, place = None, 0
+    ranked = sorted((r for r in rows if r.total is not None),
+                    key=lambda r: (skilled_first_key(r.skill_evidence), r.total, str(r.name)))
+    invalid = sorted((r for r in rows if r.total is None), key=lambda r: (skilled_first_key(r.skill_evidence), str(r.name)))
+    previous: tuple | None = None
+    place = 0
     for i, row in enumerate(ranked, start=1):
-        if (row["skill_evidence"], row["total"]) != previous:
-            place, previous = i, (row["skill_evidence"], row["total"])
-        row["rank"] = place
-    for row in invalid:
-        row["rank"] = None
-    return {"facets": facets, "rows": ranked + invalid}
+        if (row.skill_evidence, row.total) != previous:
+            place, previous = i, (row.skill_evidence, row.total)
+        row.rank = place
+    return {"facets": facets, "rows": [row.model_dump(exclude_unset=True) for row in ranked + invalid]}
+
+
+def positions_of(row: dict) -> dict:
+    """{facet: position or None} of a compute_rank row."""
+    return {p["facet"]: p["position"] for p in row["positions"]}
 
 
 def _display(series: str, labels: dict, name: object) -> str:
@@ -62,9 +66,10 @@ def rank_markdown(result: dict, series: str, facet: str | None, mode: str, label
     headers = ["Rank", series] + [str(f) if f is not None else "all" for f in facets] + ["Total"]
     rows = []
     for row in result["rows"]:
+        positions = positions_of(row)
         rows.append([row["rank"] if row["rank"] is not None else "—",
                      marked(_display(series, labels, row["name"]), row.get("skill_evidence", True))]
-                    + [row["positions"][f] if row["positions"][f] is not None else "—" for f in facets]
+                    + [positions[f] if positions[f] is not None else "—" for f in facets]
                     + [row["total"] if row["total"] is not None else "—"])
     title = f"# Rank of {series} across {facet or 'all data'} (mode {mode})"
     note = ("Each cell is the best cluster position in that facet (1 = top cluster); Total sums them, lower is "
@@ -74,12 +79,10 @@ def rank_markdown(result: dict, series: str, facet: str | None, mode: str, label
     return f"{title}\n\n{note}\n\n" + markdown_table(rows, headers, ["r", "l"] + ["r"] * (len(facets) + 1)) + "\n"
 
 
-def rank_json(result: dict, series: str, facet: str | None, mode: str, labels: dict) -> dict:
-    rows = []
-    for row in result["rows"]:
-        entry = dict(row)
-        entry["positions"] = [{"facet": f, "position": p} for f, p in row["positions"].items()]
-        if series == "eval_id":
-            entry["label"] = labels.get(row["name"], row["name"])
-        rows.append(entry)
-    return {"group_by": series, "facet_by": facet, "mode": mode, "facets": result["facets"], "rows": rows}
+def rank_json(result: dict, series: str, facet: str | None, mode: str, labels: dict) -> RankOutput:
+    """The JSON output of compute_rank's result; evals carry their label."""
+    rows = [RankRow.model_validate(row) for row in result["rows"]]
+    if series == "eval_id":
+        for row in rows:
+            row.label = labels.get(row.name, row.name)
+    return RankOutput(group_by=series, facet_by=facet, mode=mode, facets=result["facets"], rows=rows)

@@ -18,6 +18,7 @@ from resolver.analysis import (
     NO_SKILL_MARK,
     NO_SKILL_NOTE,
     LeaderboardExport,
+    LeaderboardRow,
     describe as describe_reasons,
     scores,
     skilled_first_key,
@@ -274,25 +275,26 @@ def cell_hover(task: dict, cell: dict, group: object, tier: str, group_by: str, 
     return "\n".join(line for line in lines if line)
 
 
-def _export_record(row: dict, mode: str) -> dict:
-    record = {"rank": row["rank"], "label": row["label"], "model": row["model"], "eval_id": row["eval_id"],
-              "groups": " ".join(map(str, row["groups"])), "reasonscore": row["score"],
-              "incomplete": row["incomplete"], "completion_tokens_mean": row["tokens"],
-              "score_per_token": row["ratio"], "grader_version": row["grader"], "mode": mode,
-              "skill_evidence": row.get("skill", True)}
+def _export_row(row: dict, mode: str) -> LeaderboardRow:
+    """One row of the downloads (CSV and JSON)."""
+    columns: dict[str, Any] = {}
     for group, task in row["cells"].items():
         cell = row["shown"].get(group)
-        record[f"{group} center"] = cell["center"] if cell else None
-        record[f"{group} margin"] = cell["margin"] if cell else None
-        record[f"{group} ranking_score"] = task["adjusted_score"] if task else None
-        record[f"{group} truncated_ratio"] = task["truncated_ratio"] if task else None
-        record[f"{group} below_chance"] = cell.get("below_chance", False) if cell else None
-        record[f"{group} points"] = task["point_count"] if task else None
-    return record
+        columns[f"{group} center"] = cell["center"] if cell else None
+        columns[f"{group} margin"] = cell["margin"] if cell else None
+        columns[f"{group} ranking_score"] = task["adjusted_score"] if task else None
+        columns[f"{group} truncated_ratio"] = task["truncated_ratio"] if task else None
+        columns[f"{group} below_chance"] = cell.get("below_chance", False) if cell else None
+        columns[f"{group} points"] = task["point_count"] if task else None
+    return LeaderboardRow(
+        rank=row["rank"], label=row["label"], model=row["model"], eval_id=row["eval_id"],
+        groups=" ".join(map(str, row["groups"])), reasonscore=row["score"], incomplete=row["incomplete"],
+        completion_tokens_mean=row["tokens"], score_per_token=row["ratio"], grader_version=row["grader"], mode=mode,
+        skill_evidence=row.get("skill", True), **to_plain(columns))
 
 
 def export_csv(board: Board, rows: list, state: ViewState) -> str:
-    records = [_export_record(r, state["mode"]) for r in rows]
+    records = [_export_row(r, state["mode"]).model_dump() for r in rows]
     names = list(dict.fromkeys(k for r in records for k in r))
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=names)
@@ -304,10 +306,10 @@ def export_csv(board: Board, rows: list, state: ViewState) -> str:
 
 
 def export_json(board: Board, rows: list, state: ViewState) -> str:
-    records = [_export_record(r, state["mode"]) for r in rows]
-    export = {"tier": state["tier"], "mode": state["mode"], "group_by": board.group_by, "rows": records}
+    export = LeaderboardExport(tier=state["tier"], mode=state["mode"], group_by=board.group_by,
+                               rows=[_export_row(r, state["mode"]) for r in rows])
     # the model's dump, NaN as null, written as the download always was (indent 1, ASCII)
-    dumped = LeaderboardExport.model_validate(to_plain(export)).model_dump(mode="json", exclude_unset=True)
+    dumped = export.model_dump(mode="json", exclude_unset=True)
     return json.dumps(to_plain(dumped, finite=True), indent=1)
 
 

@@ -242,7 +242,7 @@ def export_json(frame: pd.DataFrame, mode: str, group_by: str) -> str:
     """The JSON download: the export frame's rows as pandas writes them (NaN as null, floats to 10
     significant digits), checked against its model (docs/schemas/spiderweb-export.json)."""
     records = json.loads(frame.to_json(orient="records"))
-    export = SpiderwebExport.model_validate({"mode": mode, "group_by": group_by, "rows": records})
+    export = SpiderwebExport(mode=mode, group_by=group_by, rows=records)
     return json.dumps(export.model_dump(mode="json"), indent=1)
 
 

@@ -61,7 +61,7 @@ def run_capacity(args: argparse.Namespace) -> int:
             if args.frontier else peak_figure(table, summary, keys, facet_by, labels, args.threshold, width=args.width)
         output.write_output(output.output_name("capacity", kind, ext="png"), fig, args.output_dir)
     elif args.format == "json":
-        data = {"summary": summary.to_dict(orient="records"), "table": table.to_dict(orient="records")}
+        data = CapacityOutput(summary=summary.to_dict(orient="records"), table=table.to_dict(orient="records"))
         output.write_output(output.output_name("capacity", kind, ext="json"), output_json(CapacityOutput, data),
                             out_dir)
     else:

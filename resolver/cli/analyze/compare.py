@@ -109,7 +109,7 @@ def _config_text(dataset: Dataset) -> str | None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from resolver.analysis import compare_text
+    from resolver.analysis import CompareLabels, compare_text
     from resolver.analysis.compare import compare_evals, sampling_plan
 
     group = common.parse_dimension(args.group_by, allow_none=False)
@@ -121,7 +121,7 @@ def run_compare(args: argparse.Namespace) -> int:
         rest = {k: v for k, v in filters.items.items() if k != "eval_id"}
         result = compare_evals(db, a, b, args.mode, rest, group, args.delta, args.top)
     labels = common.eval_labels(evals)
-    result["labels"] = {"a": labels.get(a, a), "b": labels.get(b, b)}
+    result["labels"] = CompareLabels(a=labels.get(a, a), b=labels.get(b, b)).model_dump()
     plan = sampling_plan(result, evals, _config_text(dataset), _levels(dataset))
     result["sampling"] = plan
     content: Figure | str
