@@ -3,12 +3,13 @@
 listing, file resolve), then the same command offline from the filled directory."""
 import hashlib
 import json
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlparse
 
 import pytest
 from conftest import run_script
+
+from tests.support.served import served
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 MIXTRAL = {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", "hidden_size": 4096,
@@ -63,13 +64,9 @@ class FakeHub(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def hub():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeHub)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     FakeHub.requests = []
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
+    with served(ThreadingHTTPServer(("127.0.0.1", 0), FakeHub)) as server:
+        yield f"http://127.0.0.1:{server.server_port}"
 
 
 def test_download_then_offline_reuse(hub, tmp_path):

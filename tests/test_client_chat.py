@@ -32,7 +32,12 @@ def completion(content="Final Answer: 4", finish="stop", **message):
 
 class ScriptedServer(LoopbackServer):
     """Each request consumes the next script step: ("json", status, body, headers) |
-    ("raw", bytes) | ("sleep", seconds, step) | ("drop",) | ("sse", [chunks], done)."""
+    ("raw", bytes) | ("sleep", seconds, step) | ("drop",) | ("sse", [chunks], done).
+
+    A "sleep" the client gave up on (its timeout) ends when the client hangs up: otherwise
+    stopping the server would wait out the rest of the stall, time no check uses."""
+
+    handler_cancellation = True
 
     def __init__(self, script, models_status=200):
         self.script = list(script)

@@ -12,7 +12,6 @@ import http.server
 import io
 import json
 import tarfile
-import threading
 
 import pytest
 import zstandard
@@ -24,6 +23,7 @@ from resolver.share.remote_dir import DirectoryRemote
 from resolver.share.remote_http import HttpRemote
 from resolver.share.scopes import parse_scope
 from tests.conftest import run_script
+from tests.support.served import served
 
 
 def tar_bytes(members) -> bytes:
@@ -245,17 +245,12 @@ class _Streamer(http.server.BaseHTTPRequestHandler):
 def test_http_remote_stops_reading_past_the_recorded_size(tmp_path, announce, fragment):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Streamer)
     server.announce = announce
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with served(server):
         final = tmp_path / "cache" / "x.tar.zst"
         with pytest.raises(RemoteError, match=fragment):
             HttpRemote(f"http://127.0.0.1:{server.server_address[1]}", retries=1, backoff=0).fetch(
                 "ab" * 32, final, limit=1000)
         assert not part_path(final).exists() and not final.exists()
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 # ---------------------------------------------------------------- manifests that name the wrong thing

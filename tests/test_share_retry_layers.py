@@ -7,7 +7,6 @@ under ours, as before) would multiply that: 4 x 4 = 16 HEADs for one `has`.
 """
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -17,6 +16,7 @@ from resolver.share.remote_base import RETRIES, RemoteError
 from resolver.share.remote_http import HttpRemote
 from resolver.share.remote_s3 import S3Remote
 from resolver.share.remotes import open_remote
+from tests.support.served import served
 
 BLOB = "ab" * 32
 ATTEMPTS = 4          # docs/data.md: "retried ... four attempts in all"
@@ -48,12 +48,8 @@ class AlwaysUnavailable(BaseHTTPRequestHandler):
 @pytest.fixture
 def unavailable():
     handler = type("Handler", (AlwaysUnavailable,), {"seen": Counter()})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", handler.seen
-    server.shutdown()
-    server.server_close()
+    with served(ThreadingHTTPServer(("127.0.0.1", 0), handler)) as server:
+        yield f"http://127.0.0.1:{server.server_address[1]}", handler.seen
 
 
 def test_the_documented_budget_is_four_attempts():

@@ -15,6 +15,8 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from tests.support.served import served
+
 FIELDS = ("task", "version", "base_task", "key", "input", "target", "response_enum", "genresult",
           "messages", "answer", "usage", "timings", "step", "params", "model", "template", "sampler",
           "guess_chance", "normalized_answer", "extracted_answer", "is_valid", "is_correct",
@@ -188,16 +190,15 @@ class BlobServer:
         self.httpd.state = self.state
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._serving = served(self.httpd)
 
     def __enter__(self):
-        self.thread.start()
+        self._serving.__enter__()
         return self
 
     def __exit__(self, *exc):
         self.state["stalled"].set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self._serving.__exit__(*exc)
 
 
 def wait_for(predicate, seconds: float = 30.0) -> bool:

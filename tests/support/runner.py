@@ -105,6 +105,7 @@ class LoopbackServer:
     backlog = 64
     ssl_context = None           # an ssl.SSLContext to serve https
     keepalive_timeout = 75.0     # seconds an idle connection is kept open (aiohttp's default)
+    handler_cancellation = False  # True: a handler still running when its client hangs up is cancelled
 
     def __init__(self):
         import socket
@@ -137,7 +138,8 @@ class LoopbackServer:
             app.router.add_post("/v1/chat/completions", self.chat)
             app.router.add_get("/v1/models", self.list_models)
             self.add_routes(app)
-            runner = web.AppRunner(app, access_log=None, keepalive_timeout=self.keepalive_timeout)
+            runner = web.AppRunner(app, access_log=None, keepalive_timeout=self.keepalive_timeout,
+                                   handler_cancellation=self.handler_cancellation)
             await runner.setup()
             await web.SockSite(runner, self._sock, ssl_context=self.ssl_context).start()
             self._stop = asyncio.Event()
