@@ -17,9 +17,9 @@ from tests.test_client_chat import BODY, ScriptedServer
 
 
 class ShortKeepAlive(ScriptedServer):
-    """Answers every request; closes a connection idle for 0.1 s; notes each request's client port."""
+    """Answers every request; closes a connection idle for 0.2 s; notes each request's client port."""
 
-    keepalive_timeout = 0.1
+    keepalive_timeout = 0.2
 
     def __init__(self, script=()):
         self.ports: list[int] = []
@@ -47,7 +47,7 @@ def two_requests_with_a_busy_loop_between(url, busy_seconds, **kwargs):
 
 def test_a_pooled_connection_the_server_closed_is_sent_again_at_once_without_a_retry():
     with ShortKeepAlive() as srv:
-        first, second, stats = two_requests_with_a_busy_loop_between(srv.url, 0.5, max_retries=0)   # 5x the keep-alive
+        first, second, stats = two_requests_with_a_busy_loop_between(srv.url, 1.0, max_retries=0)
     assert not isinstance(second, RequestFailed), second     # no retry budget at all: only a free resend succeeds
     assert second.content == "Final Answer: 4"
     assert stats.resent == 1 and stats.retries == 0 and stats.failed == 0
