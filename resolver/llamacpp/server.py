@@ -63,7 +63,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child, before exec: ask Linux to end this server when its parent dies.
 
     A demo or test killed with SIGKILL cannot stop its server; without this the
@@ -123,7 +123,7 @@ class LlamaServer:
         args = self.command(python, module, n_ctx)
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      env=self.environment(), start_new_session=self.OWN_GROUP,
-                                     preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+                                     preexec_fn=die_with_parent if sys.platform == "linux" else None)
         threading.Thread(target=self._watch, name=f"llama-server-{self.proc.pid}", daemon=True).start()
         try:
             self._wait_ready(ready_timeout)
@@ -180,10 +180,10 @@ class LlamaServer:
             except subprocess.TimeoutExpired:
                 pass
             if self.death is not None:
-                _end(client, grace=3)
+                end_process(client, grace=3)
                 raise ServerDied(self.death)
             if timeout is not None and deadline is not None and time.monotonic() > deadline:
-                _end(client, grace=3)
+                end_process(client, grace=3)
                 raise subprocess.TimeoutExpired(client.args, timeout)
 
     def log_tail(self, lines: int = 5, width: int = 600) -> str:
@@ -196,9 +196,7 @@ class LlamaServer:
 
     def stop(self) -> None:
         self._stopping = self.death is None
-        _end(self.proc, grace=10)
-        if self.OWN_GROUP:
-            _end_group(self.proc.pid)
+        end_process(self.proc, grace=10, group=self.OWN_GROUP)
         self._ended.wait(5)
         self._log.close()
         Path(self._log.name).unlink(missing_ok=True)
@@ -210,8 +208,10 @@ class LlamaServer:
         self.stop()
 
 
-def _end(proc: subprocess.Popen, grace: float) -> None:
-    """SIGTERM, then SIGKILL after `grace` seconds; returns once the process is gone."""
+def end_process(proc: subprocess.Popen, grace: float, *, group: bool = False) -> None:
+    """SIGTERM, then SIGKILL after `grace` seconds; returns once the process is gone. With `group`
+    (a process started with start_new_session), then SIGKILL whatever is left of its process group:
+    children that outlived it, such as vLLM's engine processes."""
     if proc.poll() is None:
         proc.terminate()
         try:
@@ -219,11 +219,8 @@ def _end(proc: subprocess.Popen, grace: float) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-
-
-def _end_group(group: int) -> None:
-    """SIGKILL whatever is left of process group `group` (children that outlived their parent)."""
-    try:
-        os.killpg(group, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    if group:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass

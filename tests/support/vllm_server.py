@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
+import sys
 import tempfile
 import urllib.error
 import urllib.request
@@ -42,7 +42,7 @@ from typing import Sequence
 
 import pytest
 
-from resolver.llamacpp import LlamaServer, ServerDied
+from resolver.llamacpp import LlamaServer, ServerDied, die_with_parent, end_process
 from tests.support.real_model import run_watched
 
 REPO = Path(__file__).resolve().parents[2]
@@ -145,7 +145,8 @@ class BatchJob:
         # a process group of its own, as the server's (VllmServer.OWN_GROUP): its engine core and
         # worker end with it in stop()
         self.proc = subprocess.Popen(args, stdout=self._out, stderr=self._err, stdin=subprocess.DEVNULL,
-                                     env=vllm_env(), text=True, start_new_session=True)
+                                     env=vllm_env(), text=True, start_new_session=True,
+                                     preexec_fn=die_with_parent if sys.platform == "linux" else None)
 
     def wait(self, timeout: float = 600) -> subprocess.CompletedProcess:
         """Its exit code and output once it ends; after `timeout` s it is stopped and
@@ -160,15 +161,9 @@ class BatchJob:
         return subprocess.CompletedProcess(self.proc.args, code, self._out.read(), self._err.read())
 
     def stop(self) -> None:
-        """End its whole process group: SIGTERM, then SIGKILL for whatever is left after 10 s."""
-        if self.proc.poll() is None:
-            _signal_group(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
-        _signal_group(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
+        """End it and whatever is left of its process group (its engine processes): SIGTERM,
+        then SIGKILL after 10 s, as the server is stopped."""
+        end_process(self.proc, grace=10, group=True)
         self._out.close()
         self._err.close()
 
@@ -177,13 +172,6 @@ class BatchJob:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def _signal_group(group: int, sig: signal.Signals) -> None:
-    try:
-        os.killpg(group, sig)
-    except (ProcessLookupError, PermissionError):
-        pass      # the group has ended
 
 
 def run_batch(input_file: Path, output_file: Path, *, max_model_len: int = MAX_MODEL_LEN,
