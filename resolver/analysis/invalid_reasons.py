@@ -86,6 +86,15 @@ def reasons_by_eval(db: PointsDB, filters: FiltersLike = None) -> dict:
     return {key[0]: counts for key, counts in count_reasons(points, ["eval_id"]).items()}
 
 
+def add_to_scores(results: list, db: PointsDB, filters: FiltersLike = None) -> list:
+    """Each eval entry of `analyze.py scores` gains `invalid_reasons` ({} when none is invalid)."""
+    if results:
+        by_eval = reasons_by_eval(db, filters)
+        for entry in results:
+            entry["invalid_reasons"] = by_eval.get(entry["eval_id"], {})
+    return results
+
+
 def reasons_by_point(db: PointsDB, point_ids: Iterable[int]) -> dict:
     """{point id: {reason: count}} of the given points (probe.py failure)."""
     ids = [int(p) for p in point_ids]

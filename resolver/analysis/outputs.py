@@ -207,8 +207,7 @@ class TierScores(OutputModel):
     score_per_token: Real
     samples: int
     min_cell_samples: int
-    # keyed by the group's own value (4 stays an int for the views' sorting); JSON writes keys as text
-    tasks: dict[Scalar, TaskCell]
+    tasks: dict[str, TaskCell]
 
 
 class EvalScores(OutputModel):

@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 
 from resolver import stats
-from resolver.analysis.common import eval_labels, label_missing, plain
+from resolver.analysis.common import eval_labels, label_missing
 from resolver.analysis.eval_groups import models_markdown
-from resolver.analysis.invalid_reasons import reasons_by_eval
-from resolver.analysis.outputs import EvalScores, ModeInterval, TaskCell, TierScores
+from resolver.analysis.invalid_reasons import add_to_scores
+from resolver.analysis.outputs import ModeInterval, TaskCell
 from resolver.analysis.skill import NO_SKILL_NOTE, marked, skill_evidence, skilled_first_key
 from resolver.core import UserError, markdown_table
 
@@ -39,7 +39,11 @@ NO_TIER = "all"          # data without manifold.degree is one tier
 MISSING_CELL = "—"
 TRUNCATION_SHOWN_ABOVE = 0.02   # docs/analyze.md: the [-.ZZ] penalty appears only above 2%
 SORT_KEYS = {"score": "reasonscore", "ratio": "score_per_token"}
-MODE_FIELDS = tuple(ModeInterval.model_fields)   # a mode's interval columns in the cell frame: "{mode}.{field}"
+# A task cell's and a mode interval's fields, in JSON order: the output models' own lists. The
+# entries stay plain dicts built from them: the leaderboard recomputes every eval's scores for each
+# manifold choice, and building the models there cost 2.5x (docs/decisions.md, issue 45 item 3).
+TASK_FIELDS = tuple(name for name in TaskCell.model_fields if name != "modes")
+MODE_FIELDS = tuple(ModeInterval.model_fields)
 BELOW_CHANCE_MARK = "≤ chance"
 
 
@@ -134,33 +138,28 @@ def tier_columns(cells: pd.DataFrame) -> dict:
     return columns
 
 
-def task_cell(row: dict) -> TaskCell:
-    """One `tasks.{group}` cell from a cell record (score_cells' columns; a number the record
-    lacks is NaN)."""
-    def real(name: str) -> float:
-        return float(row.get(name, math.nan))
-    expected = row.get("expected_points", math.nan)
-    return TaskCell(
-        center=real("center"), margin=real("margin"), truncated_ratio=real("truncated_ratio"),
-        completion_tokens_mean=real("completion_tokens_mean"), adjusted_score=real("adjusted_score"),
-        point_count=int(row["point_count"]), expected_points=None if _is_missing(expected) else int(expected),
-        is_incomplete=bool(row["is_incomplete"]), invalid_ratio=real("invalid_ratio"), correct=int(row["correct"]),
-        incorrect=int(row["incorrect"]), invalid=int(row["invalid"]), truncated=int(row["truncated"]),
-        guess_sum=real("guess_sum"), samples=real("samples"), adjusted_successes=real("adjusted_successes"),
-        adjusted_trials=real("adjusted_trials"), prompt_tokens_mean=real("prompt_tokens_mean"),
-        below_chance=bool(row["below_chance"]), neutral_score=real("neutral_score"),
-        modes={mode: ModeInterval(**{name: row[f"{mode}.{name}"] for name in MODE_FIELDS})
-               for mode in stats.MODES if f"{mode}.center" in row})
-
-
 def task_entry(row: dict) -> dict:
-    """One `tasks.{group}` entry as the views read it: task_cell's dump."""
-    return task_cell(row).model_dump()
+    """One `tasks.{group}` JSON entry from a cell record (plain Python numbers)."""
+    entry = {}
+    for name in TASK_FIELDS:
+        value = row.get(name, float("nan"))
+        if name in ("point_count", "correct", "incorrect", "invalid", "truncated"):
+            value = int(value)
+        elif name in ("is_incomplete", "below_chance"):
+            value = bool(value)
+        elif name == "expected_points":
+            value = None if _is_missing(value) else int(value)
+        else:
+            value = float(value)
+        entry[name] = value
+    entry["modes"] = {mode: {name: bool(row[f"{mode}.{name}"]) if name == "below_chance" else float(row[f"{mode}.{name}"])
+                             for name in MODE_FIELDS} for mode in stats.MODES if f"{mode}.center" in row}
+    return entry
 
 
-def _mean_tokens(values: Iterable[float | None]) -> float:
-    present = [v for v in values if v is not None and not math.isnan(v)]
-    return float(np.mean(present)) if present else float("nan")
+def _mean_tokens(values: Iterable[float]) -> float:
+    values = [v for v in values if v is not None and not math.isnan(v)]
+    return float(np.mean(values)) if values else float("nan")
 
 
 def _scores_with_floor(present: list, missing: int) -> list:
@@ -169,67 +168,57 @@ def _scores_with_floor(present: list, missing: int) -> list:
     return list(present) + [stats.SCORE_FLOOR] * missing
 
 
-def _precision(tasks: Iterable[TaskCell]) -> tuple[int, int]:
+def _precision(tasks: list) -> dict:
     """Sample counts behind a ReasonScore (its precision): total and smallest cell."""
-    counts = [t.samples for t in tasks if t.samples is not None]
-    return int(sum(counts)), int(min(counts)) if counts else 0
+    counts = [t["samples"] for t in tasks]
+    return {"samples": int(sum(counts)), "min_cell_samples": int(min(counts)) if counts else 0}
 
 
-def _tier_scores(rows: list, groups: list) -> TierScores:
-    """One tier of an eval from its cell records; `groups`: the tier's columns across all evals."""
-    tasks = {plain(r["group"]): task_cell(r) for r in rows}
-    missing = [g for g in groups if g not in tasks]
-    tokens = _mean_tokens([t.completion_tokens_mean for t in tasks.values()])
-    score = stats.reasonscore(_scores_with_floor([t.adjusted_score for t in tasks.values()], len(missing)))
-    samples, smallest = _precision(tasks.values())
-    return TierScores(
-        reasonscore=score,
-        reasonscore_neutral=stats.reasonscore(_scores_with_floor([t.neutral_score for t in tasks.values()],
-                                                                 len(missing))),
-        any_incomplete=any(t.is_incomplete for t in tasks.values()) or bool(missing), missing_tasks=missing,
-        completion_tokens_mean=tokens, score_per_token=stats.score_per_token(score, tokens),
-        samples=samples, min_cell_samples=smallest, tasks=tasks)
-
-
-def _eval_scores(eval_id: str, info: dict, records: list, columns: dict, skill: bool,
-                 reasons: dict | None) -> EvalScores:
-    """One eval's scores from its cell records, not yet ranked (rank 0).
+def _eval_summary(records: list, columns: dict) -> dict:
+    """Tiers, tier scores and the overall score of one eval's cell records.
 
     Scores are over every column of the table: a (tier, group) cell this eval lacks
     enters at SCORE_FLOOR (and makes the score `*`). `reasonscore_neutral` is the same
     geometric mean of neutral_score (no sample-size bonus). Avg Tokens is the mean
     over the present cells of each cell's mean completion tokens per sample (cells
     weighted equally, as in the ReasonScore); Score/Token = ReasonScore / Avg Tokens.
-    `reasons`: {eval_id: {reason: count}} (analyze.py scores), None to leave them out.
     """
-    tiers = {tier: _tier_scores(rows, groups) for tier, groups in columns.items()
-             if (rows := [r for r in records if r["tier"] == tier])}
-    # a whole tier missing: its cells enter the overall score at the floor
-    missing = sum(len(tiers[t].missing_tasks) if t in tiers else len(groups) for t, groups in columns.items())
-    cells = [t for tier in tiers.values() for t in tier.tasks.values()]
+    tiers, any_incomplete = {}, False
+    all_scores, all_neutral, all_missing = [], [], 0
+    for tier, groups in columns.items():
+        rows = [r for r in records if r["tier"] == tier]
+        if not rows:
+            any_incomplete = True   # a whole tier missing: its cells enter the overall score at the floor
+            all_missing += len(groups)
+            continue
+        tasks = {r["group"]: task_entry(r) for r in rows}
+        missing = [g for g in groups if g not in tasks]
+        incomplete = any(t["is_incomplete"] for t in tasks.values()) or bool(missing)
+        any_incomplete = any_incomplete or incomplete
+        tokens = _mean_tokens([t["completion_tokens_mean"] for t in tasks.values()])
+        cell_scores = [t["adjusted_score"] for t in tasks.values()]
+        neutral = [t["neutral_score"] for t in tasks.values()]
+        all_scores += cell_scores
+        all_neutral += neutral
+        all_missing += len(missing)
+        score = stats.reasonscore(_scores_with_floor(cell_scores, len(missing)))
+        tiers[tier] = {
+            "reasonscore": score, "reasonscore_neutral": stats.reasonscore(_scores_with_floor(neutral, len(missing))),
+            "any_incomplete": incomplete, "missing_tasks": missing,
+            "completion_tokens_mean": tokens, "score_per_token": stats.score_per_token(score, tokens),
+            **_precision(list(tasks.values())), "tasks": tasks,
+        }
     tokens = _mean_tokens([r["completion_tokens_mean"] for r in records])
-    score = stats.reasonscore(_scores_with_floor([t.adjusted_score for t in cells], missing))
-    samples, smallest = _precision(cells)
-    model = info.get("model", eval_id)
-    return EvalScores(
-        eval_id=eval_id, model=model, label=info.get("label") or model, template=_text(info.get("template")),
-        sampler=_text(info.get("sampler")), groups=info.get("groups", []), reasonscore=score,
-        reasonscore_neutral=stats.reasonscore(_scores_with_floor([t.neutral_score for t in cells], missing)),
-        completion_tokens_mean=tokens, score_per_token=stats.score_per_token(score, tokens),
-        any_incomplete=len(tiers) < len(columns) or any(t.any_incomplete for t in tiers.values()),
-        missing_cells=missing, samples=samples, min_cell_samples=smallest, tiers=tiers, skill_evidence=skill,
-        rank=0, **({} if reasons is None else {"invalid_reasons": reasons.get(eval_id, {})}))
-
-
-def _text(value: object) -> str | None:
-    """A metadata string, or None where pandas left NaN for a missing one."""
-    return value if isinstance(value, str) else None
+    score = stats.reasonscore(_scores_with_floor(all_scores, all_missing))
+    return {"reasonscore": score, "reasonscore_neutral": stats.reasonscore(_scores_with_floor(all_neutral, all_missing)),
+            "completion_tokens_mean": tokens, "score_per_token": stats.score_per_token(score, tokens),
+            "any_incomplete": any_incomplete, "missing_cells": all_missing,
+            **_precision([t for tier in tiers.values() for t in tier["tasks"].values()]), "tiers": tiers}
 
 
 def summarize_scores(cells: pd.DataFrame, evals: pd.DataFrame | None = None, sort: str = "score",
-                     top: int | None = None, reasons: dict | None = None) -> list:
-    """The docs/analyze.md JSON structure: a list of evals (EvalScores dumps), best first, with
-    1-based `rank`; `reasons` as _eval_scores takes them."""
+                     top: int | None = None) -> list:
+    """The docs/analyze.md JSON structure: a list of evals, best first, with 1-based `rank`."""
     if sort not in SORT_KEYS:
         raise UserError(f"unknown --sort {sort!r}; valid: score, ratio")
     columns = tier_columns(cells)
@@ -239,16 +228,23 @@ def summarize_scores(cells: pd.DataFrame, evals: pd.DataFrame | None = None, sor
         cells = cells.assign(completion_tokens_mean=float("nan"))
     for record in cells.to_dict("records"):
         by_eval.setdefault(record["eval_id"], []).append(record)
+    results = []
+    for eval_id, records in by_eval.items():
+        info = meta.get(eval_id, {})
+        entry = {"eval_id": eval_id, "model": info.get("model", eval_id), "label": info.get("label") or info.get("model", eval_id),
+                 "template": info.get("template"), "sampler": info.get("sampler"), "groups": info.get("groups", [])}
+        entry.update(_eval_summary(records, columns))
+        results.append(entry)
+    key = SORT_KEYS[sort]
     # evals without evidence of skill above guessing come after all others, whatever the sort
     evidence = skill_evidence(cells, "eval_id")
-    results = [_eval_scores(eval_id, meta.get(eval_id, {}), records, columns, evidence.get(eval_id, False), reasons)
-               for eval_id, records in by_eval.items()]
-    key = SORT_KEYS[sort]
-    results.sort(key=lambda e: (skilled_first_key(e.skill_evidence), -_sortable(getattr(e, key)),
-                                -_sortable(e.reasonscore), e.eval_id))
+    for entry in results:
+        entry["skill_evidence"] = evidence.get(entry["eval_id"], False)
+    results.sort(key=lambda e: (skilled_first_key(e["skill_evidence"]), -_sortable(e[key]),
+                                -_sortable(e["reasonscore"]), e["eval_id"]))
     for rank, entry in enumerate(results, start=1):
-        entry.rank = rank
-    return [entry.model_dump(exclude_unset=True) for entry in (results[:top] if top else results)]
+        entry["rank"] = rank
+    return results[:top] if top else results
 
 
 def _sortable(value: float | None) -> float:
@@ -300,9 +296,9 @@ def compute_scores(db: PointsDB, filters: FiltersLike = None, group_by: str = "b
         return []
     agg = label_missing(agg, [group_by])
     expected = db.expected() if group_by == "base_task" and not _filters_within_tasks(filters) else None
-    # each eval's invalid answers by reason
-    return summarize_scores(score_cells(agg, group_by, expected), db.evals(), sort=sort, top=top,
-                            reasons=reasons_by_eval(db, filters))
+    results = summarize_scores(score_cells(agg, group_by, expected), db.evals(), sort=sort, top=top)
+
+    return add_to_scores(results, db, filters)      # each eval's invalid answers by reason
 
 
 # ------------------------------------------------------------------- formatting
