@@ -8,6 +8,11 @@
 # run; the real-model and browser tests wait for them (docs/performance.md, "The test suite").
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Byte code is written: an environment that sets PYTHONDONTWRITEBYTECODE (some container images do)
+# would otherwise have every worker, script and vLLM start compile the same sources again, and
+# pytest rewrite every test module's asserts in each worker (docs/performance.md, "Byte code").
+# It is written beside the sources, inside this clone and its virtualenvs (ignored by git).
+unset PYTHONDONTWRITEBYTECODE
 FAST=0
 ARGS=()
 for arg in "$@"; do
