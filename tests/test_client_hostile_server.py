@@ -153,7 +153,8 @@ def test_an_ordinary_rate_limit_429_is_still_retried():
     assert result.content == "Final Answer: 4" and stats.retry_reasons == {"429": 1}
 
 
-def test_a_loading_model_is_waited_for_without_using_up_retries(quick_waits):
+@pytest.mark.usefixtures("quick_waits")
+def test_a_loading_model_is_waited_for_without_using_up_retries():
     loading = ("json", 503, {"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}},
                {"Retry-After": "0"})
     with ScriptedServer([loading] * 3 + [("json", 200, GOOD, {})]) as srv:
@@ -340,7 +341,8 @@ def quick_waits(monkeypatch):
     monkeypatch.setattr(retries, "LOADING_POLL_MIN_S", 0.02)
 
 
-def test_runner_survives_every_bad_shape_and_caches_none_of_them(tmp_path, quick_waits):
+@pytest.mark.usefixtures("quick_waits")
+def test_runner_survives_every_bad_shape_and_caches_none_of_them(tmp_path):
     shapes = [MALFORMED_200[k] for k in sorted(MALFORMED_200)]
 
     def answer(body, attempt):

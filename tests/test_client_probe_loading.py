@@ -28,13 +28,15 @@ def quick_polls(monkeypatch):
     monkeypatch.setattr(retries, "LOADING_POLL_MIN_S", 0.02)
 
 
-def test_the_probe_waits_out_the_loading_replies(quick_polls):
+@pytest.mark.usefixtures("quick_polls")
+def test_the_probe_waits_out_the_loading_replies():
     with ScriptedServer([LOADING] * 3 + [("json", 200, completion(), {})]) as srv:
         probe(srv.url)
     assert len(srv.times) == 4                  # three loading replies, then the answer
 
 
-def test_a_wrong_model_after_loading_is_named(quick_polls):
+@pytest.mark.usefixtures("quick_polls")
+def test_a_wrong_model_after_loading_is_named():
     with ScriptedServer([LOADING, ("json", 404, {"error": {"message": "model m not found"}}, {})]) as srv:
         with pytest.raises(UserError, match="HTTP 404 .*model m not found"):
             probe(srv.url)

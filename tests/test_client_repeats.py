@@ -118,7 +118,8 @@ def test_a_repeated_malformed_stream_chunk_ends_the_request_early():
     assert isinstance(result, RequestFailed) and len(srv.times) == 4 and "content is a int" in str(result)
 
 
-def test_the_loading_wait_is_unchanged_by_the_repeat_rule(quick_waits):
+@pytest.mark.usefixtures("quick_waits")
+def test_the_loading_wait_is_unchanged_by_the_repeat_rule():
     loading = ("json", 503, {"error": {"code": 503, "message": "Loading model"}}, {"Retry-After": "0"})
     with ScriptedServer([loading] * 6 + [("json", 200, GOOD, {})]) as srv:
         result, stats = ask(srv.url, max_retries=1)
@@ -127,7 +128,8 @@ def test_the_loading_wait_is_unchanged_by_the_repeat_rule(quick_waits):
 
 # ---------------------------------------------------------------- the real runner
 
-def test_a_request_that_always_gets_the_same_500_fails_alone_and_the_run_completes(tmp_path, no_keys, quick_waits):
+@pytest.mark.usefixtures("no_keys", "quick_waits")
+def test_a_request_that_always_gets_the_same_500_fails_alone_and_the_run_completes(tmp_path):
     poisoned = []
 
     def answer(body, attempt):
@@ -153,7 +155,8 @@ def test_a_request_that_always_gets_the_same_500_fails_alone_and_the_run_complet
         assert again.returncode == 0 and list(srv.seen) == poisoned, again.stdout + again.stderr
 
 
-def test_a_server_that_sends_only_malformed_200s_stops_the_run_in_one_line(tmp_path, no_keys, quick_waits):
+@pytest.mark.usefixtures("no_keys", "quick_waits")
+def test_a_server_that_sends_only_malformed_200s_stops_the_run_in_one_line(tmp_path):
     status, body = MALFORMED_200["message-as-string"][1:3]
     with FakeServer(lambda b, a: (status, body, {})) as srv:
         proc = runner(srv.url, tmp_path)

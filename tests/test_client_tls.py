@@ -147,7 +147,8 @@ def run(url, tmp_path, *extra, env=None):
     return run_script("runner.py", *args, timeout=240, env={**NO_BUNDLE, **env} if env else None)
 
 
-def test_the_runner_with_ca_bundle_completes_over_tls(pki, tmp_path, no_bundle):
+@pytest.mark.usefixtures("no_bundle")
+def test_the_runner_with_ca_bundle_completes_over_tls(pki, tmp_path):
     with TlsServer(pki) as srv:
         proc = run(srv.url, tmp_path, "--ca-bundle", pki["ca"])
         asked = len(srv.seen)
@@ -162,8 +163,9 @@ def test_the_runner_honours_ssl_cert_file_as_before(pki, tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.usefixtures("no_bundle")
 @pytest.mark.parametrize("case", ["untrusted", "missing", "not-pem"])
-def test_the_runner_refuses_in_one_line(pki, tmp_path, no_bundle, case):
+def test_the_runner_refuses_in_one_line(pki, tmp_path, case):
     extra = {"untrusted": (), "missing": ("--ca-bundle", tmp_path / "nope.pem"),
              "not-pem": ("--ca-bundle", pki["not_pem"])}[case]
     says = {"untrusted": "not trusted", "missing": "no such file", "not-pem": "no usable CA certificate"}[case]

@@ -1,19 +1,20 @@
 """Stop evaluate.py's worker pool at random moments, many times, in one process (issue 46).
 
 Run as ``python -m tests.support.pool_stress ROUNDS SEED [case ...] [--dead-worker-grace S]``
-(tests/test_hang_sweep.py does, with a grace of 0.3 s). Each round starts a ``Workers`` pool whose items return large results (so that the
-workers spend most of their time writing to the pool's result pipe, where a worker killed
-mid-write tears a message), then ends the ``with`` block at a random moment by one of the
-cases below. A round that has not ended within ``LIMIT`` seconds is a hang: faulthandler
-prints every thread's stack and the process exits with status 1. After each round no worker
-may be left. The last line is ``ok ROUNDS`` when every round ended.
+(tests/test_hang_sweep.py does, with a grace of 0.3 s). Each round starts a ``Workers`` pool
+whose items return large results (so that the workers spend most of their time writing to the
+pool's result pipe, where a worker killed mid-write tears a message), then ends the ``with``
+block at a random moment by one of the cases below. A round that has not ended within
+``LIMIT`` seconds is a hang: faulthandler prints every thread's stack and the process exits
+with status 1. After each round no worker may be left. The last line is ``ok ROUNDS`` when
+every round ended.
 
 Cases: ``error`` (an exception in the main process), ``ctrl-c`` (SIGINT to the main
 process), ``item-error`` (an item raises in a worker while the others write results),
 ``worker-dies`` (a worker is killed halfway through writing its result: the pool must
-break with an error, not wait). ``--dead-worker-grace`` sets the pool's wait for a dead worker to
-show before it tears itself down (``DEAD_WORKER_GRACE_SECONDS``, 2 s): each ``worker-dies`` round
-waits it out once.
+break with an error, not wait). ``--dead-worker-grace`` sets how long the pool waits for a
+dead worker to show before it tears itself down (``DEAD_WORKER_GRACE_SECONDS``, 2 s): each
+``worker-dies`` round waits it out once.
 """
 from __future__ import annotations
 
