@@ -176,16 +176,22 @@ def test_cli_errors_are_one_line(capsys, monkeypatch):
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)
     busy_proc, missing_proc = run("--port", str(taken.getsockname()[1])), run("--config", "configs/nope.yaml")
-    code, err = in_process("--faults", "429=lots")
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "429=lots" in err
-    code, err = in_process("--config", "configs/tiny.yaml", "--density", "sparse")
-    assert code == 2 and len(err.strip().splitlines()) == 1
-    assert all(d in err for d in ("sparse", "normal", "lowdef", "corner"))
-    code, err = ended(busy_proc)
-    taken.close()
-    assert code == 2 and "pick another --port" in err and "Traceback" not in err
-    code, err = ended(missing_proc)
-    assert code == 2 and "Traceback" not in err
+    try:
+        code, err = in_process("--faults", "429=lots")
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "429=lots" in err
+        code, err = in_process("--config", "configs/tiny.yaml", "--density", "sparse")
+        assert code == 2 and len(err.strip().splitlines()) == 1
+        assert all(d in err for d in ("sparse", "normal", "lowdef", "corner"))
+        code, err = ended(busy_proc)
+        assert code == 2 and "pick another --port" in err and "Traceback" not in err
+        code, err = ended(missing_proc)
+        assert code == 2 and "Traceback" not in err
+    finally:
+        taken.close()
+        for proc in (busy_proc, missing_proc):      # one that did not end (a failed check) is stopped
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
 
 
 def test_subprocess_start_and_stop():
