@@ -110,12 +110,17 @@ def test_two_processes_share_one_cache(tmp_path):
     assert {f"a-{i}" for i in range(1500)} <= keys and {f"both-{i}" for i in range(1500)} <= keys
 
 
-def _open_and_put_at(args):
-    path, start, name = args
-    import time
+_together = None        # in each pool worker: the barrier all of them pass at once
 
-    while time.time() < start:    # all processes reach the open at the same instant
-        pass
+
+def _keep(barrier) -> None:
+    global _together
+    _together = barrier
+
+
+def _open_and_put_together(args):
+    path, name = args
+    _together.wait(60)      # all processes reach the open at the same moment (each its own task)
     cache = ResponseCache(path)
     cache.put(name, {"content": name})
     cache.flush()
@@ -126,13 +131,14 @@ def _open_and_put_at(args):
 def test_processes_opening_a_fresh_cache_at_once_all_succeed(tmp_path):
     # Switching a new file to WAL races for an exclusive lock that SQLite refuses at once
     # ("database is locked", no busy wait); seen as a 1-in-160 failure of 8 simultaneous opens.
+    # A barrier of 8 releases the 8 workers together once all have their task (a start time on
+    # the clock would wait out a fixed lead each trial, spinning 8 processes on the cores).
     import multiprocessing
-    import time
 
-    with multiprocessing.get_context("fork").Pool(8) as pool:
+    context = multiprocessing.get_context("fork")
+    with context.Pool(8, initializer=_keep, initargs=(context.Barrier(8),)) as pool:
         for trial in range(12):
             path = tmp_path / f"fresh-{trial}.sqlite"
-            start = time.time() + 0.2
-            names = pool.map(_open_and_put_at, [(str(path), start, f"p{i}") for i in range(8)])
+            names = pool.map(_open_and_put_together, [(str(path), f"p{i}") for i in range(8)], chunksize=1)
             with sqlite3.connect(path) as db:
                 assert {k for (k,) in db.execute("SELECT key FROM responses")} == set(names)

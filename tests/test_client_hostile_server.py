@@ -1,8 +1,8 @@
 """Hostile and quirky servers: every reply shape and real provider error body, over real loopback sockets.
 
 Client level: resolver.client against a scripted aiohttp server (one script step per
-request). Runner level: the real runner.py as a subprocess against a fake
-OpenAI-compatible server whose answer depends on the request. The bar: a reply of
+request). Runner level: the real runner.py (run in-process, tests/support/in_process.py)
+against a fake OpenAI-compatible server whose answer depends on the request. The bar: a reply of
 any shape is either read correctly, or retried and then a failed sample with its
 reason; never a crash, never a poisoned cache; a prompt the server calls too long
 is a finished sample; a dead key or quota stops the run in one line.
@@ -153,6 +153,7 @@ def test_an_ordinary_rate_limit_429_is_still_retried():
     assert result.content == "Final Answer: 4" and stats.retry_reasons == {"429": 1}
 
 
+@pytest.mark.usefixtures("quick_waits")
 def test_a_loading_model_is_waited_for_without_using_up_retries():
     loading = ("json", 503, {"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}},
                {"Retry-After": "0"})
@@ -324,6 +325,23 @@ def runner(url, tmp_path, *extra, env=None):
                       timeout=240, env=env)
 
 
+@pytest.fixture
+def quick_waits(monkeypatch):
+    """Retry back-off and loading polls cut short, for tests that count retries rather than time
+    them: the in-process runner's ChatClient gets a back-off of at most 50 ms (its own
+    backoff_base/backoff_cap parameters) and a loading server is polled every 20 ms
+    (resolver.client.retries.LOADING_POLL_MIN_S)."""
+    import functools
+
+    import resolver.run.api_runner as api_runner
+    from resolver.client import retries
+    from resolver.client.chat import ChatClient
+
+    monkeypatch.setattr(api_runner, "ChatClient", functools.partial(ChatClient, backoff_base=0.01, backoff_cap=0.05))
+    monkeypatch.setattr(retries, "LOADING_POLL_MIN_S", 0.02)
+
+
+@pytest.mark.usefixtures("quick_waits")
 def test_runner_survives_every_bad_shape_and_caches_none_of_them(tmp_path):
     shapes = [MALFORMED_200[k] for k in sorted(MALFORMED_200)]
 
@@ -393,11 +411,12 @@ def test_insufficient_quota_stops_the_run_in_one_line(tmp_path):
     assert not (tmp_path / "results").exists() or not any((tmp_path / "results").iterdir())
 
 
-def test_a_bad_key_behind_a_public_models_list_is_caught_by_the_preflight(tmp_path):
+def test_a_bad_key_behind_a_public_models_list_is_caught_by_the_preflight(tmp_path, monkeypatch):
     # llama.cpp answers GET /v1/models to anyone and checks the key only on chat requests.
     status, body = FATAL_BODIES["llama.cpp-invalid-key"]
+    monkeypatch.setenv("OPENAI_API_KEY", "wrong")        # read when the run starts: the runner runs in-process
     with FakeServer(lambda b, a: (status, body, {})) as srv:
-        proc = runner(srv.url, tmp_path, env={"OPENAI_API_KEY": "wrong"})
+        proc = runner(srv.url, tmp_path)
         posts = srv.chat_posts
     assert proc.returncode == 2 and posts == 1, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Invalid API Key" in proc.stderr

@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from resolver.client import retries
 from resolver.client.chat import ChatClient
 from resolver.core import UserError
 from tests.test_client_chat import ScriptedServer, completion
@@ -21,12 +22,20 @@ def probe(url, **kwargs):
     asyncio.run(go())
 
 
+@pytest.fixture
+def quick_polls(monkeypatch):
+    """A loading server asked again every 20 ms instead of 0.5 s: these tests count requests."""
+    monkeypatch.setattr(retries, "LOADING_POLL_MIN_S", 0.02)
+
+
+@pytest.mark.usefixtures("quick_polls")
 def test_the_probe_waits_out_the_loading_replies():
     with ScriptedServer([LOADING] * 3 + [("json", 200, completion(), {})]) as srv:
         probe(srv.url)
     assert len(srv.times) == 4                  # three loading replies, then the answer
 
 
+@pytest.mark.usefixtures("quick_polls")
 def test_a_wrong_model_after_loading_is_named():
     with ScriptedServer([LOADING, ("json", 404, {"error": {"message": "model m not found"}}, {})]) as srv:
         with pytest.raises(UserError, match="HTTP 404 .*model m not found"):

@@ -3,8 +3,8 @@
 Client level: resolver.client against a scripted loopback server (attempt counts are
 worked out by hand from the rule in docs/runner.md, *Retries and failures*: the same
 bad reply four times in a row ends the request; anything else keeps the full budget).
-Runner level: the real runner.py against a fake server that poisons one request,
-or answers every request with a malformed 200.
+Runner level: the real runner.py (in-process, with its retry waits cut short) against a
+fake server that poisons one request, or answers every request with a malformed 200.
 """
 from __future__ import annotations
 
@@ -15,14 +15,33 @@ import pytest
 from resolver.client.cache import request_key
 from resolver.client.chat import RequestFailed
 from tests.support.runner import read_folder, run_folders
-from tests.test_client_chat import ScriptedServer, ask, completion
-from tests.test_client_hostile_server import MALFORMED_200, FakeServer, answer_ok, runner, with_message
+from tests.test_client_chat import BODY, ScriptedServer, ask as ask_with, completion
+from tests.test_client_hostile_server import (  # noqa: F401  (quick_waits: a fixture)
+    MALFORMED_200,
+    FakeServer,
+    answer_ok,
+    quick_waits,
+    runner,
+    with_message,
+)
 
 GOOD = completion("Final Answer: 4")
 # llama.cpp with a small context answers some requests with this, every time.
 BROADCAST = {"error": {"code": 500, "message": "could not broadcast input array from shape (128,) into shape (104,)",
                        "type": "server_error"}}
 NO_KEYS = {"OPENAI_API_KEY": "", "AZURE_OPENAI_API_KEY": ""}
+
+
+def ask(url, body=BODY, **kwargs):
+    """One request through ChatClient, its back-off capped at 20 ms (these tests count attempts)."""
+    return ask_with(url, body, backoff_cap=0.02, **kwargs)
+
+
+@pytest.fixture
+def no_keys(monkeypatch):
+    """No API key in the environment (read when a run starts), so the runner skips its chat probe."""
+    for name, value in NO_KEYS.items():
+        monkeypatch.setenv(name, value)
 
 
 def error(status, message, headers=None):
@@ -99,6 +118,7 @@ def test_a_repeated_malformed_stream_chunk_ends_the_request_early():
     assert isinstance(result, RequestFailed) and len(srv.times) == 4 and "content is a int" in str(result)
 
 
+@pytest.mark.usefixtures("quick_waits")
 def test_the_loading_wait_is_unchanged_by_the_repeat_rule():
     loading = ("json", 503, {"error": {"code": 503, "message": "Loading model"}}, {"Retry-After": "0"})
     with ScriptedServer([loading] * 6 + [("json", 200, GOOD, {})]) as srv:
@@ -108,6 +128,7 @@ def test_the_loading_wait_is_unchanged_by_the_repeat_rule():
 
 # ---------------------------------------------------------------- the real runner
 
+@pytest.mark.usefixtures("no_keys", "quick_waits")
 def test_a_request_that_always_gets_the_same_500_fails_alone_and_the_run_completes(tmp_path):
     poisoned = []
 
@@ -118,7 +139,7 @@ def test_a_request_that_always_gets_the_same_500_fails_alone_and_the_run_complet
         return (500, BROADCAST, {}) if key == poisoned[0] else answer_ok(body, attempt)
 
     with FakeServer(answer) as srv:
-        proc = runner(srv.url, tmp_path, env=NO_KEYS)
+        proc = runner(srv.url, tmp_path)
         seen = dict(srv.seen)
     assert proc.returncode == 1, proc.stdout + proc.stderr                # exit 1: some samples failed
     assert seen[poisoned[0]] == 4                                        # given up after 4 attempts
@@ -130,14 +151,15 @@ def test_a_request_that_always_gets_the_same_500_fails_alone_and_the_run_complet
     assert all(r["answer"] == "Final Answer: 1" for r in records)
     # The failed sample is left out of the folder and the cache: a rerun asks for it alone.
     with FakeServer(answer_ok) as srv:
-        again = runner(srv.url, tmp_path, env=NO_KEYS)
+        again = runner(srv.url, tmp_path)
         assert again.returncode == 0 and list(srv.seen) == poisoned, again.stdout + again.stderr
 
 
+@pytest.mark.usefixtures("no_keys", "quick_waits")
 def test_a_server_that_sends_only_malformed_200s_stops_the_run_in_one_line(tmp_path):
     status, body = MALFORMED_200["message-as-string"][1:3]
     with FakeServer(lambda b, a: (status, body, {})) as srv:
-        proc = runner(srv.url, tmp_path, env=NO_KEYS)
+        proc = runner(srv.url, tmp_path)
         seen, posts = dict(srv.seen), srv.chat_posts
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stderr.strip().splitlines()
@@ -149,6 +171,7 @@ def test_a_server_that_sends_only_malformed_200s_stops_the_run_in_one_line(tmp_p
 
 
 def test_a_run_whose_first_requests_fail_for_other_reasons_keeps_its_message(tmp_path):
+    # A real interpreter (env= runs the runner as its own process): the run's end to end, exit 2 and one line.
     with FakeServer(lambda b, a: (400, {"error": {"message": "top_k must be positive"}}, {})) as srv:
         proc = runner(srv.url, tmp_path, env=NO_KEYS)
     lines = proc.stderr.strip().splitlines()

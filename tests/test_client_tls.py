@@ -130,12 +130,24 @@ def test_bad_bundles_are_one_line_errors(pki, clean_env, tmp_path):
 
 # ---------------------------------------------------------------- the real runner
 
+NO_BUNDLE = {"REQUESTS_CA_BUNDLE": "", "CURL_CA_BUNDLE": ""}       # empty = unset (the system store stays)
+
+
+@pytest.fixture
+def no_bundle(monkeypatch):
+    """NO_BUNDLE for a runner run in-process (the runner reads these variables when it starts)."""
+    for name, value in NO_BUNDLE.items():
+        monkeypatch.setenv(name, value)
+
+
 def run(url, tmp_path, *extra, env=None):
+    """runner.py in-process (with the no_bundle fixture), or as its own process when `env` is
+    given: $SSL_CERT_FILE reaches aiohttp's default context only in a process it starts with."""
     args = runner_args(url, tmp_path, model="m", extra=("--parallel", "4", "--task", "boolean", *extra))
-    full_env = {"REQUESTS_CA_BUNDLE": "", "CURL_CA_BUNDLE": ""}       # empty = unset (the system store stays)
-    return run_script("runner.py", *args, timeout=240, env={**full_env, **(env or {})})
+    return run_script("runner.py", *args, timeout=240, env={**NO_BUNDLE, **env} if env else None)
 
 
+@pytest.mark.usefixtures("no_bundle")
 def test_the_runner_with_ca_bundle_completes_over_tls(pki, tmp_path):
     with TlsServer(pki) as srv:
         proc = run(srv.url, tmp_path, "--ca-bundle", pki["ca"])
@@ -151,6 +163,7 @@ def test_the_runner_honours_ssl_cert_file_as_before(pki, tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.usefixtures("no_bundle")
 @pytest.mark.parametrize("case", ["untrusted", "missing", "not-pem"])
 def test_the_runner_refuses_in_one_line(pki, tmp_path, case):
     extra = {"untrusted": (), "missing": ("--ca-bundle", tmp_path / "nope.pem"),

@@ -76,7 +76,9 @@ def test_the_pool_ends_when_stopped_at_random_moments(load, rounds, cases):
     """An error, a Ctrl-C or a failing item while workers write large results: the pool ends, no
     worker is left. A worker killed mid-write breaks the pool with an error (tests/support/pool_stress.py)."""
     load(60)
-    proc = subprocess.run([sys.executable, "-m", "tests.support.pool_stress", str(rounds), str(SEED), *cases],
+    # a dead worker is looked for every 0.5 s; the 2 s grace after it is a wait, not the check
+    proc = subprocess.run([sys.executable, "-m", "tests.support.pool_stress", str(rounds), str(SEED), *cases,
+                           "--dead-worker-grace", "0.3"],
                           cwd=REPO, env=ENV, capture_output=True, text=True, timeout=rounds * LIMIT + 60)
     assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == f"ok {rounds}", \
         f"seed {SEED}\n{proc.stdout[-2000:]}\n{proc.stderr[-6000:]}"

@@ -7,6 +7,7 @@ scipy, not from the simulator's code.
 """
 from __future__ import annotations
 
+import functools
 import math
 import random
 import subprocess
@@ -42,11 +43,41 @@ def copula_phi(p, q, rho):
 LATENTS = [problem_latent(f"problem number {i}: what is {i} + {i % 7}?") for i in range(N)]
 
 
+DRAWS_PER_ANSWER = 4      # what choose_outcome draws at most: two for its normal, a roll, a loop kind
+
+
+@functools.lru_cache(maxsize=None)
+def first_draws(name):
+    """The first draws of answer i's generator random.Random(f"{name}|{i}"), for every i: seeding
+    20,000 generators costs more than the outcomes, and the same seeds serve every difficulty."""
+    return [tuple(rng.random() for _ in range(DRAWS_PER_ANSWER))
+            for rng in (random.Random(f"{name}|{i}") for i in range(N))]
+
+
+class Replay(random.Random):
+    """random.Random giving back one answer's recorded draws in order: choose_outcome sees the
+    numbers random.Random(f"{name}|{i}") would give it (gauss and choices draw through random())."""
+
+    def replay(self, draws):
+        self._draws = iter(draws)
+        self.gauss_next = None           # gauss keeps its second normal here: none from another answer
+        return self
+
+    def random(self):
+        try:
+            return next(self._draws)
+        except StopIteration:
+            raise AssertionError(f"choose_outcome drew more than DRAWS_PER_ANSWER = {DRAWS_PER_ANSWER}") from None
+
+    def getrandbits(self, k):
+        raise AssertionError("choose_outcome drew bits: record them in first_draws too")
+
+
 def outcomes(name, d, shared=True):
-    profile = PROFILES[name]
+    profile, rng = PROFILES[name], Replay(0)
     return [choose_outcome(profile, Problem(target="42", response_enum=None, difficulty=d, words=[],
-                                            latent=z if shared else None), random.Random(f"{name}|{i}"))
-            for i, z in enumerate(LATENTS)]
+                                            latent=z if shared else None), rng.replay(draws))
+            for draws, z in zip(first_draws(name), LATENTS)]
 
 
 def test_latent_is_standard_normal_and_depends_only_on_the_problem_text():

@@ -152,23 +152,46 @@ def test_fault_spec_parsing():
             parse_faults(bad)
 
 
-def test_cli_errors_are_one_line():
+def test_cli_errors_are_one_line(capsys, monkeypatch):
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "resolver.simulator", *args], cwd=REPO,
-                              capture_output=True, text=True, timeout=60)
-    bad = run("--faults", "429=lots")
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "429=lots" in bad.stderr
+        """A real interpreter: these two fail only once the server starts (a port, a config)."""
+        return subprocess.Popen([sys.executable, "-m", "resolver.simulator", *args], cwd=REPO,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def ended(proc):
+        _, err = proc.communicate(timeout=60)
+        return proc.returncode, err
+
+    def in_process(*args):
+        """Flags refused before anything is served, checked through the command's own run_main."""
+        from resolver.cli import run_main
+        from resolver.cli.simulator import main
+
+        with pytest.raises(SystemExit) as exited:
+            run_main(main, list(args))
+        return exited.value.code, capsys.readouterr().err
+
+    monkeypatch.chdir(REPO)
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)
-    busy = run("--port", str(taken.getsockname()[1]))
-    taken.close()
-    assert busy.returncode == 2 and "pick another --port" in busy.stderr and "Traceback" not in busy.stderr
-    missing = run("--config", "configs/nope.yaml")
-    assert missing.returncode == 2 and "Traceback" not in missing.stderr
-    sparse = run("--config", "configs/tiny.yaml", "--density", "sparse")
-    assert sparse.returncode == 2 and len(sparse.stderr.strip().splitlines()) == 1
-    assert all(d in sparse.stderr for d in ("sparse", "normal", "lowdef", "corner"))
+    busy_proc, missing_proc = run("--port", str(taken.getsockname()[1])), run("--config", "configs/nope.yaml")
+    try:
+        code, err = in_process("--faults", "429=lots")
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "429=lots" in err
+        code, err = in_process("--config", "configs/tiny.yaml", "--density", "sparse")
+        assert code == 2 and len(err.strip().splitlines()) == 1
+        assert all(d in err for d in ("sparse", "normal", "lowdef", "corner"))
+        code, err = ended(busy_proc)
+        assert code == 2 and "pick another --port" in err and "Traceback" not in err
+        code, err = ended(missing_proc)
+        assert code == 2 and "Traceback" not in err
+    finally:
+        taken.close()
+        for proc in (busy_proc, missing_proc):      # one that did not end (a failed check) is stopped
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
 
 
 def test_subprocess_start_and_stop():

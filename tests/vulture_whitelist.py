@@ -61,3 +61,6 @@ _.browser_ready
 
 # Python reads sys.unraisablehook when a finaliser raises (resolver/ingest/pipeline.py, a worker's stop)
 _.unraisablehook
+
+# random.Random.gauss reads the second normal it keeps (tests/test_sim_agreement.py's Replay clears it per answer)
+_.gauss_next

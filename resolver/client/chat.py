@@ -42,7 +42,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_result, stop_after_
 from resolver.client.completions import Completion, completion_from_payload, parse_json_reply, reply_excerpt
 from resolver.client.endpoints import Endpoint, parse_endpoint
 from resolver.client.http_policy import classify_error, is_socks, proxy_for, retry_delay, server_message
-from resolver.client.retries import RequestFailed, RequestRetries, Transient
+from resolver.client.retries import RequestFailed, RequestRetries, Transient, loading_pause
 from resolver.client.server_metrics import generated_tokens
 from resolver.client.stats import ClientStats
 from resolver.client.stream import StreamState
@@ -280,8 +280,7 @@ class ChatClient:
         def pause(state: RetryCallState) -> float:
             reply = last_reply(state)
             assert reply is not None, "only a loading reply is retried"
-            asked = retry_delay(reply[2])
-            return min(5.0, max(0.5, 2.0 if asked is None else asked))
+            return loading_pause(retry_delay(reply[2]), 5.0)
 
         # Wait while the server says it is loading, up to load_timeout; then judge the last reply.
         retrying = AsyncRetrying(retry=retry_if_result(lambda r: r is not None and kind_of(r) == "loading"),

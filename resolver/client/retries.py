@@ -30,6 +30,13 @@ from resolver.client.stats import ClientStats
 _Result = TypeVar("_Result")
 
 SAME_REPLY_ATTEMPTS = 4        # the same bad reply this many times in a row ends the request
+LOADING_POLL_MIN_S = 0.5       # a loading server is asked again at most this often, whatever it asks
+
+
+def loading_pause(asked: float | None, longest: float) -> float:
+    """The wait before asking a loading server again: its Retry-After (2 s when it names none),
+    kept within LOADING_POLL_MIN_S..`longest` (docs/runner.md, --load-timeout)."""
+    return max(LOADING_POLL_MIN_S, min(2.0 if asked is None else asked, longest))
 
 
 class RequestFailed(Exception):
@@ -119,8 +126,7 @@ class RequestRetries:
             self.loading_since = self.loading_since or now
             waited = now - self.loading_since
             if waited < self.load_timeout:
-                asked = exc.retry_after if exc.retry_after is not None else 2.0
-                self.pause = min(self.load_timeout - waited, max(0.5, min(asked, 10.0)))
+                self.pause = min(self.load_timeout - waited, loading_pause(exc.retry_after, 10.0))
                 return
         same = exc.signature is not None and exc.signature == self.last_signature
         self.last_signature, self.same_replies = exc.signature, (self.same_replies + 1 if same else 1)

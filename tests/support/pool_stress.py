@@ -1,20 +1,24 @@
 """Stop evaluate.py's worker pool at random moments, many times, in one process (issue 46).
 
-Run as ``python -m tests.support.pool_stress ROUNDS SEED [case ...]`` (tests/test_hang_sweep.py
-does). Each round starts a ``Workers`` pool whose items return large results (so that the
-workers spend most of their time writing to the pool's result pipe, where a worker killed
-mid-write tears a message), then ends the ``with`` block at a random moment by one of the
-cases below. A round that has not ended within ``LIMIT`` seconds is a hang: faulthandler
-prints every thread's stack and the process exits with status 1. After each round no worker
-may be left. The last line is ``ok ROUNDS`` when every round ended.
+Run as ``python -m tests.support.pool_stress ROUNDS SEED [case ...] [--dead-worker-grace S]``
+(tests/test_hang_sweep.py does, with a grace of 0.3 s). Each round starts a ``Workers`` pool
+whose items return large results (so that the workers spend most of their time writing to the
+pool's result pipe, where a worker killed mid-write tears a message), then ends the ``with``
+block at a random moment by one of the cases below. A round that has not ended within
+``LIMIT`` seconds is a hang: faulthandler prints every thread's stack and the process exits
+with status 1. After each round no worker may be left. The last line is ``ok ROUNDS`` when
+every round ended.
 
 Cases: ``error`` (an exception in the main process), ``ctrl-c`` (SIGINT to the main
 process), ``item-error`` (an item raises in a worker while the others write results),
 ``worker-dies`` (a worker is killed halfway through writing its result: the pool must
-break with an error, not wait).
+break with an error, not wait). ``--dead-worker-grace`` sets how long the pool waits for a
+dead worker to show before it tears itself down (``DEAD_WORKER_GRACE_SECONDS``, 2 s): each
+``worker-dies`` round waits it out once.
 """
 from __future__ import annotations
 
+import argparse
 import faulthandler
 import multiprocessing
 import os
@@ -24,6 +28,7 @@ import sys
 import time
 
 from resolver.core import UserError
+from resolver.ingest import pipeline
 from resolver.ingest.pipeline import Workers
 
 LIMIT = float(os.environ.get("REASONSCAPE_HANG_LIMIT", "30"))    # a hang detector, not a timing test
@@ -92,7 +97,15 @@ def one_round(case: str, rng: random.Random) -> str:
 
 
 def main(argv: list[str]) -> int:
-    rounds, seed, cases = int(argv[0]), int(argv[1]), argv[2:] or ["error", "ctrl-c", "item-error"]
+    parser = argparse.ArgumentParser(prog="python -m tests.support.pool_stress")
+    parser.add_argument("rounds", type=int)
+    parser.add_argument("seed", type=int)
+    parser.add_argument("cases", nargs="*", help="error, ctrl-c, item-error, worker-dies")
+    parser.add_argument("--dead-worker-grace", type=float, metavar="S")
+    args = parser.parse_args(argv)
+    rounds, seed, cases = args.rounds, args.seed, args.cases or ["error", "ctrl-c", "item-error"]
+    if args.dead_worker_grace is not None:
+        pipeline.DEAD_WORKER_GRACE_SECONDS = args.dead_worker_grace
     rng = random.Random(seed)
     random.seed(seed)
     for number in range(rounds):
