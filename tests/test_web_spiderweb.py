@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from tests.support.in_process import run_refused_start
 from tests.support.browser import DashServer, free_port, needs_browser, serve_in_browser
+from tests.support.in_process import run_refused_start
 from tests.support.web_dataset import shared_web_dataset
 
 
