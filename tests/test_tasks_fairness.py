@@ -141,16 +141,15 @@ def test_no_rule_that_skips_the_question_finds_the_date():
     for step, cases in _r12_points("dates", count=64):
         dated = [c for c in cases if c.genresult["question"] == "date"]
         chance = 1 / step.params["choice_count"]
+        read = []                                 # each problem's options and dates, read once for every rule
+        for case in dated:
+            options = re.findall(r"^\(([A-Z])\) (.+)$", case.input, re.M)
+            today = _date(re.search(r"today, \w+, (.+?)\.(?: The|\n)", case.input).group(1))
+            read.append((case, options, [_date(text) for _, text in options], today))
         for name, rule in rules.items():
             hits = 0
-            for case in dated:
-                options = re.findall(r"^\(([A-Z])\) (.+)$", case.input, re.M)
-                days = [_date(text) for _, text in options]
-                if rule is None:
-                    today = _date(re.search(r"today, \w+, (.+?)\.(?: The|\n)", case.input).group(1))
-                    pick = _nearest_today(days, today)
-                else:
-                    pick = rule(days)
+            for case, options, days, today in read:
+                pick = _nearest_today(days, today) if rule is None else rule(days)
                 hits += f"({options[pick][0]})" == case.target
             se = (chance * (1 - chance) / len(dated)) ** 0.5
             assert hits / len(dated) <= chance + 0.05 + 3 * se, (step.name, name, hits / len(dated))
