@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import json
 import re
 import subprocess
@@ -30,6 +31,17 @@ def _parse(text: str) -> ast.Module:
 def parsed(path: Path) -> ast.Module:
     """A file's syntax tree, parsed once per text: most checks here walk every module of resolver/."""
     return _parse(path.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=None)
+def _walk(text: str) -> tuple[ast.AST, ...]:
+    return tuple(ast.walk(_parse(text)))
+
+
+def walked(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of a file's tree in ast.walk's order, listed once per text: the checks below
+    walk each module of resolver/ several times."""
+    return _walk(path.read_text(encoding="utf-8"))
 
 
 def packages() -> list[Path]:
@@ -75,12 +87,15 @@ def test_every_package_declares_its_public_names(package):
 
 
 def test_all_public_names_resolve():
-    code = ("import importlib, json, sys\nbad = []\n"
-            "for name in sys.argv[1:]:\n    pkg = importlib.import_module(name)\n"
-            "    bad += [f'{name}.{n}' for n in pkg.__all__ if not hasattr(pkg, n)]\nprint(json.dumps(bad))")
-    proc = subprocess.run([sys.executable, "-c", code, *[dotted(p) for p in packages()]], cwd=REPO,
-                          capture_output=True, text=True, check=True)
-    assert json.loads(proc.stdout) == []
+    """Every name of every package's __all__ is there (a lazily exported one loads its module).
+    In this process: what the names load (pandas, Dash, scipy ...) the test process loads anyway,
+    where a fresh interpreter paid seconds of imports for this one check; the cheap-import checks
+    below are the ones that need a fresh interpreter."""
+    bad = []
+    for name in [dotted(p) for p in packages()]:
+        package = importlib.import_module(name)
+        bad += [f"{name}.{n}" for n in package.__all__ if not hasattr(package, n)]
+    assert bad == []
 
 
 def test_no_module_over_the_size_limit():
@@ -150,13 +165,13 @@ def _literal_prefix(node, module: str, package: str) -> str | None:
     return None
 
 
-def _lazy_exports(tree, package: str, known):
+def _lazy_exports(nodes, package: str, known):
     """A package __init__'s exports of submodules: every string in it (tables, __all__) that names
     one of the package's modules, or a resolver module by its full name. Docstrings are prose."""
-    prose = {id(n.body[0].value) for n in ast.walk(tree)
+    prose = {id(n.body[0].value) for n in nodes
              if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
              and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
             text = node.value.split(":")[0]
             for name in (text, f"{package}.{text}"):
@@ -174,10 +189,10 @@ def resolver_imports(path: Path, module: str, known, submodules: bool = False) -
     `submodules`: `from pkg import mod` counts as an import of pkg.mod alone, not of pkg's
     __init__ (which Python runs first for any pkg.x; the module graph below wants what the code
     itself reads)."""
-    tree = parsed(path)
+    nodes = walked(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = []
-    for node in ast.walk(tree):
+    for node in nodes:
         names = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -201,7 +216,7 @@ def resolver_imports(path: Path, module: str, known, submodules: bool = False) -
             if target:
                 found.append((target, node.lineno))
     if path.name == "__init__.py":
-        found += _lazy_exports(tree, package, known)
+        found += _lazy_exports(nodes, package, known)
     return sorted(set(found), key=lambda item: (item[1], item[0]))
 
 
@@ -209,7 +224,7 @@ def dynamic_imports_not_counted(path: Path, module: str) -> list[int]:
     """Lines of dynamic imports whose module name is computed (not even a literal prefix)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     lines = []
-    for node in ast.walk(parsed(path)):
+    for node in walked(path):
         if isinstance(node, ast.Call) and node.args:
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
@@ -219,7 +234,18 @@ def dynamic_imports_not_counted(path: Path, module: str) -> list[int]:
 
 
 def import_edges(root: Path = REPO) -> dict[tuple[str, str], list[tuple[str, int]]]:
-    """(importing package, imported package) -> [(file, line), ...] between resolver's top packages."""
+    """(importing package, imported package) -> [(file, line), ...] between resolver's top packages.
+    The repository's own are read once per test process (five tests read them; nothing changes
+    resolver/ meanwhile); a hand-made tree elsewhere is read each time."""
+    return _repo_import_edges() if root == REPO else _import_edges(root)
+
+
+@functools.lru_cache(maxsize=None)
+def _repo_import_edges() -> dict[tuple[str, str], list[tuple[str, int]]]:
+    return _import_edges(REPO)
+
+
+def _import_edges(root: Path) -> dict[tuple[str, str], list[tuple[str, int]]]:
     files = module_files(root)
     tops = {name.split(".")[1] for name, path in files.items() if path.name == "__init__.py" and name.count(".") == 1}
     edges: dict[tuple[str, str], list[tuple[str, int]]] = {}
@@ -453,7 +479,7 @@ def outside_imports():
     for path in files:
         rel = path.relative_to(REPO).parts
         own = rel[1] if rel[0] == "resolver" and len(rel) > 2 else None
-        for node in ast.walk(parsed(path)):
+        for node in walked(path):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("resolver."):
                 parts = node.module.split(".")
                 if parts[1] in tops and parts[1] != own:
@@ -513,15 +539,15 @@ def command_code(path: Path) -> list[tuple[str, int]]:
     (strings and comments do not count): "argparse" (imported, or a parser built or run),
     "print", "input", "sys.exit" (also `raise SystemExit`), "sys.stdout.write" / "sys.stderr.write",
     "tqdm" (imported: a progress bar is the command's, handed to the library as a factory)."""
-    tree = parsed(path)
+    nodes = walked(path)
     sys_names, from_sys = set(), {}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             sys_names |= {a.asname or a.name for a in node.names if a.name == "sys"}
         elif isinstance(node, ast.ImportFrom) and node.module == "sys":
             from_sys |= {a.asname or a.name: f"sys.{a.name}" for a in node.names}
     found = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "argparse" for a in node.names) \
                 or isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "argparse":
             found.append(("argparse", node.lineno))

@@ -2,6 +2,8 @@
 overlapping, width as asked, height grown with the labels."""
 from __future__ import annotations
 
+import json
+
 import pytest
 import test_analyze_fixture as fixture
 from conftest import run_script
@@ -28,8 +30,12 @@ def build(root, labels):
 
 @pytest.fixture(scope="module")
 def datasets(tmp_path_factory):
-    return (build(tmp_path_factory.mktemp("long"), LONG),
-            build(tmp_path_factory.mktemp("short"), {m: m for m in LONG}))
+    """The long labels' dataset, and the hand dataset as it is built once per test run, whose
+    labels ("Alpha model" ...) are short."""
+    short = fixture.hand_dataset(tmp_path_factory, "short")
+    assert max(len(entry["label"]) for cohort in short.parent.glob("hand/*/evals.json")
+               for entry in json.loads(cohort.read_text())) < 20
+    return build(tmp_path_factory.mktemp("long"), LONG), short
 
 
 def test_png_width_is_the_flag_and_long_labels_make_it_taller(datasets, tmp_path):

@@ -289,7 +289,8 @@ def test_every_mode_gives_a_sane_interval(sample):
     c, x, v, t, chance = sample
     frame = counts(c, x, v, t, chance * (c + x + v))
     for mode in stats.MODES:
-        center, margin = stats.mode_interval(frame, mode).iloc[0][["center", "margin"]]
+        interval = stats.mode_interval(frame, mode)
+        center, margin = interval["center"].iat[0], interval["margin"].iat[0]
         assert np.isfinite(center) and np.isfinite(margin)
         assert margin >= 0
         assert -1e-12 <= center - margin and center + margin <= 1 + 1e-12

@@ -40,6 +40,28 @@ def scores_json(hand):
     return {e["eval_id"]: e for e in json.loads(proc.stdout)}
 
 
+@pytest.fixture(scope="module")
+def board_view(db):
+    """The leaderboard's Board (resolver/analysis/leaderboard_scores.py) over all manifolds and
+    groups: one view holds every cell in every mode, built once for the cases below."""
+    from resolver.analysis.leaderboard_scores import Board
+
+    return Board(db).view((), ())
+
+
+@pytest.fixture(scope="module")
+def web_tables(db):
+    """The spiderweb's table (resolver/web/spiderweb.py builds it the same way) of one tier in one
+    mode, built once per (degree, mode): two of the cells below share a tier."""
+    tables = {}
+
+    def table(degree: int, mode: str):
+        if (degree, mode) not in tables:
+            tables[degree, mode] = spiderweb_table(db, {"manifold.degree": [degree]}, mode=mode)
+        return tables[degree, mode]
+    return table
+
+
 def same(a: dict, b: dict):
     for name in FIELDS:
         assert a[name] == pytest.approx(b[name], abs=1e-12), name
@@ -48,19 +70,17 @@ def same(a: dict, b: dict):
 
 @pytest.mark.parametrize("model,task,tier,degree", CELLS)
 @pytest.mark.parametrize("mode", stats.MODES)
-def test_scores_json_cell_value_and_web_paths_agree(db, scores_json, model, task, tier, degree, mode):
-    from resolver.analysis.leaderboard_scores import Board
-
+def test_scores_json_cell_value_and_web_paths_agree(db, scores_json, board_view, web_tables, model, task, tier,
+                                                   degree, mode):
     eval_id = model_eval_id(model)
     published = scores_json[eval_id]["tiers"][tier]["tasks"][task]["modes"][mode]
     direct = cell_value(db, eval_id, task, tier, mode)
     same(published, direct)
-    # the leaderboard's Board (resolver/analysis/leaderboard_scores.py) over all manifolds and groups
-    board = Board(db).view((), ())
-    entry = [e for e in board.results if e["eval_id"] == eval_id][0]
+    # the leaderboard's Board over all manifolds and groups
+    entry = [e for e in board_view.results if e["eval_id"] == eval_id][0]
     same(entry["tiers"][tier]["tasks"][task]["modes"][mode], direct)
-    # the spiderweb's table (resolver/web/spiderweb.py builds it the same way) for this tier
-    web = spiderweb_table(db, {"manifold.degree": [degree]}, mode=mode)
+    # the spiderweb's table for this tier
+    web = web_tables(degree, mode)
     row = web[(web["eval_id"] == eval_id) & (web["group"] == task)].iloc[0]
     same(row.to_dict(), direct)
     assert row["mode"] == mode

@@ -20,11 +20,24 @@ from resolver.tasks import get_task
 _R12 = load_config("configs/r12.yaml")
 
 
+# A task's r12 points are generated once per test process and read as prefixes: a generator's
+# first n cases are the same whatever count is asked (count-invariance, tests/test_tasks_generators.py).
+# These checks and tests/test_tasks_r12_targets.py ask 16, 64 and 128; a task asked for more
+# than 64 here is generated at its largest count the first time.
+_R12_LARGEST = {"brackets": 128}
+_R12_GENERATED: dict[str, list] = {}
+
+
 def _r12_points(task_name, count=64):
     """(step, cases) for every r12 point of a task, with the runner's own seeds."""
-    for step in expand_steps(_R12, tasks=[task_name]):
-        task = get_task(step.generator)
-        yield step, list(task.iter_cases(step.gen_params, random.Random(step.seed), count))
+    points = _R12_GENERATED.get(task_name)
+    if points is None or len(points[0][1]) < count:
+        largest = max(count, _R12_LARGEST.get(task_name, count))
+        points = [(step, list(get_task(step.generator).iter_cases(step.gen_params, random.Random(step.seed), largest)))
+                  for step in expand_steps(_R12, tasks=[task_name])]
+        _R12_GENERATED[task_name] = points
+    for step, cases in points:
+        yield step, cases[:count]
 
 
 def _cases(name, raw, count=64, seed=42):
@@ -128,16 +141,15 @@ def test_no_rule_that_skips_the_question_finds_the_date():
     for step, cases in _r12_points("dates", count=64):
         dated = [c for c in cases if c.genresult["question"] == "date"]
         chance = 1 / step.params["choice_count"]
+        read = []                                 # each problem's options and dates, read once for every rule
+        for case in dated:
+            options = re.findall(r"^\(([A-Z])\) (.+)$", case.input, re.M)
+            today = _date(re.search(r"today, \w+, (.+?)\.(?: The|\n)", case.input).group(1))
+            read.append((case, options, [_date(text) for _, text in options], today))
         for name, rule in rules.items():
             hits = 0
-            for case in dated:
-                options = re.findall(r"^\(([A-Z])\) (.+)$", case.input, re.M)
-                days = [_date(text) for _, text in options]
-                if rule is None:
-                    today = _date(re.search(r"today, \w+, (.+?)\.(?: The|\n)", case.input).group(1))
-                    pick = _nearest_today(days, today)
-                else:
-                    pick = rule(days)
+            for case, options, days, today in read:
+                pick = _nearest_today(days, today) if rule is None else rule(days)
                 hits += f"({options[pick][0]})" == case.target
             se = (chance * (1 - chance) / len(dated)) ** 0.5
             assert hits / len(dated) <= chance + 0.05 + 3 * se, (step.name, name, hits / len(dated))

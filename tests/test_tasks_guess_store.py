@@ -97,27 +97,42 @@ def test_the_fingerprint_follows_every_source_and_vocab_file(tmp_path):
     assert len(tasks_fingerprint()) == 64
 
 
-def test_r12_rates_from_a_warm_store_equal_a_fresh_draw(tmp_path):
-    """Two processes over a sample of r12's arithmetic, letters and tables points: one drawing
-    into a new store, one reading it back; a third with the store off draws them itself."""
-    code = (
-        "import random, sys\n"
-        "from resolver.config.loader import expand_steps, load_config\n"
-        "from resolver.tasks import get_task\n"
-        "steps = [s for s in expand_steps(load_config('configs/r12.yaml'))\n"
-        "         if s.base_task in ('arithmetic', 'letters', 'tables')][::15]\n"
-        "for s in steps:\n"
-        "    case = next(iter(get_task(s.generator).generate_cases(s.gen_params, random.Random(s.seed), 1)))\n"
-        "    print(s.base_task, case.guess_chance)\n")
+R12_SAMPLE = (
+    "import random\n"
+    "from resolver.config.loader import expand_steps, load_config\n"
+    "from resolver.tasks import get_task\n"
+    "steps = [s for s in expand_steps(load_config('configs/r12.yaml'))\n"
+    "         if s.base_task in ('arithmetic', 'letters', 'tables')][::15]\n"
+    "for s in steps:\n"
+    "    case = next(iter(get_task(s.generator).generate_cases(s.gen_params, random.Random(s.seed), 1)))\n"
+    "    print(s.base_task, case.guess_chance)\n")
 
-    def rates(setting: str) -> str:
-        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "REASONSCAPE_GUESS_CACHE": setting}
-        return subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True,
-                              check=True).stdout
 
+def test_r12_rates_from_a_warm_store_equal_a_fresh_draw(tmp_path, monkeypatch, capsys):
+    """Over a sample of r12's arithmetic, letters and tables points: a process of its own draws
+    into a new store; reading it back, and drawing with the store off, give the same rates. The
+    last two run in this process as a new one would: the store read from the environment again
+    and the in-process cache empty (the two places a rate is kept, resolver/tasks/guess.py)."""
     store = str(tmp_path / "g.sqlite")
-    cold, warm, off = rates(store), rates(store), rates("off")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "REASONSCAPE_GUESS_CACHE": store}
+    cold = subprocess.run([sys.executable, "-c", R12_SAMPLE], cwd=REPO, env=env, capture_output=True, text=True,
+                          check=True).stdout
+
+    def rates(setting: str) -> tuple[str, int]:
+        """(printed rates, rates drawn) with REASONSCAPE_GUESS_CACHE=setting, as a fresh process."""
+        monkeypatch.setenv("REASONSCAPE_GUESS_CACHE", setting)
+        monkeypatch.setattr(guess_store, "_STORE", [])
+        monkeypatch.setattr(guess, "_CACHE", {})
+        drawn = []
+        put = GuessRateStore.put
+        monkeypatch.setattr(GuessRateStore, "put", lambda self, *a: (drawn.append(a), put(self, *a))[1])
+        monkeypatch.chdir(REPO)
+        exec(compile(R12_SAMPLE, "<r12 sample>", "exec"), {"__name__": "__r12_sample__"})
+        return capsys.readouterr().out, len(drawn)
+
+    (warm, warm_drawn), (off, _) = rates(store), rates("off")
     assert cold == warm == off
+    assert warm_drawn == 0                               # every rate read back from the store
     assert len(cold.splitlines()) >= 10 and {"arithmetic", "letters", "tables"} <= {
         line.split()[0] for line in cold.splitlines()}
     with sqlite3.connect(store) as db:

@@ -9,6 +9,7 @@ import pytest
 
 from tests.conftest import run_script
 from tests.support.browser import free_port, needs_browser, serve_in_browser
+from tests.support.in_process import run_refused_start
 from tests.support.web_dataset import shared_web_dataset
 
 
@@ -289,8 +290,8 @@ def test_one_d_view_line_click_and_fft(page):
 
 
 def test_unloadable_tokenizer_is_one_line_error(tmp_path, dataset):
-    proc = run_script("explorer.py", dataset, "--tokenizer", str(tmp_path / "no-such-tokenizer"),
-                      "--port", str(free_port()))
+    proc = run_refused_start("explorer.py", dataset, "--tokenizer", str(tmp_path / "no-such-tokenizer"),
+                             "--port", str(free_port()))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "tokenizer" in proc.stderr
 
 

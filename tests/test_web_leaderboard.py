@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import run_script
 from tests.support.browser import Browser, free_port, needs_browser, serve_in_browser
+from tests.support.in_process import run_refused_start
 from tests.support.web_dataset import EVALS, shared_web_dataset
 
 READY = "#lb-table .ag-cell[col-id='_model']"
@@ -316,6 +317,7 @@ def test_group_and_manifold_selection_recompute(page):
 
 
 def test_bad_dataset_path_is_one_line_error(tmp_path):
+    # the real script in its own process; the other refused starts below run in this one
     proc = run_script("leaderboard.py", tmp_path / "nope.json", "--port", str(free_port()), timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "dataset file not found" in proc.stderr
@@ -324,15 +326,15 @@ def test_bad_dataset_path_is_one_line_error(tmp_path):
 def test_missing_db_names_evaluate_command(tmp_path):
     dataset = tmp_path / "d.json"
     dataset.write_text(json.dumps({"name": "d", "db": "missing.db", "cohorts": []}))
-    proc = run_script("leaderboard.py", dataset, "--port", str(free_port()), timeout=60)
+    proc = run_refused_start("leaderboard.py", dataset, "--port", str(free_port()))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "evaluate.py --dataset" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_bad_group_by_and_base_path(dataset):
-    proc = run_script("leaderboard.py", dataset, "--group-by", "params.nonexistent", "--port", str(free_port()))
+    proc = run_refused_start("leaderboard.py", dataset, "--group-by", "params.nonexistent", "--port", str(free_port()))
     assert proc.returncode == 2 and "params.nonexistent" in proc.stderr and proc.stderr.count("\n") == 1
-    proc = run_script("leaderboard.py", dataset, "--url-base-pathname", "/a b/", "--port", str(free_port()))
+    proc = run_refused_start("leaderboard.py", dataset, "--url-base-pathname", "/a b/", "--port", str(free_port()))
     assert proc.returncode == 2 and "--url-base-pathname" in proc.stderr
 
 
@@ -363,7 +365,7 @@ def test_empty_db_is_one_line_error(tmp_path):
         pass
     dataset = tmp_path / "e.json"
     dataset.write_text(json.dumps({"name": "e", "db": "e.db", "cohorts": []}))
-    proc = run_script("leaderboard.py", dataset, "--port", str(free_port()), timeout=60)
+    proc = run_refused_start("leaderboard.py", dataset, "--port", str(free_port()))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "has no points" in proc.stderr
 
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from tests.conftest import run_script
 from tests.support.browser import DashServer, free_port, needs_browser, serve_in_browser
+from tests.support.in_process import run_refused_start
 from tests.support.web_dataset import shared_web_dataset
 
 
@@ -159,7 +159,7 @@ def test_bar_toggle_overlays_and_permalink(page):
 
 
 def test_group_by_without_values_is_one_line_error(dataset):
-    proc = run_script("spiderweb.py", dataset, "--group-by", "params.bogus", "--port", str(free_port()))
+    proc = run_refused_start("spiderweb.py", dataset, "--group-by", "params.bogus", "--port", str(free_port()))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "params.bogus" in proc.stderr
 
 

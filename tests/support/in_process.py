@@ -30,7 +30,7 @@ import warnings
 from pathlib import Path
 
 # The scripts whose `main` runs in-process; the web apps' scripts serve until stopped and stay
-# real processes.
+# real processes, but for the starts they refuse (`run_refused_start`, below).
 IN_PROCESS_SCRIPTS = frozenset({"analyze.py", "cohort.py", "data.py", "evaluate.py", "probe.py", "runner.py"})
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE)
 
@@ -147,3 +147,44 @@ def run_in_process(script_path: Path, args: list[str], cwd: Path, env: dict[str,
             code = 1
         stdout, stderr = out.captured(), err.captured()
     return subprocess.CompletedProcess([sys.executable, str(script_path), *args], code, stdout, stderr)
+
+
+# The web apps' scripts serve until stopped, so they run in-process only to check a start they
+# refuse (a bad flag, a dataset they cannot serve): `run_refused_start`.
+WEB_APP_SCRIPTS = frozenset({"explorer.py", "leaderboard.py", "spiderweb.py"})
+
+
+@contextlib.contextmanager
+def _serving_refused():
+    """`resolver.web.serve` raises for the call: a web app that does not refuse its input ends as
+    an uncaught error (exit 1, its traceback on stderr) instead of serving until stopped. Set in
+    the package's own namespace, where `from resolver.web import serve` finds it before the
+    lazy loader (resolver/web/__init__.py), and put back after."""
+    import resolver.web as web
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the web app got as far as serving: it was expected to refuse its input")
+
+    namespace = vars(web)
+    had, saved = "serve" in namespace, namespace.get("serve")
+    namespace["serve"] = refuse
+    try:
+        yield
+    finally:
+        if had:
+            namespace["serve"] = saved
+        else:
+            namespace.pop("serve", None)
+
+
+def run_refused_start(script: str, *args) -> subprocess.CompletedProcess:
+    """A web app's script (leaderboard.py, explorer.py, spiderweb.py) run in this process as
+    `run_in_process` runs the commands, from the repository root, for a start it must refuse:
+    what `subprocess.run(..., capture_output=True, text=True)` of the script would give back."""
+    if script not in WEB_APP_SCRIPTS:
+        raise ValueError(f"{script} is not a web app's script: {sorted(WEB_APP_SCRIPTS)}")
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(repo))
+    env.setdefault("TQDM_DISABLE", "1")
+    with _serving_refused():
+        return run_in_process(repo / script, [str(a) for a in args], repo, env)
