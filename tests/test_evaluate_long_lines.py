@@ -105,12 +105,18 @@ def test_many_long_records_in_one_file_are_all_read(tmp_path):
 
 # ---------------------------------------------------------------- the scan
 
-@pytest.mark.parametrize("long_line, line_no, needle", [
-    (_line(key="k-2", answer="x" * BIG), 2, "line of 50,000,"),                   # a valid record
-    (b"g" * BIG + b"\n", 2, "line of 50,000,000 bytes is over the 16,777,216 bytes"),    # garbage, mid-file
-    (b'{"key": "k-9", "answer": "' + b"g" * BIG, 4, "malformed JSON: the last line"),    # a crash's tail
-])
-def test_a_line_over_the_limit_is_one_refused_record(tmp_path, long_line, line_no, needle):
+# Each long line is made when its case runs, not when the module is collected (by every worker).
+LONG_LINES = [
+    (lambda: _line(key="k-2", answer="x" * BIG), 2, "line of 50,000,"),                   # a valid record
+    (lambda: b"g" * BIG + b"\n", 2, "line of 50,000,000 bytes is over the 16,777,216 bytes"),    # garbage, mid-file
+    (lambda: b'{"key": "k-9", "answer": "' + b"g" * BIG, 4, "malformed JSON: the last line"),    # a crash's tail
+]
+
+
+@pytest.mark.parametrize("make_long_line, line_no, needle", LONG_LINES,
+                         ids=[f"long_line{n}-{line_no}-{needle}" for n, (_, line_no, needle) in enumerate(LONG_LINES)])
+def test_a_line_over_the_limit_is_one_refused_record(tmp_path, make_long_line, line_no, needle):
+    long_line = make_long_line()
     lines = [_line(key="k-1"), long_line, _line(key="k-3")]
     if not long_line.endswith(b"\n"):
         lines = [lines[0], lines[2], b"\n", long_line]
@@ -162,8 +168,11 @@ def _lines_under_the_limit(files, folder):
     folder.mkdir()
     kept = []
     for number, path in enumerate(files):
-        with open(path, "rb") as fh:
-            body = b"".join(raw for raw in fh if len(raw.strip()) <= LIMIT)
+        *lines, tail = path.read_bytes().split(b"\n")     # the lines a file object would give, and a cut tail
+        # a line no longer than the limit is under it stripped too: only the long ones need stripping
+        body = b"".join(line + b"\n" for line in lines if len(line) <= LIMIT or len(line.strip()) <= LIMIT)
+        if len(tail) <= LIMIT or len(tail.strip()) <= LIMIT:
+            body += tail
         kept.append(folder / f"{number:04d}.ndjson")      # keeps the order of the originals
         kept[-1].write_bytes(body)
     return kept
@@ -183,16 +192,19 @@ def test_evaluate_reports_long_lines_and_writes_every_good_record(tmp_path):
     rng = random.Random(8)
     valid = make_record("ModelA", "zs", "greedy", "arithmetic", {"length": 3}, 77, "correct", rng)
     valid["answer"] = "Final Answer: 1 " + "x" * BIG
+    valid_line = json.dumps(valid).encode()
     victim_a = sorted((tmp_path / "data/r1/ModelA").rglob("*.ndjson"))[0]
     lines = victim_a.read_bytes().splitlines(keepends=True)
-    victim_a.write_bytes(lines[0] + (json.dumps(valid) + "\n").encode() + lines[1] + b"g" * BIG + b"\n"
-                         + b"".join(lines[2:]))
+    with open(victim_a, "wb") as fh:                   # written piece by piece: no 100 MB joined copy
+        for piece in (lines[0], valid_line, b"\n", lines[1], b"g" * BIG, b"\n", *lines[2:]):
+            fh.write(piece)
     victim_b = sorted((tmp_path / "data/r1/ModelB").rglob("*.ndjson"))[-1]
     tail_line = len(victim_b.read_bytes().splitlines()) + 1
     with open(victim_b, "ab") as fh:
-        fh.write(b'{"key": "' + b"g" * BIG)                  # a crash mid-write: no newline
+        fh.write(b'{"key": "')
+        fh.write(b"g" * BIG)                                 # a crash mid-write: no newline
     proc = run_script("evaluate.py", "--dataset", dataset, "--parallel", "2", check=True)
-    assert f"{victim_a}:2: line of {len(json.dumps(valid)):,} bytes is over the 16,777,216 bytes" in proc.stderr
+    assert f"{victim_a}:2: line of {len(valid_line):,} bytes is over the 16,777,216 bytes" in proc.stderr
     assert f"{victim_a}:4: line of 50,000,000 bytes is over" in proc.stderr
     assert f"{victim_b}:{tail_line}: malformed JSON: the last line (50,000,009 bytes)" in proc.stderr
     assert "(truncated last line?)" in proc.stderr and "Traceback" not in proc.stderr
@@ -218,11 +230,13 @@ def test_offline_inplace_copies_long_lines_through_unchanged(tmp_path):
     over = b'{"base_task": "arithmetic", "answer": "' + b"y" * (LIMIT + 100) + b'"}\n'
     huge = b'{"base_task": "arithmetic", "answer": "' + b"y" * (2 * LIMIT + 100) + b'"}\n'
     tail = b'{"key": "' + b"g" * BIG
-    path.write_bytes(path.read_bytes() + over + huge + tail)
+    long_tail = over + huge + tail
+    with open(path, "ab") as fh:
+        fh.write(long_tail)
     run_script("evaluate.py", "--interview", path, "--offline", "--inplace", "--db", tmp_path / "a.db", check=True)
     after = path.read_bytes()
-    assert after.endswith(over + huge + tail)
-    head = after[: -len(over + huge + tail)].splitlines()
+    assert after.endswith(long_tail)
+    head = after[: -len(long_tail)].splitlines()
     assert len(head) == 3 and all(json.loads(line)["grader_version"] for line in head)
 
 

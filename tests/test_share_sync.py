@@ -214,21 +214,22 @@ def test_push_dataset_without_db_names_the_evaluate_command(world):
     assert proc.returncode == 2 and "evaluate.py --dataset" in proc.stderr
 
 
-def test_remote_precedence_flag_env_manifest(world):
+def test_remote_precedence_flag_env_manifest(world, monkeypatch):
     data = world["data"]
     env_remote = world["root"] / "env-remote"
     proc = run_script("data.py", "remote", cwd=world["root"])
     assert proc.stdout.strip() == ".remote"
     run_script("data.py", "remote", "s3://bucket/prefix", cwd=world["root"], check=True)
     assert json.loads((data / "manifest.json").read_text())["remote"] == "s3://bucket/prefix"
-    proc = run_script("data.py", "remote", cwd=world["root"], env={"REASONSCAPE_REMOTE": str(env_remote)})
+    # data.py reads $REASONSCAPE_REMOTE when it picks the remote, not at import: set here, the
+    # in-process command sees it as its own process would (tests/support/in_process.py)
+    monkeypatch.setenv("REASONSCAPE_REMOTE", str(env_remote))
+    proc = run_script("data.py", "remote", cwd=world["root"])
     assert proc.stdout.strip() == str(env_remote)
-    proc = run_script("data.py", "remote", "--remote", "/x", cwd=world["root"],
-                      env={"REASONSCAPE_REMOTE": str(env_remote)})
+    proc = run_script("data.py", "remote", "--remote", "/x", cwd=world["root"])
     assert proc.stdout.strip() == "/x"
     # The environment remote is really used for a push.
-    run_script("data.py", "push", "cohort", "data/demo/alpha", cwd=world["root"], check=True,
-               env={"REASONSCAPE_REMOTE": str(env_remote)})
+    run_script("data.py", "push", "cohort", "data/demo/alpha", cwd=world["root"], check=True)
     assert len(list(env_remote.glob("??/*.tar.zst"))) == 1
 
 

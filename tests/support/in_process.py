@@ -103,9 +103,9 @@ def _the_rest(script_path: Path, args: list[str], cwd: Path, env: dict[str, str]
     os.chdir(cwd)
     sys.argv = [str(script_path), *args]
     sys.stdin, sys.stdout, sys.stderr = io.StringIO(""), out, err
-    # What exists now is left out of the collection after the command (gc.freeze): that one
-    # collection is for what the command made, and a full one scans the whole test process's
-    # heap (~0.1 CPU-s with the suite's imports, paid on every in-process run).
+    # What is alive before the command stays out of the collection after it (gc.freeze): that
+    # collection is for what the command made, and a worker that has imported the web stack and
+    # the rest holds ~400,000 objects, a quarter of a CPU second per full collection.
     gc.freeze()
     try:
         with warnings.catch_warnings():
@@ -125,8 +125,10 @@ def _the_rest(script_path: Path, args: list[str], cwd: Path, env: dict[str, str]
         asyncio.set_event_loop_policy(saved_policy)
         if "matplotlib.pyplot" in sys.modules:
             sys.modules["matplotlib.pyplot"].close("all")
-        gc.collect()       # DuckDB connections a command dropped without closing release their files
-        gc.unfreeze()
+        try:
+            gc.collect()   # DuckDB connections a command dropped without closing release their files
+        finally:
+            gc.unfreeze()
 
 
 def run_in_process(script_path: Path, args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
