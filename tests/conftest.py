@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess as _subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,13 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+
+# A suite started in the background by a non-interactive shell (`bash tests/run.sh &`, some CI
+# runners) inherits SIGINT ignored, and so would every process it starts: the tests that send
+# Ctrl-C would wait out their limits and check another ending instead. Ctrl-C interrupts here
+# as it does in a terminal (docs/performance.md, "Byte code and Ctrl-C").
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

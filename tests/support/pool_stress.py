@@ -6,8 +6,9 @@ whose items return large results (so that the workers spend most of their time w
 pool's result pipe, where a worker killed mid-write tears a message), then ends the ``with``
 block at a random moment by one of the cases below. A round that has not ended within
 ``LIMIT`` seconds is a hang: faulthandler prints every thread's stack and the process exits
-with status 1. After each round no worker may be left. The last line is ``ok ROUNDS`` when
-every round ended.
+with status 1. After each round no worker may be left, and the round must have ended the way
+its case stops it (a Ctrl-C as KeyboardInterrupt, a dead worker as its error). The last line is
+``ok ROUNDS`` when every round ended.
 
 Cases: ``error`` (an exception in the main process), ``ctrl-c`` (SIGINT to the main
 process), ``item-error`` (an item raises in a worker while the others write results),
@@ -69,6 +70,9 @@ def _payload_then_die(n: int) -> bytes:
     return _payload(n)
 
 
+ENDINGS = {"error": "error", "ctrl-c": "ctrl-c", "item-error": "item error", "worker-dies": "worker died"}
+
+
 def one_round(case: str, rng: random.Random) -> str:
     """One pool stopped by ``case``; returns what ended it."""
     function = {"item-error": _payload_or_error, "worker-dies": _payload_then_die}.get(case, _payload)
@@ -100,12 +104,15 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.support.pool_stress")
     parser.add_argument("rounds", type=int)
     parser.add_argument("seed", type=int)
-    parser.add_argument("cases", nargs="*", help="error, ctrl-c, item-error, worker-dies")
+    parser.add_argument("cases", nargs="*", choices=sorted(ENDINGS), metavar="case", help=", ".join(ENDINGS))
     parser.add_argument("--dead-worker-grace", type=float, metavar="S")
     args = parser.parse_args(argv)
     rounds, seed, cases = args.rounds, args.seed, args.cases or ["error", "ctrl-c", "item-error"]
     if args.dead_worker_grace is not None:
         pipeline.DEAD_WORKER_GRACE_SECONDS = args.dead_worker_grace
+    # Ctrl-C must raise KeyboardInterrupt here even when this process inherited SIGINT ignored
+    # (a suite started in the background): else the ctrl-c rounds would end as plain errors.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     rng = random.Random(seed)
     random.seed(seed)
     for number in range(rounds):
@@ -117,7 +124,7 @@ def main(argv: list[str]) -> int:
         left = multiprocessing.active_children()
         print(f"round {number} {case}: {ended} in {time.monotonic() - start:.2f} s, {len(left)} workers left",
               flush=True)
-        if left or ended == "no error":
+        if left or ended != ENDINGS[case]:       # each round ends the way its case stops it
             return 1
     print(f"ok {rounds}", flush=True)
     return 0
