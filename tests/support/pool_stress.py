@@ -104,10 +104,14 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.support.pool_stress")
     parser.add_argument("rounds", type=int)
     parser.add_argument("seed", type=int)
-    parser.add_argument("cases", nargs="*", choices=sorted(ENDINGS), metavar="case", help=", ".join(ENDINGS))
+    # checked below: argparse refuses an empty list against `choices` (the default cases apply)
+    parser.add_argument("cases", nargs="*", metavar="case", help=", ".join(ENDINGS))
     parser.add_argument("--dead-worker-grace", type=float, metavar="S")
     args = parser.parse_args(argv)
     rounds, seed, cases = args.rounds, args.seed, args.cases or ["error", "ctrl-c", "item-error"]
+    unknown = sorted(set(cases) - set(ENDINGS))
+    if unknown:
+        parser.error(f"unknown case {', '.join(unknown)}; valid: {', '.join(ENDINGS)}")
     if args.dead_worker_grace is not None:
         pipeline.DEAD_WORKER_GRACE_SECONDS = args.dead_worker_grace
     # Ctrl-C must raise KeyboardInterrupt here even when this process inherited SIGINT ignored
