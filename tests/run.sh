@@ -74,9 +74,11 @@ if ! "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-compi
   exit 1
 fi
 # -p no:dash: dash ships a pytest plugin we do not use (it only adds a deprecation warning);
-# -rs: each skipped test's one-line reason (a failed llama.cpp build, no Chromium) above the last line
+# -rs: each skipped test's one-line reason (a failed llama.cpp build, no Chromium) above the last line;
+# tmp_path_retention_policy=failed: a run that passes deletes its temporary folders (the simulated
+# study and the real-model runs are a few GB a run), one that fails keeps them to look at
 PYTEST=("$VENV/bin/python" -m pytest -q -rs -p no:dash -n "${REASONSCAPE_TEST_WORKERS:-2}" --dist loadfile
-        --no-loadscope-reorder)
+        --no-loadscope-reorder -o tmp_path_retention_policy=failed)
 if [ "$FAST" = 1 ]; then
   exec "${PYTEST[@]}" -m "not slow and not browser and not real_model" tests ${ARGS[@]+"${ARGS[@]}"}
 fi
