@@ -207,3 +207,20 @@ def test_prompt_longer_than_the_context(work, server):
     assert len(records) == SAMPLES
     assert all(r["prompt_too_long"] and r["is_truncated"] and r["answer"] is None for r in records)
     assert "prompt too long" in proc.stdout + proc.stderr
+
+
+def test_vllm_keeps_its_temporary_files_in_a_folder_of_its_own(server, batch_job):
+    """vLLM leaves uuid-named ZeroMQ sockets in its temporary folder when it ends, about twenty a
+    run: the server and run_batch each get a folder of their own (TMPDIR), removed when they stop."""
+    import tempfile
+
+    assert server.tmpdir.parent == Path(tempfile.gettempdir()) and server.tmpdir.name.startswith("reasonscape-vllm-")
+    sockets = [p.name for p in server.tmpdir.iterdir() if p.is_socket()]
+    assert sockets, f"vLLM wrote no socket in its TMPDIR: {sorted(p.name for p in server.tmpdir.iterdir())}"
+    job = batch_job["job"]
+    assert job is not None, batch_job["written"].stderr[-2000:]
+    job.wait()
+    folder = job.tmpdir
+    assert folder.is_dir() and folder != server.tmpdir
+    job.stop()
+    assert not folder.exists()

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -65,8 +66,9 @@ def vllm_python() -> Path:
     return vllm_venv() / "bin" / "python"
 
 
-def vllm_env() -> dict[str, str]:
-    """The environment vLLM runs in (docs/vllm.md, "Trying it on a CPU").
+def vllm_env(tmpdir: Path | None = None) -> dict[str, str]:
+    """The environment vLLM runs in (docs/vllm.md, "Trying it on a CPU"); with `tmpdir`, its
+    temporary folder (see _private_tmpdir).
 
     No hub: everything it loads is on disk. A 1 GiB KV cache (vLLM's CPU default takes a
     large share of memory). float32 and AVX2 at most, so no AMX kernel is ever chosen: vLLM's
@@ -78,7 +80,17 @@ def vllm_env() -> dict[str, str]:
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", VLLM_NO_USAGE_STATS="1", DO_NOT_TRACK="1",
                VLLM_CPU_KVCACHE_SPACE="1", ONEDNN_MAX_CPU_ISA="AVX2", ATEN_CPU_CAPABILITY="avx2",
                TOKENIZERS_PARALLELISM="false")
+    if tmpdir is not None:
+        env["TMPDIR"] = str(tmpdir)
     return env
+
+
+def _private_tmpdir() -> Path:
+    """A new temporary folder for one vLLM process and its engine: vLLM leaves its ZeroMQ IPC
+    sockets (uuid-named) and its distributed-init files in the temporary folder when it ends,
+    about twenty a test run; each process gets a folder of its own, removed when it is stopped
+    (docs/vllm.md, "In the test suite")."""
+    return Path(tempfile.mkdtemp(prefix="reasonscape-vllm-"))
 
 
 def unavailable_reason() -> str | None:
@@ -104,6 +116,7 @@ class VllmServer(LlamaServer):
     def __init__(self, *, max_model_len: int = MAX_MODEL_LEN, extra_args: Sequence[str] = (),
                  ready_timeout: float = 600.0):
         self.extra_args = list(extra_args)
+        self.tmpdir = _private_tmpdir()      # removed by stop(), which a failed start calls too
         super().__init__(vllm_venv() / MODEL_DIR, alias=MODEL, n_ctx=max_model_len, n_threads=1,
                          python=str(vllm_python()), ready_timeout=ready_timeout,
                          module="vllm.entrypoints.openai.api_server", name="vLLM server")
@@ -113,7 +126,13 @@ class VllmServer(LlamaServer):
                 *self.extra_args]
 
     def environment(self) -> dict[str, str]:
-        return vllm_env()
+        return vllm_env(self.tmpdir)
+
+    def stop(self) -> None:
+        try:
+            super().stop()
+        finally:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
 
     @classmethod
     def start(cls, **kwargs: object) -> VllmServer:
@@ -142,10 +161,11 @@ class BatchJob:
                 "-o", str(output_file), *_model_args(max_model_len), *extra_args]
         self._out = tempfile.TemporaryFile("w+")
         self._err = tempfile.TemporaryFile("w+")
+        self.tmpdir = _private_tmpdir()
         # a process group of its own, as the server's (VllmServer.OWN_GROUP): its engine core and
         # worker end with it in stop()
         self.proc = subprocess.Popen(args, stdout=self._out, stderr=self._err, stdin=subprocess.DEVNULL,
-                                     env=vllm_env(), text=True, start_new_session=True,
+                                     env=vllm_env(self.tmpdir), text=True, start_new_session=True,
                                      preexec_fn=die_with_parent if sys.platform == "linux" else None)
 
     def wait(self, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -166,6 +186,7 @@ class BatchJob:
         end_process(self.proc, grace=10, group=True)
         self._out.close()
         self._err.close()
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
 
     def __enter__(self) -> BatchJob:
         return self
