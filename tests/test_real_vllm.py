@@ -210,7 +210,7 @@ def test_prompt_longer_than_the_context(work, server):
 
 
 def test_vllm_keeps_its_temporary_files_in_a_folder_of_its_own(server, batch_job):
-    """vLLM leaves uuid-named ZeroMQ sockets in its temporary folder when it ends, about twenty a
+    """vLLM leaves uuid-named ZeroMQ sockets in its temporary folder when it ends, about fifteen a
     run: the server and run_batch each get a folder of their own (TMPDIR), removed when they stop."""
     import tempfile
 

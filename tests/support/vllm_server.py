@@ -88,7 +88,7 @@ def vllm_env(tmpdir: Path | None = None) -> dict[str, str]:
 def _private_tmpdir() -> Path:
     """A new temporary folder for one vLLM process and its engine: vLLM leaves its ZeroMQ IPC
     sockets (uuid-named) and its distributed-init files in the temporary folder when it ends,
-    about twenty a test run; each process gets a folder of its own, removed when it is stopped
+    about fifteen a test run; each process gets a folder of its own, removed when it is stopped
     (docs/vllm.md, "In the test suite")."""
     return Path(tempfile.mkdtemp(prefix="reasonscape-vllm-"))
 
