@@ -43,6 +43,7 @@ def profile(tmp_path: Path, *workers: str) -> tuple[dict, str]:
     target = tmp_path / "cpu.json"
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:dash", "-p", "no:cacheprovider",
                            "-p", "tests.support.cpu_profile", "--cpu-profile", str(target), *workers,
+                           "--basetemp", str(tmp_path / "basetemp"),      # inside this test's own folder
                            str(tmp_path / "test_burners.py")],
                           cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
