@@ -32,6 +32,11 @@ def _usage() -> tuple[float, float, float, float]:
     return own.ru_utime, own.ru_stime, children.ru_utime, children.ru_stime
 
 
+def _spent(totals: dict, kind: str, children: bool = True) -> float:
+    """A process's `kind` ("user" or "system") CPU seconds, with its reaped children's or without."""
+    return totals[kind] + (totals[f"children_{kind}"] if children else 0.0)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--cpu-profile", metavar="FILE", help="write each test's CPU seconds to FILE (JSON) and "
                      "print the costliest test files (tests/support/cpu_profile.py)")
@@ -44,6 +49,7 @@ class CpuProfile:
         self.rows: list[dict] = []
         self.processes: list[dict] = []   # one entry per process of pytest's: its CPU totals
         self.worker = getattr(config, "workerinput", {}).get("workerid", "main")
+        self.summary: dict | None = None      # the controller's, once the session ends
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item):
@@ -69,22 +75,18 @@ class CpuProfile:
         if hasattr(self.config, "workerinput"):
             self.config.workeroutput[KEY] = {"rows": self.rows, "totals": self._totals()}   # type: ignore[attr-defined]
             return
-        controller = self._totals()
-        # the workers are the controller's children: their CPU is in its children_* once they are
-        # reaped, and counted once, from their own totals, either way
-        workers = self.processes
-        total = {"user": controller["user"] + sum(w["user"] + w["children_user"] for w in workers),
-                 "system": controller["system"] + sum(w["system"] + w["children_system"] for w in workers)}
-        if not workers:     # one process: its children are the tests' own
-            total = {"user": controller["user"] + controller["children_user"],
-                     "system": controller["system"] + controller["children_system"]}
+        controller, workers = self._totals(), self.processes
+        # Under xdist the workers are the controller's children: they are counted once, from their
+        # own totals, whether or not they were reaped yet. In one process its children are the tests'.
+        total = {kind: _spent(controller, kind, children=not workers) + sum(_spent(w, kind) for w in workers)
+                 for kind in ("user", "system")}
         self.summary = {"total": {k: round(v, 1) for k, v in total.items()}, "processes": [controller, *workers],
                         "tests": sorted(self.rows, key=lambda r: r["nodeid"])}
         if self.target is not None:
             self.target.write_text(json.dumps(self.summary, indent=1) + "\n", encoding="utf-8")
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        summary = getattr(self, "summary", None)
+        summary = self.summary
         if summary is None:
             return
         per_file: dict[str, float] = defaultdict(float)

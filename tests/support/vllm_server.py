@@ -164,9 +164,13 @@ class BatchJob:
         self.tmpdir = _private_tmpdir()
         # a process group of its own, as the server's (VllmServer.OWN_GROUP): its engine core and
         # worker end with it in stop()
-        self.proc = subprocess.Popen(args, stdout=self._out, stderr=self._err, stdin=subprocess.DEVNULL,
-                                     env=vllm_env(self.tmpdir), text=True, start_new_session=True,
-                                     preexec_fn=die_with_parent if sys.platform == "linux" else None)
+        try:
+            self.proc = subprocess.Popen(args, stdout=self._out, stderr=self._err, stdin=subprocess.DEVNULL,
+                                         env=vllm_env(self.tmpdir), text=True, start_new_session=True,
+                                         preexec_fn=die_with_parent if sys.platform == "linux" else None)
+        except BaseException:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            raise
 
     def wait(self, timeout: float = 600) -> subprocess.CompletedProcess:
         """Its exit code and output once it ends; after `timeout` s it is stopped and
