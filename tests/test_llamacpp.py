@@ -220,6 +220,17 @@ def test_a_server_dead_at_start_is_named(tmp_path, monkeypatch):
 
 
 
+def test_a_server_that_cannot_start_leaves_no_log(tmp_path, monkeypatch):
+    """No interpreter at the path given: the error is raised at once and the log file goes too."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    with pytest.raises(FileNotFoundError):
+        LlamaServer(tmp_path / "model.gguf", alias="m", python=str(tmp_path / "no-python"))
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
 def test_another_checkout_sharing_the_venv_finds_the_build_done(fake_venv, monkeypatch, tmp_path):
     python, calls = fake_venv
     monkeypatch.setattr(build, "WITHOUT_COMMON", checkout_copy(tmp_path, "clone-a"))

@@ -224,3 +224,15 @@ def test_vllm_keeps_its_temporary_files_in_a_folder_of_its_own(server, batch_job
     assert folder.is_dir() and folder != server.tmpdir
     job.stop()
     assert not folder.exists()
+
+
+def test_a_server_that_cannot_start_leaves_no_temporary_folder(tmp_path, monkeypatch):
+    """No vLLM interpreter at all: the start fails at once and its private TMPDIR goes with it."""
+    import tempfile
+
+    monkeypatch.setenv("REASONSCAPE_VLLM_VENV", str(tmp_path / "no-venv"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    with pytest.raises(OSError):
+        VllmServer(ready_timeout=5)
+    assert list((tmp_path / "tmp").iterdir()) == []

@@ -121,9 +121,13 @@ class LlamaServer:
         self._ended = threading.Event()
         self._log = tempfile.NamedTemporaryFile(mode="w+", prefix="llama-server-", suffix=".log", delete=False)
         args = self.command(python, module, n_ctx)
-        self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     env=self.environment(), start_new_session=self.OWN_GROUP,
-                                     preexec_fn=die_with_parent if sys.platform == "linux" else None)
+        try:
+            self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         env=self.environment(), start_new_session=self.OWN_GROUP,
+                                         preexec_fn=die_with_parent if sys.platform == "linux" else None)
+        except BaseException:          # no process to stop: only its log to remove
+            self._discard_log()
+            raise
         threading.Thread(target=self._watch, name=f"llama-server-{self.proc.pid}", daemon=True).start()
         try:
             self._wait_ready(ready_timeout)
@@ -198,6 +202,9 @@ class LlamaServer:
         self._stopping = self.death is None
         end_process(self.proc, grace=10, group=self.OWN_GROUP)
         self._ended.wait(5)
+        self._discard_log()
+
+    def _discard_log(self) -> None:
         self._log.close()
         Path(self._log.name).unlink(missing_ok=True)
 

@@ -63,6 +63,7 @@ class CpuProfile:
     def _totals(self) -> dict:
         return {"worker": self.worker, **{name: round(v, 3) for name, v in zip(FIELDS, _usage())}}
 
+    @pytest.hookimpl(optionalhook=True)       # pytest-xdist's hook: a run without it still loads this plugin
     def pytest_testnodedown(self, node, error) -> None:
         """Controller: a worker's rows and totals, sent in its workeroutput."""
         sent = getattr(node, "workeroutput", {}).get(KEY)

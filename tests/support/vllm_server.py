@@ -116,10 +116,14 @@ class VllmServer(LlamaServer):
     def __init__(self, *, max_model_len: int = MAX_MODEL_LEN, extra_args: Sequence[str] = (),
                  ready_timeout: float = 600.0):
         self.extra_args = list(extra_args)
-        self.tmpdir = _private_tmpdir()      # removed by stop(), which a failed start calls too
-        super().__init__(vllm_venv() / MODEL_DIR, alias=MODEL, n_ctx=max_model_len, n_threads=1,
-                         python=str(vllm_python()), ready_timeout=ready_timeout,
-                         module="vllm.entrypoints.openai.api_server", name="vLLM server")
+        self.tmpdir = _private_tmpdir()      # removed by stop(), which a start that times out calls too
+        try:
+            super().__init__(vllm_venv() / MODEL_DIR, alias=MODEL, n_ctx=max_model_len, n_threads=1,
+                             python=str(vllm_python()), ready_timeout=ready_timeout,
+                             module="vllm.entrypoints.openai.api_server", name="vLLM server")
+        except BaseException:                # a process that never started: stop() is not called
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            raise
 
     def command(self, python: str, module: str, n_ctx: int) -> list[str]:
         return [python, "-m", module, *_model_args(n_ctx), "--host", "127.0.0.1", "--port", str(self.port),
